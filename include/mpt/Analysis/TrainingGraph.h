@@ -1,0 +1,118 @@
+//===- TrainingGraph.h - what is forward, backward, update ---*- C++ -*-===//
+//
+// An MLIR analysis of one training step (a function written to the
+// training-graph contract, docs/TrainingGraphContract.md). Passes query it
+// with getAnalysis<TrainingGraph>() on a function (or getChildAnalysis from a
+// module pass) and preserve it when they only change element types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_ANALYSIS_TRAININGGRAPH_H
+#define MPT_ANALYSIS_TRAININGGRAPH_H
+
+#include "mpt/IR/MPTOps.h"
+#include "mpt/IR/TrainingContract.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/AnalysisManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include <map>
+#include <string>
+
+namespace mpt {
+
+/// The part of a training step an operation belongs to.
+enum class TrainingRegion {
+  /// Computes the loss, or values the backward pass reads (activations).
+  Forward,
+  /// Starts at the backward seed and ends at the `mpt.gradient` markers, or
+  /// is only needed by such ops.
+  Backward,
+  /// Computes the `mpt.updates` results from gradients, parameters,
+  /// optimizer state and hyperparameters (the optimizer).
+  Update,
+  /// Contributes to no result of the step (dead code).
+  Unused,
+};
+llvm::StringRef stringifyTrainingRegion(TrainingRegion region);
+
+/// Bytes of static-shaped tensors, keyed by element type name ("f32", ...).
+struct ByteCounts {
+  std::map<std::string, uint64_t> bytesByType;
+  /// Tensors with dynamic shapes, whose size is not known statically.
+  unsigned numDynamic = 0;
+  void add(mlir::Type type);
+  uint64_t total() const;
+};
+
+/// The static memory of one step: what lives across it (parameters, their
+/// gradients, optimizer state) and the activations the forward pass keeps
+/// for the backward pass.
+struct MemoryEstimate {
+  ByteCounts params, gradients, optimizerState, activations;
+  uint64_t total() const {
+    return params.total() + gradients.total() + optimizerState.total() +
+           activations.total();
+  }
+};
+
+class TrainingGraph {
+public:
+  /// Analyses `op`, a FunctionOpInterface. Contract violations are reported
+  /// as diagnostics at their location; isValid() is false afterwards.
+  explicit TrainingGraph(mlir::Operation *op);
+
+  /// False when the step violates the contract (diagnostics were emitted).
+  bool isValid() const { return valid; }
+  /// Whether the function carries any training marker (seed, gradient,
+  /// loss_grad argument). Without markers every op is Forward.
+  bool isTrainingStep() const { return trainingStep; }
+
+  mlir::FunctionOpInterface getFunction() const { return func; }
+
+  /// The region of `op`, or of its ancestor in the function body.
+  TrainingRegion getRegion(mlir::Operation *op) const;
+
+  /// The seed op, if the backward pass starts from `mpt.grad_seed`.
+  GradSeedOp getSeedOp() const { return seedOp; }
+  /// The seed value: the result of `mpt.grad_seed` or the `loss_grad`
+  /// argument; null when there is none.
+  mlir::Value getSeed() const { return seed; }
+  /// The result index marked `mpt.role = "loss"`, if any.
+  std::optional<unsigned> getLossResultIndex() const { return lossResult; }
+  /// The `mpt.gradient` markers, in program order.
+  llvm::ArrayRef<GradientOp> getGradients() const { return gradients; }
+  /// Arguments with `mpt.role = "param"`, in order.
+  llvm::ArrayRef<unsigned> getParams() const { return params; }
+  /// The parameter argument whose update a gradient feeds, if unique.
+  std::optional<unsigned> getParamOfGradient(GradientOp grad) const;
+
+  /// Number of ops (nested ones included) per region.
+  unsigned getNumOps(TrainingRegion region) const;
+
+  /// The static memory estimate of the step as it is now.
+  MemoryEstimate estimateMemory() const;
+
+private:
+  mlir::Operation *getTopLevelOp(mlir::Operation *op) const;
+  mlir::LogicalResult collectMarkers();
+  mlir::LogicalResult classify();
+
+  // MLIR op handles have no const methods.
+  mutable mlir::FunctionOpInterface func;
+  bool valid = true;
+  bool trainingStep = false;
+  mutable GradSeedOp seedOp;
+  mlir::Value seed;
+  std::optional<unsigned> lossResult;
+  llvm::SmallVector<GradientOp> gradients;
+  llvm::SmallVector<unsigned> params;
+  llvm::DenseMap<mlir::Operation *, TrainingRegion> regions;
+  llvm::DenseMap<mlir::Operation *, unsigned> gradientParam;
+};
+
+} // namespace mpt
+
+#endif // MPT_ANALYSIS_TRAININGGRAPH_H

@@ -1,0 +1,9 @@
+//===- MPTDialect.h - the mpt dialect -------------------------*- C++ -*-===//
+#ifndef MPT_IR_MPTDIALECT_H
+#define MPT_IR_MPTDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "mpt/IR/MPTOpsDialect.h.inc"
+
+#endif // MPT_IR_MPTDIALECT_H

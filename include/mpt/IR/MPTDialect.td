@@ -1,0 +1,41 @@
+//===- MPTDialect.td - the mpt dialect ---------------------*- tablegen -*-===//
+#ifndef MPT_IR_MPTDIALECT_TD
+#define MPT_IR_MPTDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def MPT_Dialect : Dialect {
+  let name = "mpt";
+  let cppNamespace = "::mpt";
+  let summary = "Training-graph markers and loss-scaling operations of mpt";
+  let description = [{
+    The `mpt` dialect carries what upstream MLIR cannot say about a training
+    step:
+
+    * markers that delimit the backward pass (`mpt.grad_seed`, the seed dL/dL)
+      and the optimizer (`mpt.gradient`, a parameter's complete gradient);
+    * the loss-scaling operations that mixed-precision training inserts
+      (`mpt.scale`, `mpt.unscale_and_check`, `mpt.update_scale`,
+      `mpt.guard_update`), kept high level so that a compiler with a fused
+      kernel for "unscale and check" can lower them its own way;
+    * the attributes of the training-graph contract on function arguments
+      (`mpt.role`, `mpt.initial_value`) and results (`mpt.role`,
+      `mpt.updates`), verified by the dialect.
+
+    See docs/TrainingGraphContract.md.
+  }];
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    // Names of the attributes of the training-graph contract.
+    static constexpr ::llvm::StringLiteral kRoleAttrName = "mpt.role";
+    static constexpr ::llvm::StringLiteral kUpdatesAttrName = "mpt.updates";
+    static constexpr ::llvm::StringLiteral kInitialValueAttrName =
+        "mpt.initial_value";
+  }];
+}
+
+class MPT_Op<string mnemonic, list<Trait> traits = []>
+    : Op<MPT_Dialect, mnemonic, traits>;
+
+#endif // MPT_IR_MPTDIALECT_TD

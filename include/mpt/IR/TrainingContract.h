@@ -1,0 +1,44 @@
+//===- TrainingContract.h - roles of the training-graph contract -*- C++ -*-===//
+//
+// The vocabulary of docs/TrainingGraphContract.md: the `mpt.role` values of
+// arguments and results, shared by the dialect verifier, the analysis and the
+// passes that add state (loss scaling).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_IR_TRAININGCONTRACT_H
+#define MPT_IR_TRAININGCONTRACT_H
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace mpt {
+
+enum class ArgRole {
+  Param,
+  Data,
+  OptimizerState,
+  Hyperparameter,
+  LossGrad,
+  LossScale,
+  LossScaleGrowthTracker,
+};
+
+/// Parses an `mpt.role` value of a function argument.
+std::optional<ArgRole> parseArgRole(llvm::StringRef role);
+llvm::StringRef stringifyArgRole(ArgRole role);
+/// The accepted argument roles, for diagnostics.
+llvm::StringRef getArgRoleList();
+
+/// The role of argument `index` of `func`, if it has one.
+std::optional<ArgRole> getArgRole(mlir::FunctionOpInterface func,
+                                  unsigned index);
+/// The argument that result `index` of `func` updates (`mpt.updates`).
+std::optional<unsigned> getUpdatedArg(mlir::FunctionOpInterface func,
+                                      unsigned index);
+/// Whether result `index` of `func` is the loss (`mpt.role = "loss"`).
+bool isLossResult(mlir::FunctionOpInterface func, unsigned index);
+
+} // namespace mpt
+
+#endif // MPT_IR_TRAININGCONTRACT_H

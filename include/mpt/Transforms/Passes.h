@@ -1,0 +1,23 @@
+//===- Passes.h - mpt transformation passes -------------------*- C++ -*-===//
+#ifndef MPT_TRANSFORMS_PASSES_H
+#define MPT_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mpt/IR/MPTDialect.h"
+
+namespace mpt {
+
+#define GEN_PASS_DECL
+#include "mpt/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mpt/Transforms/Passes.h.inc"
+
+} // namespace mpt
+
+#endif // MPT_TRANSFORMS_PASSES_H

@@ -1,0 +1,96 @@
+//===- ReportUtils.cpp - shared helpers of mpt's report passes ------------===//
+#include "mpt/Analysis/ReportUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace mlir;
+
+namespace mpt {
+
+std::string formatLocation(Location loc) {
+  std::string text = "unknown";
+  loc->walk([&](Location nested) {
+    if (auto file = dyn_cast<FileLineColLoc>(nested)) {
+      text = (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
+              Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
+FailureOr<ReportFormat> parseReportFormat(StringRef format) {
+  if (format == "text")
+    return ReportFormat::Text;
+  if (format == "json")
+    return ReportFormat::Json;
+  return failure();
+}
+
+std::unique_ptr<ReportStream> ReportStream::open(StringRef path,
+                                                 std::string &error) {
+  auto stream = std::unique_ptr<ReportStream>(new ReportStream());
+  if (path == "-")
+    return stream;
+  std::error_code ec;
+  stream->file = std::make_unique<llvm::raw_fd_ostream>(
+      path, ec, llvm::sys::fs::OF_TextWithCRLF);
+  if (ec) {
+    error = "cannot open report file '" + path.str() + "': " + ec.message();
+    return nullptr;
+  }
+  return stream;
+}
+
+static llvm::json::Object byteCountsToJson(const ByteCounts &counts) {
+  llvm::json::Object byType;
+  for (const auto &[type, bytes] : counts.bytesByType)
+    byType[type] = static_cast<int64_t>(bytes);
+  llvm::json::Object object{{"bytes_by_type", std::move(byType)},
+                            {"total_bytes", static_cast<int64_t>(counts.total())}};
+  if (counts.numDynamic)
+    object["dynamic_tensors"] = static_cast<int64_t>(counts.numDynamic);
+  return object;
+}
+
+llvm::json::Object memoryEstimateToJson(const MemoryEstimate &estimate) {
+  return llvm::json::Object{
+      {"params", byteCountsToJson(estimate.params)},
+      {"gradients", byteCountsToJson(estimate.gradients)},
+      {"optimizer_state", byteCountsToJson(estimate.optimizerState)},
+      {"activations", byteCountsToJson(estimate.activations)},
+      {"total_bytes", static_cast<int64_t>(estimate.total())}};
+}
+
+static void printByteCounts(StringRef name, const ByteCounts &counts,
+                            llvm::raw_ostream &os, StringRef indent) {
+  os << indent;
+  os.indent(0) << llvm::left_justify(name, 16) << llvm::right_justify(
+      std::to_string(counts.total()), 12) << " B";
+  if (!counts.bytesByType.empty()) {
+    os << "  (";
+    llvm::interleaveComma(counts.bytesByType, os, [&](const auto &entry) {
+      os << entry.first << ": " << entry.second;
+    });
+    os << ")";
+  }
+  if (counts.numDynamic)
+    os << "  + " << counts.numDynamic << " dynamic-shaped tensor(s)";
+  os << "\n";
+}
+
+void printMemoryEstimate(const MemoryEstimate &estimate, llvm::raw_ostream &os,
+                         StringRef indent) {
+  printByteCounts("params", estimate.params, os, indent);
+  printByteCounts("gradients", estimate.gradients, os, indent);
+  printByteCounts("optimizer_state", estimate.optimizerState, os, indent);
+  printByteCounts("activations", estimate.activations, os, indent);
+  os << indent << llvm::left_justify("total", 16)
+     << llvm::right_justify(std::to_string(estimate.total()), 12) << " B\n";
+}
+
+} // namespace mpt

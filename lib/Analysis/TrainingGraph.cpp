@@ -1,0 +1,492 @@
+//===- TrainingGraph.cpp - what is forward, backward, update --------------===//
+//
+// The classification works on a value-level dependence graph of the step.
+// Ops with regions are either "transparent" (scf.for / scf.if / scf.while /
+// scf.execute_region: values flow through their iter_args, yields and
+// results, so the ops nested in them are classified one by one) or "opaque"
+// (linalg.generic and the like: each result depends on every operand and on
+// every value the body uses from above; the body shares its op's region).
+//
+// With S = values depending on the seed, G = values reaching an
+// mpt.gradient, D = values depending on an mpt.gradient result, L = values
+// reaching the loss:
+//   forward  = L
+//   backward = (S and G), plus values outside L and D that only serve those
+//   update   = D, plus values outside L and backward that reach an
+//              `mpt.updates` result
+//   unused   = everything else.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/IR/MPTDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mpt;
+
+StringRef mpt::stringifyTrainingRegion(TrainingRegion region) {
+  switch (region) {
+  case TrainingRegion::Forward:
+    return "forward";
+  case TrainingRegion::Backward:
+    return "backward";
+  case TrainingRegion::Update:
+    return "update";
+  case TrainingRegion::Unused:
+    return "unused";
+  }
+  llvm_unreachable("unknown region");
+}
+
+void ByteCounts::add(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  Type elementType = shaped ? shaped.getElementType() : type;
+  if (shaped && !shaped.hasStaticShape()) {
+    ++numDynamic;
+    return;
+  }
+  if (!elementType.isIntOrFloat())
+    return;
+  uint64_t count = shaped ? shaped.getNumElements() : 1;
+  uint64_t bits = elementType.getIntOrFloatBitWidth();
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  elementType.print(os);
+  // i1 flags and the like are stored as whole bytes.
+  bytesByType[name] += count * ((bits + 7) / 8);
+}
+
+uint64_t ByteCounts::total() const {
+  uint64_t sum = 0;
+  for (const auto &entry : bytesByType)
+    sum += entry.second;
+  return sum;
+}
+
+namespace {
+/// The value-level dependence graph of a function body.
+struct DependenceGraph {
+  llvm::DenseMap<Value, SmallVector<Value, 4>> deps, users;
+  /// Ops that are graph nodes: not nested in an opaque op, not terminators of
+  /// transparent ops, in program order.
+  SmallVector<Operation *> nodes;
+
+  void addEdge(Value from, Value to) {
+    deps[to].push_back(from);
+    users[from].push_back(to);
+  }
+  void addEdges(ValueRange from, Value to) {
+    for (Value v : from)
+      addEdge(v, to);
+  }
+
+  void build(Region &body) {
+    for (Block &block : body)
+      for (Operation &op : block)
+        visit(&op);
+  }
+
+  void visit(Operation *op) {
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      return;
+    nodes.push_back(op);
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+      SmallVector<Value> bounds = {forOp.getLowerBound(),
+                                   forOp.getUpperBound(), forOp.getStep()};
+      addEdges(bounds, forOp.getInductionVar());
+      for (auto [i, result] : llvm::enumerate(forOp.getResults())) {
+        Value iterArg = forOp.getRegionIterArgs()[i];
+        addEdge(forOp.getInitArgs()[i], iterArg);
+        addEdge(yield.getOperand(i), iterArg);
+        addEdge(yield.getOperand(i), result);
+        addEdges(bounds, result);
+      }
+      build(forOp.getRegion());
+      return;
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
+        addEdge(ifOp.getCondition(), result);
+        addEdge(ifOp.thenYield().getOperand(i), result);
+        if (!ifOp.getElseRegion().empty())
+          addEdge(ifOp.elseYield().getOperand(i), result);
+      }
+      build(ifOp.getThenRegion());
+      build(ifOp.getElseRegion());
+      return;
+    }
+    if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+      scf::ConditionOp cond = whileOp.getConditionOp();
+      scf::YieldOp yield = whileOp.getYieldOp();
+      for (auto [i, arg] : llvm::enumerate(whileOp.getBeforeArguments())) {
+        addEdge(whileOp.getInits()[i], arg);
+        addEdge(yield.getOperand(i), arg);
+      }
+      for (auto [i, arg] : llvm::enumerate(whileOp.getAfterArguments())) {
+        addEdge(cond.getArgs()[i], arg);
+        addEdge(cond.getCondition(), arg);
+      }
+      for (auto [i, result] : llvm::enumerate(whileOp.getResults())) {
+        addEdge(cond.getArgs()[i], result);
+        addEdge(cond.getCondition(), result);
+      }
+      build(whileOp.getBefore());
+      build(whileOp.getAfter());
+      return;
+    }
+    if (auto exec = dyn_cast<scf::ExecuteRegionOp>(op)) {
+      for (Block &block : exec.getRegion())
+        if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
+          for (auto [i, result] : llvm::enumerate(exec.getResults()))
+            addEdge(yield.getOperand(i), result);
+      build(exec.getRegion());
+      return;
+    }
+    // Opaque: every result depends on every operand and on every value the
+    // body reads from above.
+    llvm::SetVector<Value> inputs;
+    inputs.insert(op->operand_begin(), op->operand_end());
+    getUsedValuesDefinedAbove(op->getRegions(), inputs);
+    for (Value result : op->getResults())
+      addEdges(inputs.getArrayRef(), result);
+  }
+
+  using ValueSet = llvm::DenseSet<Value>;
+  /// Values reachable from `roots` along `edges` (roots included).
+  ValueSet reach(ArrayRef<Value> roots,
+                 const llvm::DenseMap<Value, SmallVector<Value, 4>> &edges) {
+    ValueSet seen;
+    SmallVector<Value> worklist;
+    for (Value root : roots)
+      if (seen.insert(root).second)
+        worklist.push_back(root);
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      auto it = edges.find(v);
+      if (it == edges.end())
+        continue;
+      for (Value next : it->second)
+        if (seen.insert(next).second)
+          worklist.push_back(next);
+    }
+    return seen;
+  }
+  ValueSet forwardSlice(ArrayRef<Value> roots) { return reach(roots, users); }
+  ValueSet backwardSlice(ArrayRef<Value> roots) { return reach(roots, deps); }
+};
+
+/// The function's return ops (ReturnLike terminators of its body).
+SmallVector<Operation *> getReturns(FunctionOpInterface func) {
+  SmallVector<Operation *> returns;
+  for (Block &block : func.getFunctionBody())
+    if (!block.empty() &&
+        block.back().hasTrait<OpTrait::ReturnLike>())
+      returns.push_back(&block.back());
+  return returns;
+}
+} // namespace
+
+TrainingGraph::TrainingGraph(Operation *op)
+    : func(dyn_cast<FunctionOpInterface>(op)) {
+  if (!func || func.isExternal())
+    return;
+  valid = succeeded(collectMarkers()) && succeeded(classify());
+}
+
+LogicalResult TrainingGraph::collectMarkers() {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (getArgRole(func, i) == ArgRole::Param)
+      params.push_back(i);
+
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    if (!isLossResult(func, i))
+      continue;
+    if (lossResult)
+      return func.emitError() << "results #" << *lossResult << " and #" << i
+                              << " are both marked mpt.role = \"loss\"; a "
+                                 "training step has one loss";
+    lossResult = i;
+  }
+
+  std::optional<unsigned> lossGradArg;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    if (getArgRole(func, i) != ArgRole::LossGrad)
+      continue;
+    if (lossGradArg)
+      return func.emitError() << "arguments #" << *lossGradArg << " and #" << i
+                              << " are both marked mpt.role = \"loss_grad\"; a "
+                                 "training step has one backward seed";
+    lossGradArg = i;
+  }
+
+  LogicalResult status = success();
+  func.walk([&](Operation *op) {
+    if (auto seedCandidate = dyn_cast<GradSeedOp>(op)) {
+      if (seedOp) {
+        InFlightDiagnostic diag =
+            seedCandidate.emitError("a second 'mpt.grad_seed'; a training step "
+                                    "has exactly one backward seed");
+        diag.attachNote(seedOp.getLoc()) << "the first one is here";
+        status = failure();
+        return WalkResult::interrupt();
+      }
+      seedOp = seedCandidate;
+    } else if (auto grad = dyn_cast<GradientOp>(op)) {
+      gradients.push_back(grad);
+    }
+    return WalkResult::advance();
+  });
+  if (failed(status))
+    return failure();
+
+  if (seedOp && lossGradArg)
+    return seedOp.emitError()
+           << "the step has both an 'mpt.grad_seed' and a \"loss_grad\" "
+              "argument (#"
+           << *lossGradArg << "); a training step has one backward seed";
+  if (seedOp)
+    seed = seedOp.getSeed();
+  else if (lossGradArg)
+    seed = func.getArgument(*lossGradArg);
+
+  trainingStep = seed || !gradients.empty();
+  if (!gradients.empty() && !seed)
+    return gradients.front().emitError()
+           << "'mpt.gradient' in a step without a backward seed (an "
+              "'mpt.grad_seed' or a \"loss_grad\" argument)";
+
+  if (seedOp && lossResult) {
+    for (Operation *ret : getReturns(func)) {
+      if (ret->getOperand(*lossResult) != seedOp.getLoss())
+        return seedOp.emitError()
+               << "the seed's operand is not the value the function returns "
+                  "as its loss (result #"
+               << *lossResult << ")";
+    }
+  }
+  return success();
+}
+
+LogicalResult TrainingGraph::classify() {
+  DependenceGraph graph;
+  graph.build(func.getFunctionBody());
+  SmallVector<Operation *> returns = getReturns(func);
+
+  auto collectReturned = [&](llvm::function_ref<bool(unsigned)> pick) {
+    SmallVector<Value> values;
+    for (Operation *ret : returns)
+      for (auto [i, v] : llvm::enumerate(ret->getOperands()))
+        if (pick(i))
+          values.push_back(v);
+    return values;
+  };
+
+  SmallVector<Value> gradInputs, gradResults;
+  for (GradientOp grad : gradients) {
+    gradInputs.push_back(grad.getInput());
+    gradResults.push_back(grad.getGradient());
+  }
+
+  DependenceGraph::ValueSet seedDep, reachesGrad, gradDep;
+  if (seed)
+    seedDep = graph.forwardSlice({seed});
+  reachesGrad = graph.backwardSlice(gradInputs);
+  gradDep = graph.forwardSlice(gradResults);
+  DependenceGraph::ValueSet reachesLoss = graph.backwardSlice(collectReturned(
+      [&](unsigned i) { return lossResult && i == *lossResult; }));
+
+  for (GradientOp grad : gradients) {
+    if (!seedDep.contains(grad.getInput()))
+      return grad.emitError(
+          "the gradient does not depend on the backward seed");
+    if (gradDep.contains(grad.getInput()))
+      return grad.emitError("the gradient depends on another 'mpt.gradient'; "
+                            "gradients feed only the optimizer update");
+  }
+
+  // Value-level regions for the core sets.
+  llvm::DenseMap<Value, TrainingRegion> valueRegion;
+  SmallVector<Value> backwardCore;
+  for (Operation *op : graph.nodes) {
+    for (Value v : op->getResults()) {
+      if (reachesLoss.contains(v)) {
+        if (seedDep.contains(v))
+          return op->emitError("the loss depends on the backward seed");
+        valueRegion[v] = TrainingRegion::Forward;
+      } else if (gradDep.contains(v)) {
+        valueRegion[v] = TrainingRegion::Update;
+      } else if (isa<GradientOp>(op) ||
+                 (seedDep.contains(v) && reachesGrad.contains(v))) {
+        valueRegion[v] = TrainingRegion::Backward;
+        backwardCore.push_back(v);
+      }
+    }
+  }
+  // Values outside the cores that only serve the backward pass (a transposed
+  // weight, the zeros a gradient accumulator starts from), then those that
+  // only serve the update (weight decay, momentum decay).
+  DependenceGraph::ValueSet servesBackward = graph.backwardSlice(backwardCore);
+  DependenceGraph::ValueSet servesUpdate =
+      graph.backwardSlice(collectReturned([&](unsigned i) {
+        return getUpdatedArg(func, i).has_value();
+      }));
+  for (Operation *op : graph.nodes)
+    for (Value v : op->getResults()) {
+      if (valueRegion.count(v))
+        continue;
+      if (servesBackward.contains(v))
+        valueRegion[v] = TrainingRegion::Backward;
+      else if (servesUpdate.contains(v))
+        valueRegion[v] = TrainingRegion::Update;
+    }
+
+  // An op takes the most telling region among its results: a loop that
+  // carries both the loss and accumulated gradients is backward.
+  auto rank = [](TrainingRegion r) {
+    switch (r) {
+    case TrainingRegion::Backward:
+      return 3;
+    case TrainingRegion::Update:
+      return 2;
+    case TrainingRegion::Forward:
+      return 1;
+    case TrainingRegion::Unused:
+      return 0;
+    }
+    return 0;
+  };
+  for (Operation *op : graph.nodes) {
+    TrainingRegion region = TrainingRegion::Unused;
+    for (Value v : op->getResults()) {
+      auto it = valueRegion.find(v);
+      if (it != valueRegion.end() && rank(it->second) > rank(region))
+        region = it->second;
+    }
+    regions[op] = region;
+  }
+
+  // Which parameter each gradient updates.
+  for (GradientOp grad : gradients) {
+    DependenceGraph::ValueSet flow = graph.forwardSlice({grad.getGradient()});
+    std::optional<unsigned> match;
+    unsigned numMatches = 0;
+    for (Operation *ret : returns)
+      for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+        std::optional<unsigned> arg = getUpdatedArg(func, i);
+        if (!arg || !flow.contains(v) ||
+            getArgRole(func, *arg) != ArgRole::Param ||
+            func.getArgument(*arg).getType() != grad.getType())
+          continue;
+        if (!match || *match != *arg)
+          ++numMatches;
+        match = arg;
+      }
+    if (numMatches == 1)
+      gradientParam[grad] = *match;
+  }
+  return success();
+}
+
+Operation *TrainingGraph::getTopLevelOp(Operation *op) const {
+  // The nearest ancestor that is a graph node; ops in an opaque body share
+  // their op's region.
+  for (Operation *cur = op; cur && cur != func.getOperation();
+       cur = cur->getParentOp())
+    if (regions.count(cur))
+      return cur;
+  return nullptr;
+}
+
+TrainingRegion TrainingGraph::getRegion(Operation *op) const {
+  if (!trainingStep)
+    return TrainingRegion::Forward;
+  Operation *node = getTopLevelOp(op);
+  if (!node) {
+    // Terminators: a yield shares its parent's region; the function's
+    // return belongs to no region.
+    Operation *parent = op->getParentOp();
+    if (parent && parent != func.getOperation())
+      return getRegion(parent);
+    return TrainingRegion::Unused;
+  }
+  return regions.lookup(node);
+}
+
+std::optional<unsigned>
+TrainingGraph::getParamOfGradient(GradientOp grad) const {
+  auto it = gradientParam.find(grad.getOperation());
+  if (it == gradientParam.end())
+    return std::nullopt;
+  return it->second;
+}
+
+unsigned TrainingGraph::getNumOps(TrainingRegion region) const {
+  unsigned count = 0;
+  for (const auto &entry : regions)
+    if ((trainingStep ? entry.second : TrainingRegion::Forward) == region)
+      ++count;
+  return count;
+}
+
+MemoryEstimate TrainingGraph::estimateMemory() const {
+  MemoryEstimate estimate;
+  if (!func || func.isExternal())
+    return estimate;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    std::optional<ArgRole> role = getArgRole(func, i);
+    if (role == ArgRole::Param)
+      estimate.params.add(func.getArgument(i).getType());
+    else if (role == ArgRole::OptimizerState)
+      estimate.optimizerState.add(func.getArgument(i).getType());
+  }
+  for (GradientOp grad : gradients)
+    estimate.gradients.add(grad.getType());
+  if (!trainingStep)
+    return estimate;
+
+  // Activations: values of the forward pass (or data arguments) that a
+  // backward op reads, each counted once.
+  llvm::DenseSet<Value> kept;
+  // A destination operand (`outs`) is storage the backward op writes, not
+  // a value it reads; constants are not kept activations.
+  auto readByBackward = [&](Value v) {
+    if (Operation *def = v.getDefiningOp())
+      if (def->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(def))
+        return false;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      // The seed reads only the loss's shape.
+      if (user->hasTrait<OpTrait::IsTerminator>() || isa<GradSeedOp>(user))
+        continue;
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(user))
+        if (dps.isDpsInit(&use))
+          continue;
+      if (getRegion(user) == TrainingRegion::Backward)
+        return true;
+    }
+    return false;
+  };
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    Value arg = func.getArgument(i);
+    if (getArgRole(func, i) == ArgRole::Data && readByBackward(arg) &&
+        kept.insert(arg).second)
+      estimate.activations.add(arg.getType());
+  }
+  for (const auto &entry : regions) {
+    if (entry.second != TrainingRegion::Forward)
+      continue;
+    for (Value v : entry.first->getResults())
+      if (isa<ShapedType>(v.getType()) && readByBackward(v) &&
+          kept.insert(v).second)
+        estimate.activations.add(v.getType());
+  }
+  return estimate;
+}

@@ -1,0 +1,97 @@
+//===- MPTDialect.cpp - the mpt dialect -----------------------------------===//
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/MPTOps.h"
+#include "mpt/IR/TrainingContract.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mpt;
+
+#include "mpt/IR/MPTOpsDialect.cpp.inc"
+
+void MPTDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "mpt/IR/MPTOps.cpp.inc"
+      >();
+}
+
+// The contract's argument attributes: `mpt.role` (a known role) and
+// `mpt.initial_value` (a number a driver starts a state argument from).
+LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == kRoleAttrName) {
+    auto role = dyn_cast<StringAttr>(attr.getValue());
+    if (!role || !parseArgRole(role.getValue()))
+      return op->emitError() << "argument #" << argIndex << ": '" << name
+                             << "' must be one of " << getArgRoleList()
+                             << ", got " << attr.getValue();
+    return success();
+  }
+  if (name == kInitialValueAttrName) {
+    if (!isa<FloatAttr, IntegerAttr>(attr.getValue()))
+      return op->emitError() << "argument #" << argIndex << ": '" << name
+                             << "' must be a number, got " << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "argument #" << argIndex
+                         << ": unknown mpt argument attribute '" << name << "'";
+}
+
+// The contract's result attributes: `mpt.role = "loss"` and
+// `mpt.updates = N`, where argument N exists, has the result's type and is
+// updated by no other result.
+LogicalResult MPTDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned regionIndex,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == kRoleAttrName) {
+    auto role = dyn_cast<StringAttr>(attr.getValue());
+    if (!role || role.getValue() != "loss")
+      return op->emitError() << "result #" << resultIndex << ": '" << name
+                             << "' must be \"loss\", got " << attr.getValue();
+    return success();
+  }
+  if (name != kUpdatesAttrName)
+    return op->emitError() << "result #" << resultIndex
+                           << ": unknown mpt result attribute '" << name << "'";
+
+  auto index = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!index)
+    return op->emitError() << "result #" << resultIndex << ": '" << name
+                           << "' must be an integer argument index, got "
+                           << attr.getValue();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return op->emitError() << "'" << name
+                           << "' is only meaningful on function results";
+  int64_t argIndex = index.getInt();
+  unsigned numArgs = func.getNumArguments();
+  if (argIndex < 0 || argIndex >= static_cast<int64_t>(numArgs))
+    return op->emitError() << "result #" << resultIndex << ": '" << name
+                           << "' index " << argIndex
+                           << " is out of range (the function has " << numArgs
+                           << " arguments)";
+  Type argType = func.getArgumentTypes()[argIndex];
+  Type resultType = func.getResultTypes()[resultIndex];
+  if (argType != resultType)
+    return op->emitError() << "result #" << resultIndex << " (" << resultType
+                           << ") updates argument #" << argIndex
+                           << " of a different type (" << argType << ")";
+  for (unsigned other = 0; other < resultIndex; ++other) {
+    std::optional<unsigned> otherArg = getUpdatedArg(func, other);
+    if (otherArg && *otherArg == argIndex)
+      return op->emitError()
+             << "results #" << other << " and #" << resultIndex
+             << " both update argument #" << argIndex;
+  }
+  return success();
+}

@@ -1,0 +1,72 @@
+//===- TrainingContract.cpp - roles of the training-graph contract --------===//
+#include "mpt/IR/TrainingContract.h"
+#include "mpt/IR/MPTDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace mpt {
+
+std::optional<ArgRole> parseArgRole(StringRef role) {
+  return llvm::StringSwitch<std::optional<ArgRole>>(role)
+      .Case("param", ArgRole::Param)
+      .Case("data", ArgRole::Data)
+      .Case("optimizer_state", ArgRole::OptimizerState)
+      .Case("hyperparameter", ArgRole::Hyperparameter)
+      .Case("loss_grad", ArgRole::LossGrad)
+      .Case("loss_scale", ArgRole::LossScale)
+      .Case("loss_scale_growth_tracker", ArgRole::LossScaleGrowthTracker)
+      .Default(std::nullopt);
+}
+
+StringRef stringifyArgRole(ArgRole role) {
+  switch (role) {
+  case ArgRole::Param:
+    return "param";
+  case ArgRole::Data:
+    return "data";
+  case ArgRole::OptimizerState:
+    return "optimizer_state";
+  case ArgRole::Hyperparameter:
+    return "hyperparameter";
+  case ArgRole::LossGrad:
+    return "loss_grad";
+  case ArgRole::LossScale:
+    return "loss_scale";
+  case ArgRole::LossScaleGrowthTracker:
+    return "loss_scale_growth_tracker";
+  }
+  llvm_unreachable("unknown role");
+}
+
+StringRef getArgRoleList() {
+  return "\"param\", \"data\", \"optimizer_state\", \"hyperparameter\", "
+         "\"loss_grad\", \"loss_scale\", \"loss_scale_growth_tracker\"";
+}
+
+std::optional<ArgRole> getArgRole(FunctionOpInterface func, unsigned index) {
+  auto role = func.getArgAttrOfType<StringAttr>(index,
+                                                MPTDialect::kRoleAttrName);
+  if (!role)
+    return std::nullopt;
+  return parseArgRole(role.getValue());
+}
+
+std::optional<unsigned> getUpdatedArg(FunctionOpInterface func,
+                                      unsigned index) {
+  auto updates = func.getResultAttrOfType<IntegerAttr>(
+      index, MPTDialect::kUpdatesAttrName);
+  if (!updates || updates.getInt() < 0)
+    return std::nullopt;
+  return static_cast<unsigned>(updates.getInt());
+}
+
+bool isLossResult(FunctionOpInterface func, unsigned index) {
+  auto role = func.getResultAttrOfType<StringAttr>(index,
+                                                   MPTDialect::kRoleAttrName);
+  return role && role.getValue() == "loss";
+}
+
+} // namespace mpt

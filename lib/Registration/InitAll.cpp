@@ -1,0 +1,14 @@
+//===- InitAll.cpp - register mpt's dialect and passes --------------------===//
+#include "mpt/InitAll.h"
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mpt::MPTDialect>();
+}
+
+void mpt::registerAllPasses() {
+  registerMPTTransformsPasses();
+}

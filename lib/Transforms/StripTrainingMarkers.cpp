@@ -1,0 +1,62 @@
+//===- StripTrainingMarkers.cpp - --mpt-strip-training-markers ------------===//
+#include "mpt/IR/MPTOps.h"
+#include "mpt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_STRIPTRAININGMARKERS
+#include "mpt/Transforms/Passes.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+/// mpt.grad_seed %loss -> a tensor of ones of the loss's type.
+struct LowerGradSeed : OpRewritePattern<GradSeedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GradSeedOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Location loc = op.getLoc();
+    TypedAttr one = rewriter.getFloatAttr(type.getElementType(), 1.0);
+    if (type.hasStaticShape()) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(type, one));
+      return success();
+    }
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, op.getLoss());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                          type.getElementType());
+    Value scalar = arith::ConstantOp::create(rewriter, loc, one);
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
+    return success();
+  }
+};
+
+/// mpt.gradient %g -> %g.
+struct LowerGradient : OpRewritePattern<GradientOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GradientOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+struct StripTrainingMarkersPass
+    : public mpt::impl::StripTrainingMarkersBase<StripTrainingMarkersPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerGradSeed, LowerGradient>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,53 @@
+# -*- Python -*-
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MPT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mpt_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "Inputs"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%mpt_src", config.mpt_src_root))
+config.substitutions.append(("%mpt_build", config.mpt_obj_root))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.mpt_tools_dir, config.llvm_tools_dir]
+tools = ["mpt-opt", "mlir-opt", "mlir-runner", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The project's Python (the venv made by scripts/setup-python.sh), with a
+# `torch` feature when the frontend's packages import.
+venv_python = os.path.join(config.mpt_src_root, ".venv", "bin", "python")
+python = venv_python if os.path.exists(venv_python) else shutil.which("python3")
+config.substitutions.append(("%python", python))
+try:
+    subprocess.run([python, "-c", "import torch, torch_mlir"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120)
+    config.available_features.add("torch")
+except Exception:
+    pass
+
+# CUDA's ptxas assembles the Tensor Core kernels; tests that need it are
+# reported as unsupported where it is missing.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas")
+    else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
