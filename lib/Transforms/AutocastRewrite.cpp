@@ -1,0 +1,394 @@
+//===- AutocastRewrite.cpp - apply a precision plan, tidy casts -----------===//
+//
+// Ops are rewritten in place, in program order. When an op's result turns
+// low precision, its existing users get an `arith.extf` of it placed right
+// after the op; a later low-precision user asking for the low value looks
+// through that extf. So the IR verifies after every op, users that stay f32
+// keep reading f32, and no truncf(extf(x)) round trip is ever built.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Transforms/Autocast.h"
+#include "mpt/Analysis/ReportUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+class PlanRewriter {
+public:
+  PlanRewriter(const PrecisionPlan &plan, MLIRContext *context)
+      : plan(plan), builder(context),
+        lowType(plan.getPolicy().getLowType(context)) {}
+
+  void run(SmallVectorImpl<Operation *> *keptDeadOps) {
+    for (Operation *op : plan.getOps())
+      if (plan.isLow(op))
+        rewrite(op);
+    for (Operation *empty : replacedEmpties) {
+      if (!empty->use_empty())
+        continue;
+      if (keptDeadOps)
+        keptDeadOps->push_back(empty);
+      else
+        empty->erase();
+    }
+  }
+
+private:
+  static bool isFloatTensor(Type type) {
+    auto tensor = dyn_cast<TensorType>(type);
+    return tensor && isa<FloatType>(tensor.getElementType());
+  }
+  Type toLow(Type type) { return cast<TensorType>(type).clone(lowType); }
+
+  void setInsertionAfterDefinition(Value value) {
+    if (Operation *def = value.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      setInsertionAfterArgumentCasts(cast<BlockArgument>(value).getOwner());
+  }
+
+  /// Casts of block arguments go at the start of the block, in the order
+  /// they are created.
+  void setInsertionAfterArgumentCasts(Block *block) {
+    auto it = block->begin();
+    while (it != block->end() && isa<arith::ExtFOp, arith::TruncFOp>(*it) &&
+           isa<BlockArgument>(it->getOperand(0)) &&
+           cast<BlockArgument>(it->getOperand(0)).getOwner() == block)
+      ++it;
+    builder.setInsertionPoint(block, it);
+  }
+
+  /// `value` as `type`: itself, the input of the cast that produced it, or
+  /// one cast placed right after its producer and shared by all users.
+  Value getCast(Value value, Type type) {
+    if (value.getType() == type)
+      return value;
+    if (Operation *def = value.getDefiningOp())
+      if (isa<arith::ExtFOp, arith::TruncFOp>(def) &&
+          def->getOperand(0).getType() == type)
+        return def->getOperand(0);
+    Value &cached = casts[{value, type}];
+    if (cached)
+      return cached;
+    OpBuilder::InsertionGuard guard(builder);
+    setInsertionAfterDefinition(value);
+    cached = createCast(value, type);
+    return cached;
+  }
+
+  Value createCast(Value value, Type type) {
+    unsigned from = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+    unsigned to = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    if (to > from)
+      return arith::ExtFOp::create(builder, value.getLoc(), type, value);
+    return arith::TruncFOp::create(builder, value.getLoc(), type, value);
+  }
+
+  /// Storage for an init the body never reads: a low-precision
+  /// tensor.empty next to the original one, or a cast.
+  Value getStorage(Value value, Type type) {
+    auto empty = value.getDefiningOp<tensor::EmptyOp>();
+    if (!empty || value.getType() == type)
+      return getCast(value, type);
+    Value &cached = empties[{value, type}];
+    if (cached)
+      return cached;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(empty);
+    cached = tensor::EmptyOp::create(builder, empty.getLoc(), type,
+                                     empty.getDynamicSizes());
+    replacedEmpties.insert(empty);
+    return cached;
+  }
+
+  /// Gives a body argument the low element type; its users keep computing
+  /// in f32 (opmath) through an extf at the start of the body.
+  void retypeBodyArgument(BlockArgument arg) {
+    Type oldType = arg.getType();
+    if (oldType == lowType)
+      return;
+    arg.setType(lowType);
+    if (arg.use_empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(arg.getOwner());
+    Value ext = arith::ExtFOp::create(builder, arg.getLoc(), oldType, arg);
+    arg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// Gives `result` a low-precision type; users that were there keep
+  /// reading f32 through an extf right after the op.
+  void retypeResult(OpResult result) {
+    Type oldType = result.getType();
+    Type newType = toLow(oldType);
+    if (oldType == newType)
+      return;
+    result.setType(newType);
+    if (result.use_empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(result.getOwner());
+    Value ext = arith::ExtFOp::create(builder, result.getLoc(), oldType, result);
+    result.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// Truncates the value a body yields for a low result.
+  void truncateYield(Operation *yield, unsigned index) {
+    Value yielded = yield->getOperand(index);
+    if (yielded.getType() == lowType)
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(yield);
+    yield->setOperand(index, arith::TruncFOp::create(builder, yield->getLoc(),
+                                                      lowType, yielded));
+  }
+
+  void rewrite(Operation *op) {
+    const OpDecision &decision = plan.getDecision(op);
+    bool allow = decision.opClass == OpClass::Allow;
+
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      Block *body = linalgOp.getBlock();
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isFloatTensor(operand.get().getType()))
+          continue;
+        bool init = linalgOp.isDpsInit(&operand);
+        if (allow && init)
+          continue; // f32 accumulator
+        Type type = toLow(operand.get().getType());
+        unsigned index = operand.getOperandNumber();
+        BlockArgument arg;
+        if (body->getNumArguments() == op->getNumOperands() ||
+            (index < body->getNumArguments() && !init))
+          arg = body->getArgument(index);
+        bool read = arg && !arg.use_empty();
+        operand.set(init && !read ? getStorage(operand.get(), type)
+                                  : getCast(operand.get(), type));
+        if (arg)
+          retypeBodyArgument(arg);
+      }
+      if (allow)
+        return;
+      for (OpResult result : op->getResults()) {
+        if (!isFloatTensor(result.getType()))
+          continue;
+        retypeResult(result);
+        truncateYield(body->getTerminator(), result.getResultNumber());
+      }
+      return;
+    }
+
+    for (OpOperand &operand : op->getOpOperands())
+      if (isFloatTensor(operand.get().getType()))
+        operand.set(getCast(operand.get(), toLow(operand.get().getType())));
+    if (allow)
+      return; // tosa.matmul: low inputs and zero points, f32 result
+    for (OpResult result : op->getResults())
+      if (isFloatTensor(result.getType()))
+        retypeResult(result);
+    if (auto pad = dyn_cast<tensor::PadOp>(op))
+      truncateYield(pad.getRegion().front().getTerminator(), 0);
+  }
+
+  const PrecisionPlan &plan;
+  OpBuilder builder;
+  Type lowType;
+  llvm::DenseMap<std::pair<Value, Type>, Value> casts, empties;
+  llvm::SetVector<Operation *> replacedEmpties;
+};
+} // namespace
+
+void mpt::applyPrecisionPlan(FunctionOpInterface func,
+                             const PrecisionPlan &plan,
+                             SmallVectorImpl<Operation *> *keptDeadOps) {
+  PlanRewriter(plan, func->getContext()).run(keptDeadOps);
+  cleanupCasts(func);
+}
+
+static bool isCast(Operation *op) {
+  return isa<arith::ExtFOp, arith::TruncFOp>(op);
+}
+
+void mpt::cleanupCasts(Operation *root) {
+  SmallVector<Operation *> castOps;
+  root->walk([&](Operation *op) {
+    if (isCast(op))
+      castOps.push_back(op);
+  });
+
+  // truncf(extf(x)) is x when the types match: extension is exact.
+  for (Operation *op : castOps) {
+    auto trunc = dyn_cast<arith::TruncFOp>(op);
+    if (!trunc)
+      continue;
+    auto ext = trunc.getIn().getDefiningOp<arith::ExtFOp>();
+    if (ext && ext.getIn().getType() == trunc.getType())
+      trunc.getResult().replaceAllUsesWith(ext.getIn());
+  }
+
+  // One cast per value and type, right after the producer, which
+  // dominates every user of the value.
+  llvm::DenseMap<std::tuple<Value, Type, OperationName>, Operation *> kept;
+  for (Operation *op : castOps) {
+    if (op->use_empty())
+      continue;
+    auto key = std::make_tuple(op->getOperand(0), op->getResult(0).getType(),
+                               op->getName());
+    auto [it, inserted] = kept.insert({key, op});
+    if (inserted)
+      continue;
+    Operation *first = it->second;
+    Value input = op->getOperand(0);
+    if (Operation *def = input.getDefiningOp()) {
+      if (first->getPrevNode() != def || first->getBlock() != def->getBlock())
+        first->moveAfter(def);
+    } else {
+      Block *owner = cast<BlockArgument>(input).getOwner();
+      if (first->getBlock() != owner || first != &owner->front())
+        first->moveBefore(&owner->front());
+    }
+    op->getResult(0).replaceAllUsesWith(first->getResult(0));
+  }
+
+  // Unused casts, users before producers.
+  for (Operation *op : llvm::reverse(castOps))
+    if (op->use_empty())
+      op->erase();
+}
+
+CastCounts mpt::countCasts(Operation *root) {
+  CastCounts counts;
+  root->walk([&](Operation *op) {
+    if (!isCast(op))
+      return;
+    if (isa<TensorType>(op->getResult(0).getType()))
+      ++counts.tensorCasts;
+    else if (op->getParentOfType<linalg::LinalgOp>())
+      ++counts.bodyCasts;
+  });
+  return counts;
+}
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Totals {
+  unsigned low = 0, fp32 = 0, unchanged = 0;
+};
+} // namespace
+
+static StringRef precisionName(const OpDecision &d, StringRef lowName) {
+  switch (d.precision) {
+  case OpPrecision::Low:
+    return lowName;
+  case OpPrecision::FP32:
+    return "f32";
+  case OpPrecision::Unchanged:
+    return "unchanged";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+static Totals countTotals(const PrecisionPlan &plan) {
+  Totals totals;
+  for (Operation *op : plan.getOps()) {
+    switch (plan.getDecision(op).precision) {
+    case OpPrecision::Low:
+      ++totals.low;
+      break;
+    case OpPrecision::FP32:
+      ++totals.fp32;
+      break;
+    case OpPrecision::Unchanged:
+      ++totals.unchanged;
+      break;
+    }
+  }
+  return totals;
+}
+
+void mpt::printPrecisionReport(
+    ArrayRef<std::tuple<FunctionOpInterface, const PrecisionPlan *,
+                        AutocastSummary>>
+        functions,
+    bool json, llvm::raw_ostream &os) {
+  if (json) {
+    llvm::json::Array entries;
+    for (auto &[constFunc, plan, summary] : functions) {
+      FunctionOpInterface func = constFunc;
+      StringRef lowName = plan->getPolicy().getLowTypeName();
+      Totals totals = countTotals(*plan);
+      llvm::json::Array ops;
+      for (Operation *op : plan->getOps()) {
+        const OpDecision &d = plan->getDecision(op);
+        ops.push_back(llvm::json::Object{
+            {"op", op->getName().getStringRef()},
+            {"loc", formatLocation(op->getLoc())},
+            {"region", stringifyTrainingRegion(d.region)},
+            {"class", stringifyOpClass(d.opClass)},
+            {"precision", precisionName(d, lowName)},
+            {"reason", plan->describe(op)}});
+      }
+      entries.push_back(llvm::json::Object{
+          {"function", func.getName()},
+          {"loc", formatLocation(func.getLoc())},
+          {"dtype", lowName},
+          {"ops_by_precision",
+           llvm::json::Object{{lowName, static_cast<int64_t>(totals.low)},
+                              {"f32", static_cast<int64_t>(totals.fp32)},
+                              {"unchanged",
+                               static_cast<int64_t>(totals.unchanged)}}},
+          {"casts_inserted",
+           static_cast<int64_t>(summary.castsAfter.tensorCasts) -
+               static_cast<int64_t>(summary.castsBefore.tensorCasts)},
+          {"body_casts_inserted",
+           static_cast<int64_t>(summary.castsAfter.bodyCasts) -
+               static_cast<int64_t>(summary.castsBefore.bodyCasts)},
+          {"memory_before", memoryEstimateToJson(summary.memoryBefore)},
+          {"memory_after", memoryEstimateToJson(summary.memoryAfter)},
+          {"ops", std::move(ops)}});
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"functions", std::move(entries)}}))
+       << "\n";
+    return;
+  }
+  for (auto &[constFunc, plan, summary] : functions) {
+    FunctionOpInterface func = constFunc;
+    StringRef lowName = plan->getPolicy().getLowTypeName();
+    Totals totals = countTotals(*plan);
+    os << "mpt precision report: @" << func.getName() << " ("
+       << formatLocation(func.getLoc()) << "), dtype " << lowName << "\n";
+    os << "  ops: " << lowName << " " << totals.low << ", f32 " << totals.fp32
+       << ", unchanged " << totals.unchanged << "\n";
+    os << "  casts inserted: "
+       << static_cast<int64_t>(summary.castsAfter.tensorCasts) -
+              static_cast<int64_t>(summary.castsBefore.tensorCasts)
+       << " on tensors, "
+       << static_cast<int64_t>(summary.castsAfter.bodyCasts) -
+              static_cast<int64_t>(summary.castsBefore.bodyCasts)
+       << " in linalg bodies (f32 opmath)\n";
+    os << "  memory estimate before:\n";
+    printMemoryEstimate(summary.memoryBefore, os, "    ");
+    os << "  memory estimate after:\n";
+    printMemoryEstimate(summary.memoryAfter, os, "    ");
+    os << "  ops:\n";
+    for (Operation *op : plan->getOps()) {
+      const OpDecision &d = plan->getDecision(op);
+      os << "    " << formatLocation(op->getLoc()) << " "
+         << op->getName().getStringRef() << " ["
+         << stringifyTrainingRegion(d.region) << "] "
+         << precisionName(d, lowName) << ": " << plan->describe(op) << "\n";
+    }
+  }
+}
