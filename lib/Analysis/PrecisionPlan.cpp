@@ -9,7 +9,8 @@
 //       a deny op to an infer or deny op;
 //    b. infer/clear ops both downstream and upstream of allow ops (through
 //       untainted infer/clear ops) become low;
-//    c. low spreads through clear ops in both directions.
+//    c. low spreads through clear ops in both directions (from an allow
+//       op only to its inputs: its result is f32).
 // Every step is a breadth-first search: linear in ops + operands.
 //
 //===----------------------------------------------------------------------===//
@@ -667,8 +668,11 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
         followed[next] = node;
         queue.push_back(next);
       };
-      for (unsigned next : paint.successors(node))
-        visit(next);
+      // An allow op's result is f32 (its accumulator): a clear op after it
+      // gains nothing from low precision, only a rounding.
+      if (!isKind(node, NodeKind::Allow))
+        for (unsigned next : paint.successors(node))
+          visit(next);
       for (unsigned next : paint.predecessors(node))
         visit(next);
     }
