@@ -155,6 +155,15 @@ private:
     const OpDecision &decision = plan.getDecision(op);
     bool allow = decision.opClass == OpClass::Allow;
 
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      // The fill value must have the output's element type; the plan made
+      // sure it fits.
+      OpOperand *value = fill.getDpsInputOperand(0);
+      if (isa<FloatType>(value->get().getType())) {
+        value->set(getCast(value->get(), lowType));
+        retypeBodyArgument(fill.getBlock()->getArgument(0));
+      }
+    }
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       Block *body = linalgOp.getBlock();
       for (OpOperand &operand : op->getOpOperands()) {
