@@ -8,6 +8,7 @@
 // RUN: not mpt-opt %s --mpt-autocast="dtype=f8" 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not mpt-opt %s --mpt-precision-report="dtype=f8" 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not mpt-opt %s --mpt-precision-report="format=xml" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not mpt-opt %s --mpt-precision-report="output=%t.missing-dir/report.txt" 2>&1 | FileCheck %s --check-prefix=OUTPUT
 
 // UNKNOWN: error: unknown op 'linalg.matmulx': dialect 'linalg' defines no such op (option 'allow')
 // UNKNOWN-NOT: func.func
@@ -17,6 +18,7 @@
 // DTYPE: error: unsupported autocast dtype 'f8'; supported: f16, bf16
 // DTYPE-NOT: func.func
 // FORMAT: error: unknown report format 'xml'; expected text or json
+// OUTPUT: error: cannot open report file '{{.*}}report.txt'
 
 // expected-error@unknown {{unknown op 'linalg.matmulx': dialect 'linalg' defines no such op (option 'allow')}}
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
