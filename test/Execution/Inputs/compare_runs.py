@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Compares the output of two runs of the MLP step driver (autocast-mlp.mlir):
+the loss, then old/new pairs of w1, b1, w2, b2, as printed by
+printMemrefF32. Checks the low-precision run's loss and parameter updates
+(new - old) against the f32 run's within the given tolerances, and whether
+the runs differ at all. Exit status 1 when a check fails."""
+import argparse
+import re
+import sys
+
+
+def read_tensors(path):
+    tensors, current = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("Unranked Memref"):
+                current = []
+                tensors.append(current)
+                continue
+            if current is not None:
+                current.extend(float(v) for v in re.findall(r"-?[0-9.]+(?:e[-+]?[0-9]+)?|-?nan|-?inf", line))
+    return tensors
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("reference")
+    parser.add_argument("low")
+    parser.add_argument("--update-tol", type=float, required=True,
+                        help="max |update difference| / max |reference update|, per parameter")
+    parser.add_argument("--loss-tol", type=float, required=True, help="max relative loss difference")
+    args = parser.parse_args()
+    ref, low = read_tensors(args.reference), read_tensors(args.low)
+    if len(ref) != 9 or len(low) != 9:
+        print(f"expected 9 tensors, got {len(ref)} and {len(low)}")
+        return 1
+    ok, differ = True, False
+    loss_ref, loss_low = ref[0][0], low[0][0]
+    rel = abs(loss_low - loss_ref) / abs(loss_ref)
+    differ |= loss_low != loss_ref
+    ok &= rel <= args.loss_tol
+    print(f"loss: f32 {loss_ref:.6g}, low {loss_low:.6g}, relative difference {rel:.3g} "
+          f"{'<=' if rel <= args.loss_tol else '>'} {args.loss_tol:g}")
+    for k, name in enumerate(["w1", "b1", "w2", "b2"]):
+        old_ref, new_ref = ref[1 + 2 * k], ref[2 + 2 * k]
+        old_low, new_low = low[1 + 2 * k], low[2 + 2 * k]
+        if old_ref != old_low:
+            print(f"{name}: the runs started from different parameters")
+            return 1
+        upd_ref = [n - o for n, o in zip(new_ref, old_ref)]
+        upd_low = [n - o for n, o in zip(new_low, old_low)]
+        scale = max(abs(u) for u in upd_ref)
+        err = max(abs(a - b) for a, b in zip(upd_ref, upd_low)) / scale
+        differ |= new_ref != new_low
+        ok &= err <= args.update_tol
+        print(f"{name}: max update difference / max update {err:.3g} "
+              f"{'<=' if err <= args.update_tol else '>'} {args.update_tol:g}")
+    print(f"runs differ: {'yes' if differ else 'no'}")
+    ok &= differ
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
