@@ -4,8 +4,9 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${MPT_BUILD_DIR:-$repo/build}
-example=${1:-$repo/examples/mlp/mlp_step.mlir}
 cd "$repo"
+example=${1:-examples/mlp/mlp_step.mlir}
 
-echo "== mpt-opt --mpt-training-graph-report $(realpath --relative-to="$repo" "$example")"
+
+echo "== mpt-opt --mpt-training-graph-report $example"
 "$build/bin/mpt-opt" --mpt-training-graph-report "$example" -o /dev/null
