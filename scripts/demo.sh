@@ -7,6 +7,5 @@ build=${MPT_BUILD_DIR:-$repo/build}
 cd "$repo"
 example=${1:-examples/mlp/mlp_step.mlir}
 
-
 echo "== mpt-opt --mpt-training-graph-report $example"
 "$build/bin/mpt-opt" --mpt-training-graph-report "$example" -o /dev/null
