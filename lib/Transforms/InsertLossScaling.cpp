@@ -13,12 +13,16 @@
 #include "mpt/IR/TrainingContract.h"
 #include "mpt/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +37,11 @@ using namespace mpt;
 
 namespace {
 enum class Mode { None, Static, Dynamic };
+
+/// An option value as the user would write it ("65536", "0.5", "inf").
+std::string formatOption(double value) {
+  return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
 
 bool isLossScalingOp(Operation *op) {
   return isa<ScaleOp, UnscaleAndCheckOp, UpdateScaleOp, GuardUpdateOp>(op);
@@ -75,23 +84,25 @@ struct InsertLossScalingPass
     if (!std::isfinite(initScale) || initScale <= 0.0 || initScale > FLT_MAX)
       return fail() << "init-scale must be finite, > 0 and at most the FP32 "
                        "maximum, got "
-                    << initScale;
+                    << formatOption(initScale);
     if (!std::isfinite(growthFactor) || growthFactor <= 1.0 ||
         growthFactor > FLT_MAX)
       return fail() << "growth-factor must be finite and > 1, got "
-                    << growthFactor;
+                    << formatOption(growthFactor);
     if (!(backoffFactor > 0.0 && backoffFactor < 1.0))
       return fail() << "backoff-factor must be in (0, 1), got "
-                    << backoffFactor;
+                    << formatOption(backoffFactor);
     if (growthInterval < 1 || growthInterval > INT32_MAX)
       return fail() << "growth-interval must be in [1, 2^31-1] (the tracker "
                        "is an i32), got "
                     << growthInterval;
     if (!std::isfinite(minScale) || minScale < 0.0)
-      return fail() << "min-scale must be finite and >= 0, got " << minScale;
+      return fail() << "min-scale must be finite and >= 0, got "
+                    << formatOption(minScale);
     if (minScale > initScale)
-      return fail() << "min-scale (" << minScale
-                    << ") must not exceed init-scale (" << initScale << ")";
+      return fail() << "min-scale (" << formatOption(minScale)
+                    << ") must not exceed init-scale ("
+                    << formatOption(initScale) << ")";
     return success();
   }
 
@@ -239,7 +250,20 @@ struct InsertLossScalingPass
     for (GradientOp grad : graph.getGradients()) {
       if (!firstReader->isBeforeInBlock(grad))
         continue;
-      if (failed(moveOperationDependencies(rewriter, grad, firstReader)))
+      // Only side-effect-free computations may be reordered with the ops
+      // between the first reader and the marker.
+      BackwardSliceOptions options;
+      options.omitBlockArguments = true;
+      options.omitUsesFromAbove = false;
+      options.filter = [&](Operation *op) {
+        return op->getBlock() == body && !op->isBeforeInBlock(firstReader);
+      };
+      llvm::SetVector<Operation *> toMove;
+      bool movable = succeeded(getBackwardSlice(grad.getOperation(), &toMove,
+                                                options)) &&
+                     llvm::all_of(toMove, isMemoryEffectFree);
+      if (!movable ||
+          failed(moveOperationDependencies(rewriter, grad, firstReader)))
         return grad.emitError()
                << "cannot move this gradient before the first op that reads "
                   "a gradient (its computation has side effects); loss "
