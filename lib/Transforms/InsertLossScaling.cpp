@@ -95,7 +95,7 @@ struct InsertLossScalingPass
     if (growthInterval < 1 || growthInterval > INT32_MAX)
       return fail() << "growth-interval must be in [1, 2^31-1] (the tracker "
                        "is an i32), got "
-                    << growthInterval;
+                    << std::to_string(growthInterval);
     if (!std::isfinite(minScale) || minScale < 0.0)
       return fail() << "min-scale must be finite and >= 0, got "
                     << formatOption(minScale);
