@@ -271,8 +271,11 @@ struct InsertLossScalingPass
       rewriter.moveOpBefore(grad, firstReader);
     }
     rewriter.setInsertionPoint(firstReader);
-    auto unscale =
-        UnscaleAndCheckOp::create(rewriter, loc, gradients, scale);
+    SmallVector<Location> gradientLocs;
+    for (GradientOp grad : graph.getGradients())
+      gradientLocs.push_back(grad.getLoc());
+    auto unscale = UnscaleAndCheckOp::create(
+        rewriter, rewriter.getFusedLoc(gradientLocs), gradients, scale);
     for (auto [grad, unscaled] :
          llvm::zip_equal(gradients, unscale.getUnscaled()))
       grad.replaceAllUsesExcept(unscaled, unscale);
@@ -295,7 +298,7 @@ struct InsertLossScalingPass
 
     if (parsedMode == Mode::Dynamic) {
       auto update = UpdateScaleOp::create(
-          rewriter, loc, scaleType, trackerType, scale, tracker, foundInf,
+          rewriter, ret->getLoc(), scaleType, trackerType, scale, tracker, foundInf,
           rewriter.getF32FloatAttr(static_cast<float>(growthFactor)),
           rewriter.getF32FloatAttr(static_cast<float>(backoffFactor)),
           rewriter.getI32IntegerAttr(static_cast<int32_t>(growthInterval)),
