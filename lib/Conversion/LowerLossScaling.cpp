@@ -64,8 +64,8 @@ Value multiplyByScalar(OpBuilder &b, Location loc, Value tensor,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value x = convertFloat(nb, nloc, args[0], computeType);
         Value product = arith::MulFOp::create(nb, nloc, x, factor);
-        linalg::YieldOp::create(
-            nb, nloc, convertFloat(nb, nloc, product, elementType));
+        linalg::YieldOp::create(nb, nloc,
+                                convertFloat(nb, nloc, product, elementType));
       });
   return generic.getResult(0);
 }
@@ -88,8 +88,8 @@ Value accumulateNonFinite(OpBuilder &b, Location loc, Value tensor,
         Value x = args[0];
         // NaN is unordered with everything (uno x, x); ±inf compare equal to
         // themselves. Formats without infinities only have NaN to check.
-        Value nonFinite = arith::CmpFOp::create(
-            nb, nloc, arith::CmpFPredicate::UNO, x, x);
+        Value nonFinite =
+            arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::UNO, x, x);
         if (llvm::APFloat::semanticsHasInf(semantics)) {
           auto inf = [&](bool negative) {
             return arith::ConstantOp::create(
@@ -134,18 +134,18 @@ struct LowerUnscaleAndCheck : OpRewritePattern<UnscaleAndCheckOp> {
     auto f32 = Float32Type::get(rewriter.getContext());
     Value scale = extractScalar(rewriter, loc, op.getScale());
     Value scale64 = arith::ExtFOp::create(rewriter, loc, f64, scale);
-    Value one64 = arith::ConstantOp::create(rewriter, loc,
-                                            rewriter.getF64FloatAttr(1.0));
+    Value one64 =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF64FloatAttr(1.0));
     Value inverse64 = arith::DivFOp::create(rewriter, loc, one64, scale64);
     Value inverse = arith::TruncFOp::create(rewriter, loc, f32, inverse64);
 
     auto flagType = cast<RankedTensorType>(op.getFoundInf().getType());
-    Value noneFound = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getBoolAttr(false));
+    Value noneFound =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
     Value flagInit = tensor::EmptyOp::create(rewriter, loc, flagType.getShape(),
                                              flagType.getElementType());
-    Value flag = linalg::FillOp::create(rewriter, loc, noneFound, flagInit)
-                     .getResult(0);
+    Value flag =
+        linalg::FillOp::create(rewriter, loc, noneFound, flagInit).getResult(0);
     SmallVector<Value> results;
     for (Value grad : op.getGradients()) {
       Value unscaled = multiplyByScalar(rewriter, loc, grad, inverse);
@@ -178,8 +178,7 @@ struct LowerUpdateScale : OpRewritePattern<UpdateScaleOp> {
 
     // Overflow: back off (not below min_scale when one is set).
     Value backedOff = arith::MulFOp::create(
-        rewriter, loc, scale,
-        constF32(op.getBackoffFactor().convertToFloat()));
+        rewriter, loc, scale, constF32(op.getBackoffFactor().convertToFloat()));
     float minScale = op.getMinScale().convertToFloat();
     if (minScale > 0.0f)
       backedOff = arith::MaximumFOp::create(rewriter, loc, backedOff,
@@ -188,25 +187,23 @@ struct LowerUpdateScale : OpRewritePattern<UpdateScaleOp> {
     // Clean step: count it; at growth_interval grow unless the grown scale
     // is not finite (it stays), and restart the count either way.
     Value grown = arith::MulFOp::create(
-        rewriter, loc, scale,
-        constF32(op.getGrowthFactor().convertToFloat()));
-    Value grownIsFinite = arith::CmpFOp::create(
-        rewriter, loc, arith::CmpFPredicate::OLT, grown,
-        constF32(std::numeric_limits<float>::infinity()));
+        rewriter, loc, scale, constF32(op.getGrowthFactor().convertToFloat()));
+    Value grownIsFinite =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, grown,
+                              constF32(std::numeric_limits<float>::infinity()));
     Value grownOrKept =
         arith::SelectOp::create(rewriter, loc, grownIsFinite, grown, scale);
-    Value counted =
-        arith::AddIOp::create(rewriter, loc, tracker, constI32(1));
+    Value counted = arith::AddIOp::create(rewriter, loc, tracker, constI32(1));
     Value intervalReached = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::sge, counted,
         constI32(static_cast<int32_t>(op.getGrowthInterval())));
     Value cleanScale = arith::SelectOp::create(rewriter, loc, intervalReached,
                                                grownOrKept, scale);
-    Value cleanTracker = arith::SelectOp::create(
-        rewriter, loc, intervalReached, constI32(0), counted);
+    Value cleanTracker = arith::SelectOp::create(rewriter, loc, intervalReached,
+                                                 constI32(0), counted);
 
-    Value newScale = arith::SelectOp::create(rewriter, loc, foundInf,
-                                             backedOff, cleanScale);
+    Value newScale =
+        arith::SelectOp::create(rewriter, loc, foundInf, backedOff, cleanScale);
     Value newTracker = arith::SelectOp::create(rewriter, loc, foundInf,
                                                constI32(0), cleanTracker);
     rewriter.replaceOp(

@@ -85,12 +85,17 @@ struct InsertLossScalingPass
       return fail() << "init-scale must be finite, > 0 and at most the FP32 "
                        "maximum, got "
                     << formatOption(initScale);
-    if (!std::isfinite(growthFactor) || growthFactor <= 1.0 ||
-        growthFactor > FLT_MAX)
-      return fail() << "growth-factor must be finite and > 1, got "
+    // The factors are stored as f32 attributes: check them as stored too
+    // (1.00000001 rounds to 1).
+    float growthF32 = static_cast<float>(growthFactor);
+    float backoffF32 = static_cast<float>(backoffFactor);
+    if (!std::isfinite(growthFactor) || growthFactor > FLT_MAX ||
+        !(growthF32 > 1.0f))
+      return fail() << "growth-factor must be finite and > 1 in FP32, got "
                     << formatOption(growthFactor);
-    if (!(backoffFactor > 0.0 && backoffFactor < 1.0))
-      return fail() << "backoff-factor must be in (0, 1), got "
+    if (!(backoffFactor > 0.0 && backoffFactor < 1.0) ||
+        !(backoffF32 > 0.0f && backoffF32 < 1.0f))
+      return fail() << "backoff-factor must be in (0, 1) in FP32, got "
                     << formatOption(backoffFactor);
     if (growthInterval < 1 || growthInterval > INT32_MAX)
       return fail() << "growth-interval must be in [1, 2^31-1] (the tracker "
@@ -134,10 +139,9 @@ struct InsertLossScalingPass
       return WalkResult::interrupt();
     });
     if (scalingOp)
-      return scalingOp->emitError()
-             << "the step is already loss-scaled ('"
-             << scalingOp->getName().getStringRef()
-             << "'); run --mpt-insert-loss-scaling once";
+      return scalingOp->emitError() << "the step is already loss-scaled ('"
+                                    << scalingOp->getName().getStringRef()
+                                    << "'); run --mpt-insert-loss-scaling once";
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
       std::optional<ArgRole> role = getArgRole(func, i);
       if (role == ArgRole::LossScale || role == ArgRole::LossScaleGrowthTracker)
@@ -212,11 +216,11 @@ struct InsertLossScalingPass
               rewriter.getStringAttr("loss_scale_growth_tracker")),
           rewriter.getNamedAttr(MPTDialect::kInitialValueAttrName,
                                 rewriter.getI32IntegerAttr(0))};
-      if (failed(func.insertArguments(
-              {numArgs, numArgs}, {scaleType, trackerType},
-              {rewriter.getDictionaryAttr(scaleAttrs),
-               rewriter.getDictionaryAttr(trackerAttrs)},
-              {loc, loc})))
+      if (failed(
+              func.insertArguments({numArgs, numArgs}, {scaleType, trackerType},
+                                   {rewriter.getDictionaryAttr(scaleAttrs),
+                                    rewriter.getDictionaryAttr(trackerAttrs)},
+                                   {loc, loc})))
         return func.emitError("cannot append the loss-scale arguments");
       scale = func.getArgument(numArgs);
       tracker = func.getArgument(numArgs + 1);
@@ -259,9 +263,9 @@ struct InsertLossScalingPass
         return op->getBlock() == body && !op->isBeforeInBlock(firstReader);
       };
       llvm::SetVector<Operation *> toMove;
-      bool movable = succeeded(getBackwardSlice(grad.getOperation(), &toMove,
-                                                options)) &&
-                     llvm::all_of(toMove, isMemoryEffectFree);
+      bool movable =
+          succeeded(getBackwardSlice(grad.getOperation(), &toMove, options)) &&
+          llvm::all_of(toMove, isMemoryEffectFree);
       if (!movable ||
           failed(moveOperationDependencies(rewriter, grad, firstReader)))
         return grad.emitError()
@@ -298,8 +302,8 @@ struct InsertLossScalingPass
 
     if (parsedMode == Mode::Dynamic) {
       auto update = UpdateScaleOp::create(
-          rewriter, ret->getLoc(), scaleType, trackerType, scale, tracker, foundInf,
-          rewriter.getF32FloatAttr(static_cast<float>(growthFactor)),
+          rewriter, ret->getLoc(), scaleType, trackerType, scale, tracker,
+          foundInf, rewriter.getF32FloatAttr(static_cast<float>(growthFactor)),
           rewriter.getF32FloatAttr(static_cast<float>(backoffFactor)),
           rewriter.getI32IntegerAttr(static_cast<int32_t>(growthInterval)),
           rewriter.getF32FloatAttr(static_cast<float>(minScale)));

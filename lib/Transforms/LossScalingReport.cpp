@@ -57,8 +57,8 @@ LossScalingSummary summarize(FunctionOpInterface func) {
     std::optional<ArgRole> role = getArgRole(func, i);
     if (role == ArgRole::LossScale) {
       summary.scaleArg = i;
-      summary.scaleInitialValue = getNumber(
-          func.getArgAttr(i, MPTDialect::kInitialValueAttrName));
+      summary.scaleInitialValue =
+          getNumber(func.getArgAttr(i, MPTDialect::kInitialValueAttrName));
     } else if (role == ArgRole::LossScaleGrowthTracker) {
       summary.trackerArg = i;
     }

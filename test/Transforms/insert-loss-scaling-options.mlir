@@ -12,6 +12,8 @@
 // RUN: mpt-opt %t/growth-below-one.mlir --verify-diagnostics --mpt-insert-loss-scaling=growth-factor=0.5
 // RUN: mpt-opt %t/backoff-zero.mlir --verify-diagnostics --mpt-insert-loss-scaling=backoff-factor=0
 // RUN: mpt-opt %t/backoff-one.mlir --verify-diagnostics --mpt-insert-loss-scaling=backoff-factor=1
+// RUN: mpt-opt %t/growth-rounds-to-one.mlir --verify-diagnostics --mpt-insert-loss-scaling=growth-factor=1.00000001
+// RUN: mpt-opt %t/backoff-rounds-to-zero.mlir --verify-diagnostics --mpt-insert-loss-scaling=backoff-factor=1e-50
 // RUN: mpt-opt %t/interval-zero.mlir --verify-diagnostics --mpt-insert-loss-scaling=growth-interval=0
 // RUN: mpt-opt %t/interval-above-i32.mlir --verify-diagnostics --mpt-insert-loss-scaling=growth-interval=2147483648
 // RUN: mpt-opt %t/min-negative.mlir --verify-diagnostics --mpt-insert-loss-scaling=min-scale=-1
@@ -38,16 +40,22 @@ func.func @f() { return }
 // expected-error@unknown {{init-scale must be finite, > 0 and at most the FP32 maximum, got 1e+39}}
 func.func @f() { return }
 //--- growth-one.mlir
-// expected-error@unknown {{growth-factor must be finite and > 1, got 1}}
+// expected-error@unknown {{growth-factor must be finite and > 1 in FP32, got 1}}
 func.func @f() { return }
 //--- growth-below-one.mlir
-// expected-error@unknown {{growth-factor must be finite and > 1, got 0.5}}
+// expected-error@unknown {{growth-factor must be finite and > 1 in FP32, got 0.5}}
 func.func @f() { return }
 //--- backoff-zero.mlir
-// expected-error@unknown {{backoff-factor must be in (0, 1), got 0}}
+// expected-error@unknown {{backoff-factor must be in (0, 1) in FP32, got 0}}
 func.func @f() { return }
 //--- backoff-one.mlir
-// expected-error@unknown {{backoff-factor must be in (0, 1), got 1}}
+// expected-error@unknown {{backoff-factor must be in (0, 1) in FP32, got 1}}
+func.func @f() { return }
+//--- growth-rounds-to-one.mlir
+// expected-error@unknown {{growth-factor must be finite and > 1 in FP32, got 1}}
+func.func @f() { return }
+//--- backoff-rounds-to-zero.mlir
+// expected-error@unknown {{backoff-factor must be in (0, 1) in FP32, got 1e-50}}
 func.func @f() { return }
 //--- interval-zero.mlir
 // expected-error@unknown {{growth-interval must be in [1, 2^31-1] (the tracker is an i32), got 0}}
