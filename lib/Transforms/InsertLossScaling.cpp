@@ -20,6 +20,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -163,6 +164,20 @@ struct InsertLossScalingPass
                 "tensor; the \"loss_grad\" argument #"
              << cast<BlockArgument>(seed).getArgNumber() << " is "
              << seed.getType();
+    // A constant scale the seed's type cannot hold makes every step
+    // overflow and be skipped.
+    auto seedElementType = cast<FloatType>(seedType.getElementType());
+    double largestSeed =
+        llvm::APFloat::getLargest(seedElementType.getFloatSemantics())
+            .convertToDouble();
+    if (parsedMode == Mode::Static && initScale > largestSeed)
+      return emitError(seed.getLoc())
+             << "init-scale " << formatOption(initScale)
+             << " overflows the backward seed's element type "
+             << seedElementType << " (largest finite value "
+             << formatOption(largestSeed)
+             << "): every step would be skipped; use a smaller init-scale "
+                "or mode=dynamic";
     if (graph.getGradients().empty())
       return func.emitError()
              << "loss scaling needs the gradients, marked with "
