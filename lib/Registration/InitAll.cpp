@@ -2,6 +2,7 @@
 #include "mpt/InitAll.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/Transforms/Passes.h"
+#include "mpt/Conversion/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -11,4 +12,5 @@ void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void mpt::registerAllPasses() {
   registerMPTTransformsPasses();
+  registerMPTConversionPasses();
 }

@@ -51,7 +51,7 @@
 // REPORT: linalg.generic [backward] f32: infer (structure: elementwise arithmetic) downstream of f32 op linalg.generic
 // The GELU gradient sits between backward matmuls: f16.
 // REPORT: linalg.generic [backward] f16: infer (structure: elementwise arithmetic) between allow ops: painted f16
-// REPORT: mpt.gradient [update] f32: training marker
+// REPORT: mpt.gradient [backward] f32: training marker
 // REPORT: linalg.generic [update] f32: infer op in the update region: the optimizer runs in f32
 
 // JSON: "functions": [

@@ -1,0 +1,27 @@
+//===- Passes.h - mpt conversion passes -----------------------*- C++ -*-===//
+#ifndef MPT_CONVERSION_PASSES_H
+#define MPT_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+#include "mpt/IR/MPTDialect.h"
+
+namespace mpt {
+
+#define GEN_PASS_DECL
+#include "mpt/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mpt/Conversion/Passes.h.inc"
+
+/// Adds the patterns of --mpt-lower-loss-scaling (one per loss-scaling op)
+/// to `patterns`, for a compiler that lowers them in its own pass.
+void populateLowerLossScalingPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace mpt
+
+#endif // MPT_CONVERSION_PASSES_H
