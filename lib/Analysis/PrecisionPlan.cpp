@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
 #include "mpt/Analysis/ReportUtils.h"
+#include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,9 +81,10 @@ static BlockArgument getBodyArgument(linalg::LinalgOp op, OpOperand *operand) {
   return nullptr;
 }
 
-/// Whether `op` is a training marker of the mpt dialect.
+/// Whether `op` is an op of the mpt dialect: a training marker or a loss
+/// scaling op (when loss scaling ran first). They work in f32.
 static bool isMarker(Operation *op) {
-  return isa<GradientOp, GradSeedOp>(op);
+  return isa<MPTDialect>(op->getDialect());
 }
 
 /// Casts are transparent to painting: the producer of a cast's result is
@@ -755,7 +757,10 @@ std::string PrecisionPlan::describe(Operation *op) const {
        << " op in the update region: the optimizer runs in f32";
     break;
   case DecisionReason::TrainingMarker:
-    os << "training marker: gradients and the seed stay f32";
+    if (isa<GradientOp, GradSeedOp>(op))
+      os << "training marker: gradients and the seed stay f32";
+    else
+      os << "loss scaling op: stays f32";
     break;
   case DecisionReason::RangeUnsafe:
     os << "range: " << d.detail << ": kept f32";
