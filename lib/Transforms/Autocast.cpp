@@ -42,6 +42,11 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
       return signalPassFailure();
     PrecisionPlan plan(func, *precisionPolicy, graph);
     applyPrecisionPlan(func, plan);
+    SmallVector<WorkingCopy> copies;
+    if (masterWeights &&
+        failed(addWorkingCopies(
+            func, precisionPolicy->getLowType(&getContext()), copies)))
+      return signalPassFailure();
   }
 
   std::shared_ptr<const PrecisionPolicy> precisionPolicy;

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "mpt/Transforms/Autocast.h"
 #include "mpt/Analysis/ReportUtils.h"
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/TrainingContract.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -222,6 +224,75 @@ void mpt::applyPrecisionPlan(FunctionOpInterface func,
   cleanupCasts(func);
 }
 
+LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
+                                   SmallVectorImpl<WorkingCopy> &added) {
+  Region &body = func.getFunctionBody();
+  SmallVector<Operation *> returns;
+  for (Block &block : body)
+    if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+      returns.push_back(&block.back());
+  if (returns.size() != 1)
+    return func.emitError()
+           << "master-weights needs a function with one return; this one has "
+           << returns.size();
+  Operation *ret = returns.front();
+  MLIRContext *context = func->getContext();
+  OpBuilder builder(context);
+
+  unsigned numParams = func.getNumArguments();
+  for (unsigned param = 0; param < numParams; ++param) {
+    if (getArgRole(func, param) != ArgRole::Param)
+      continue;
+    Value master = func.getArgument(param);
+    auto masterType = dyn_cast<TensorType>(master.getType());
+    if (!masterType || !masterType.getElementType().isF32())
+      continue;
+    Type copyType = masterType.clone(lowType);
+    arith::TruncFOp entryCast;
+    for (Operation *user : master.getUsers())
+      if (auto trunc = dyn_cast<arith::TruncFOp>(user))
+        if (trunc.getType() == copyType)
+          entryCast = trunc;
+    std::optional<unsigned> result;
+    for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
+      if (getUpdatedArg(func, r) == param)
+        result = r;
+    if (!entryCast || !result)
+      continue;
+
+    unsigned arg = func.getNumArguments();
+    NamedAttribute role(StringAttr::get(context, MPTDialect::kRoleAttrName),
+                        StringAttr::get(context, "optimizer_state"));
+    if (failed(func.insertArgument(arg, copyType,
+                                   DictionaryAttr::get(context, role),
+                                   master.getLoc())))
+      return func.emitError("cannot append a working-copy argument");
+    entryCast.getResult().replaceAllUsesWith(func.getArgument(arg));
+    entryCast.erase();
+
+    // The next step's working copy: the updated master, truncated next to
+    // where it is computed.
+    Value updated = ret->getOperand(*result);
+    if (Operation *def = updated.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(
+          cast<BlockArgument>(updated).getOwner());
+    Value nextCopy =
+        arith::TruncFOp::create(builder, updated.getLoc(), copyType, updated);
+    unsigned newResult = func.getNumResults();
+    NamedAttribute updates(
+        StringAttr::get(context, MPTDialect::kUpdatesAttrName),
+        IntegerAttr::get(IntegerType::get(context, 64), arg));
+    if (failed(func.insertResult(newResult, copyType,
+                                 DictionaryAttr::get(context, updates))))
+      return func.emitError("cannot append a working-copy result");
+    ret->insertOperands(ret->getNumOperands(), nextCopy);
+    added.push_back({param, arg, newResult});
+  }
+  return success();
+}
+
 static bool isCast(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp>(op);
 }
@@ -348,7 +419,14 @@ void mpt::printPrecisionReport(
             {"precision", precisionName(d, lowName)},
             {"reason", plan->describe(op)}});
       }
+      llvm::json::Array copies;
+      for (const WorkingCopy &copy : summary.workingCopies)
+        copies.push_back(llvm::json::Object{
+            {"param_arg", static_cast<int64_t>(copy.param)},
+            {"working_copy_arg", static_cast<int64_t>(copy.arg)},
+            {"working_copy_result", static_cast<int64_t>(copy.result)}});
       entries.push_back(llvm::json::Object{
+          {"working_copies", std::move(copies)},
           {"function", func.getName()},
           {"loc", formatLocation(func.getLoc())},
           {"dtype", lowName},
@@ -387,6 +465,10 @@ void mpt::printPrecisionReport(
        << static_cast<int64_t>(summary.castsAfter.bodyCasts) -
               static_cast<int64_t>(summary.castsBefore.bodyCasts)
        << " in linalg bodies (f32 opmath)\n";
+    for (const WorkingCopy &copy : summary.workingCopies)
+      os << "  master weights: arg #" << copy.param
+         << " (f32 master) has working copy arg #" << copy.arg << " ("
+         << lowName << "), returned as result #" << copy.result << "\n";
     os << "  memory estimate before:\n";
     printMemoryEstimate(summary.memoryBefore, os, "    ");
     os << "  memory estimate after:\n";

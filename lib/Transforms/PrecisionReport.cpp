@@ -72,6 +72,10 @@ struct MptPrecisionReportPass
       // The copy is erased after printing, with the ops left unused.
       SmallVector<Operation *> deadOps;
       applyPrecisionPlan(copy, *plan, &deadOps);
+      if (masterWeights &&
+          failed(addWorkingCopies(copy, precisionPolicy->getLowType(&getContext()),
+                                  summary.workingCopies)))
+        return signalPassFailure();
       summary.castsAfter = countCasts(copy);
       summary.memoryAfter = TrainingGraph(copy).estimateMemory();
       reports.push_back({copy, plan.get(), summary});

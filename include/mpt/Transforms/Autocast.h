@@ -38,11 +38,35 @@ void applyPrecisionPlan(
 /// erases unused casts. Touches only arith.extf / arith.truncf; idempotent.
 void cleanupCasts(mlir::Operation *root);
 
+/// A low-precision working copy of a parameter (master-weights mode).
+struct WorkingCopy {
+  /// The f32 parameter argument (the master weight).
+  unsigned param;
+  /// The low-precision working-copy argument (role "optimizer_state").
+  unsigned arg;
+  /// The result that returns the next step's working copy.
+  unsigned result;
+};
+
+/// Apex O2-style master weights: each f32 parameter that the step reads in
+/// `lowType` (through a cast at function entry) and updates gets a working
+/// copy in `lowType`, carried across steps as an extra argument (role
+/// "optimizer_state") and an extra result (`mpt.updates` of that argument,
+/// the updated master weight truncated). The step reads the working copy
+/// instead of casting the master. Parameters without such a cast or update
+/// are left alone. Fails (with a diagnostic) on a function with more than
+/// one return. Run it after applyPrecisionPlan.
+mlir::LogicalResult
+addWorkingCopies(mlir::FunctionOpInterface func, mlir::Type lowType,
+                 llvm::SmallVectorImpl<WorkingCopy> &added);
+
 /// What a report needs about one function: the plan (owned by the caller)
 /// and the measurements around the rewrite.
 struct AutocastSummary {
   MemoryEstimate memoryBefore, memoryAfter;
   CastCounts castsBefore, castsAfter;
+  /// Master-weights mode: the working copies added.
+  llvm::SmallVector<WorkingCopy> workingCopies;
 };
 
 /// Prints the precision report of the functions (text or JSON).

@@ -117,8 +117,10 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     that would read or write a value the low type cannot hold (a -1e9 mask
     in f16) in f32, then inserts `arith.truncf` / `arith.extf` casts, one
     per value and type, next to the producer. Allow ops (matmul, conv) get
-    low-precision inputs and keep an f32 accumulator and result. See
-    docs/Autocast.md; `--mpt-precision-report` prints the decisions.
+    low-precision inputs and keep an f32 accumulator and result. With
+    `master-weights`, parameters get low-precision working copies carried
+    across steps as optimizer state. See docs/Autocast.md;
+    `--mpt-precision-report` prints the decisions.
   }];
   let options = [
     Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
@@ -135,6 +137,9 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
                "Op names to put on the infer list (low between allow ops)">,
     ListOption<"clear", "clear", "std::string",
                "Op names to put on the clear list (follow neighbours)">,
+    Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
+           "Keep a low-precision working copy of each parameter as optimizer "
+           "state, next to the f32 master weight (Apex O2)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",
@@ -178,6 +183,9 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
                "Op names to put on the infer list (low between allow ops)">,
     ListOption<"clear", "clear", "std::string",
                "Op names to put on the clear list (follow neighbours)">,
+    Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
+           "Keep a low-precision working copy of each parameter as optimizer "
+           "state, next to the f32 master weight (Apex O2)">,
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

@@ -26,14 +26,34 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("reference")
     parser.add_argument("low")
-    parser.add_argument("--update-tol", type=float, required=True,
+    parser.add_argument("--update-tol", type=float,
                         help="max |update difference| / max |reference update|, per parameter")
-    parser.add_argument("--loss-tol", type=float, required=True, help="max relative loss difference")
+    parser.add_argument("--loss-tol", type=float, help="max relative loss difference")
+    parser.add_argument("--identical", action="store_true",
+                        help="require the loss and new parameters to be bit-identical instead")
+    parser.add_argument("--working-copies", action="store_true",
+                        help="the second run also printed, per parameter, its new working copy "
+                             "and its new master truncated: require them equal")
     args = parser.parse_args()
     ref, low = read_tensors(args.reference), read_tensors(args.low)
-    if len(ref) != 9 or len(low) != 9:
-        print(f"expected 9 tensors, got {len(ref)} and {len(low)}")
+    want = 17 if args.working_copies else 9
+    if len(ref) != 9 or len(low) != want:
+        print(f"expected 9 and {want} tensors, got {len(ref)} and {len(low)}")
         return 1
+    if args.identical:
+        ok = True
+        for k, name in enumerate(["loss", "w1_old", "w1", "b1_old", "b1", "w2_old", "w2", "b2_old", "b2"]):
+            same = ref[k] == low[k]
+            ok &= same
+            if not name.endswith("_old"):
+                print(f"{name}: {'identical' if same else 'DIFFERENT'}")
+        for k, name in enumerate(["w1", "b1", "w2", "b2"]):
+            copy, truncated = low[9 + 2 * k], low[10 + 2 * k]
+            same = copy == truncated
+            ok &= same
+            print(f"working copy of {name}: {'equal to' if same else 'DIFFERENT from'} "
+                  f"the truncated master ({len(copy)} values)")
+        return 0 if ok else 1
     ok, differ = True, False
     loss_ref, loss_low = ref[0][0], low[0][0]
     rel = abs(loss_low - loss_ref) / abs(loss_ref)
