@@ -108,3 +108,30 @@ func.func @callee(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %t = math.tanh %a : tensor<4x8xf32>
   return %t : tensor<4x8xf32>
 }
+
+// -----
+
+// scf.while: the matmul in the loop body gets f16 inputs (the weight cast
+// once, outside the loop); the carried value stays f32.
+// CHECK-LABEL: func.func @while_loop
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[W:.*]]: tensor<4x4xf32>, %{{.*}}: i1)
+// CHECK: %[[W16:.*]] = arith.truncf %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK: scf.while (%[[A:.*]] = %[[X]]) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK: do {
+// CHECK: ^bb0(%[[B:.*]]: tensor<4x4xf32>):
+// CHECK:   %[[B16:.*]] = arith.truncf %[[B]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK:   %[[M:.*]] = linalg.matmul ins(%[[B16]], %[[W16]] : tensor<4x4xf16>, tensor<4x4xf16>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK:   scf.yield %[[M]] : tensor<4x4xf32>
+func.func @while_loop(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>, %go: i1) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = scf.while (%a = %x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+    scf.condition(%go) %a : tensor<4x4xf32>
+  } do {
+  ^bb0(%b: tensor<4x4xf32>):
+    %m = linalg.matmul ins(%b, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.yield %m : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
