@@ -62,11 +62,6 @@ StringRef mpt::stringifyOpClass(OpClass opClass) {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static bool isF32Tensor(Type type) {
-  auto tensor = dyn_cast<TensorType>(type);
-  return tensor && tensor.getElementType().isF32();
-}
-
 /// The body block argument of `operand` of a linalg op, or null where the
 /// op's body has none (the init of linalg.map).
 static BlockArgument getBodyArgument(linalg::LinalgOp op, OpOperand *operand) {
@@ -104,9 +99,7 @@ void PrecisionPlan::getPrecisionOperands(Operation *op, OpClass opClass,
                                          SmallVectorImpl<OpOperand *> &out) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   for (OpOperand &operand : op->getOpOperands()) {
-    if (!isF32Tensor(operand.get().getType()) &&
-        !isa<TensorType>(operand.get().getType()))
-      continue;
+    // f32 tensors, or low-precision ones on a second run.
     auto tensor = dyn_cast<TensorType>(operand.get().getType());
     if (!tensor || !isa<FloatType>(tensor.getElementType()))
       continue;

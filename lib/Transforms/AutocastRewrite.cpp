@@ -427,6 +427,7 @@ void mpt::printPrecisionReport(
             {"working_copy_result", static_cast<int64_t>(copy.result)}});
       entries.push_back(llvm::json::Object{
           {"working_copies", std::move(copies)},
+          {"training_step", summary.trainingStep},
           {"function", func.getName()},
           {"loc", formatLocation(func.getLoc())},
           {"dtype", lowName},
@@ -456,6 +457,9 @@ void mpt::printPrecisionReport(
     Totals totals = countTotals(*plan);
     os << "mpt precision report: @" << func.getName() << " ("
        << formatLocation(func.getLoc()) << "), dtype " << lowName << "\n";
+    if (!summary.trainingStep)
+      os << "  no training markers: plain autocast, every op counts as "
+            "forward\n";
     os << "  ops: " << lowName << " " << totals.low << ", f32 " << totals.fp32
        << ", unchanged " << totals.unchanged << "\n";
     os << "  casts inserted: "

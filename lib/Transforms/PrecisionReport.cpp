@@ -65,6 +65,7 @@ struct MptPrecisionReportPass
       if (!graph->isValid())
         return signalPassFailure();
       AutocastSummary summary;
+      summary.trainingStep = graph->isTrainingStep();
       summary.memoryBefore = graph->estimateMemory();
       summary.castsBefore = countCasts(copy);
       auto plan = std::make_unique<PrecisionPlan>(copy, *precisionPolicy,

@@ -63,6 +63,8 @@ addWorkingCopies(mlir::FunctionOpInterface func, mlir::Type lowType,
 /// What a report needs about one function: the plan (owned by the caller)
 /// and the measurements around the rewrite.
 struct AutocastSummary {
+  /// Whether the function has training markers (else: plain autocast).
+  bool trainingStep = false;
   MemoryEstimate memoryBefore, memoryAfter;
   CastCounts castsBefore, castsAfter;
   /// Master-weights mode: the working copies added.

@@ -8,6 +8,7 @@
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xi32>, tensor<4x4xi32>) outs(%{{.*}} : tensor<4x4xi32>)
 // CHECK-NOT: arith.truncf
 // REPORT-LABEL: mpt precision report: @f64_and_integers
+// REPORT-NEXT: no training markers: plain autocast, every op counts as forward
 // REPORT: ops: f16 0, f32 0, unchanged 4
 // REPORT: linalg.matmul [forward] unchanged: f64 tensors: left alone
 // REPORT: linalg.matmul [forward] unchanged: integer tensors: left alone
