@@ -231,6 +231,11 @@ LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
   for (Block &block : body)
     if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
       returns.push_back(&block.back());
+  bool hasParams = llvm::any_of(
+      llvm::seq<unsigned>(0, func.getNumArguments()),
+      [&](unsigned i) { return getArgRole(func, i) == ArgRole::Param; });
+  if (!hasParams)
+    return success();
   if (returns.size() != 1)
     return func.emitError()
            << "master-weights needs a function with one return; this one has "

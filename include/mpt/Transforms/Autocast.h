@@ -54,8 +54,8 @@ struct WorkingCopy {
 /// "optimizer_state") and an extra result (`mpt.updates` of that argument,
 /// the updated master weight truncated). The step reads the working copy
 /// instead of casting the master. Parameters without such a cast or update
-/// are left alone. Fails (with a diagnostic) on a function with more than
-/// one return. Run it after applyPrecisionPlan.
+/// are left alone. Fails (with a diagnostic) on a function with parameters
+/// and more than one return. Run it after applyPrecisionPlan.
 mlir::LogicalResult
 addWorkingCopies(mlir::FunctionOpInterface func, mlir::Type lowType,
                  llvm::SmallVectorImpl<WorkingCopy> &added);
