@@ -68,15 +68,15 @@ private:
     builder.setInsertionPoint(block, it);
   }
 
-  /// `value` as `type`: itself, the input of the cast that produced it, or
-  /// one cast placed right after its producer and shared by all users.
+  /// `value` as `type`: itself, the input of the extf that produced it
+  /// (extension is exact, so that input is the same number), or one cast
+  /// placed right after its producer and shared by all users.
   Value getCast(Value value, Type type) {
     if (value.getType() == type)
       return value;
-    if (Operation *def = value.getDefiningOp())
-      if (isa<arith::ExtFOp, arith::TruncFOp>(def) &&
-          def->getOperand(0).getType() == type)
-        return def->getOperand(0);
+    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+      if (ext.getIn().getType() == type)
+        return ext.getIn();
     Value &cached = casts[{value, type}];
     if (cached)
       return cached;
