@@ -133,7 +133,86 @@ GELU_GRAD = ["%u2 = arith.mulf %a0, %a0 : f32", "%u3 = arith.mulf %u2, %a0 : f32
              "linalg.yield %r : f32"]
 
 
-def generate(layers, s, d, f, v):
+def emit_driver(args, results, loss_shape):
+    """A @main that fills the arguments with deterministic patterns, runs the
+    step and prints the loss, then each trained parameter before and after
+    the step (printMemrefF32, 2-D)."""
+    lines = ["", "func.func private @printMemrefF32(memref<*xf32>)", "",
+             "func.func @main() {"]
+    names = {}
+    for k, (name, shape, role) in enumerate(args):
+        v = f"%in{k}"
+        if role == "hyperparameter":
+            lines.append(f"  {v} = arith.constant dense<0.5> : {t(shape)}")
+        elif name == "%y":
+            e = f"%e_in{k}"
+            lines.append(f"  {e} = tensor.empty() : {t(shape)}")
+            lines.append(f"  {v} = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>], "
+                         f"iterator_types = [\"parallel\", \"parallel\"]}} outs({e} : {t(shape)}) {{")
+            lines.append("  ^bb0(%o: f32):")
+            lines.append("    %i = linalg.index 0 : index")
+            lines.append("    %j = linalg.index 1 : index")
+            lines.append(f"    %nc = arith.constant {shape[1]} : index")
+            lines.append("    %cls = arith.remui %i, %nc : index")
+            lines.append("    %hit = arith.cmpi eq, %cls, %j : index")
+            lines.append("    %one = arith.constant 1.0 : f32")
+            lines.append("    %zero = arith.constant 0.0 : f32")
+            lines.append("    %r = arith.select %hit, %one, %zero : f32")
+            lines.append("    linalg.yield %r : f32")
+            lines.append(f"  }} -> {t(shape)}")
+        else:
+            # 0.5 * sin(0.37 * index + phase) / sqrt(rows): weights scaled
+            # by their fan-in, so activations stay of order one.
+            e = f"%e_in{k}"
+            lines.append(f"  {e} = tensor.empty() : {t(shape)}")
+            lines.append(f"  {v} = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>], "
+                         f"iterator_types = [\"parallel\", \"parallel\"]}} outs({e} : {t(shape)}) {{")
+            lines.append("  ^bb0(%o: f32):")
+            lines.append("    %i = linalg.index 0 : index")
+            lines.append("    %j = linalg.index 1 : index")
+            lines.append(f"    %nc = arith.constant {shape[1]} : index")
+            lines.append("    %row = arith.muli %i, %nc : index")
+            lines.append("    %idx = arith.addi %row, %j : index")
+            lines.append("    %ii = arith.index_cast %idx : index to i32")
+            lines.append("    %fi = arith.sitofp %ii : i32 to f32")
+            lines.append("    %a = arith.constant 0.37 : f32")
+            lines.append(f"    %ph = arith.constant {0.3 * k + 0.1!r} : f32")
+            scale = 0.5 if role == "data" else 0.5 / shape[0] ** 0.5
+            lines.append(f"    %sc = arith.constant {scale!r} : f32")
+            lines.append("    %x1 = arith.mulf %fi, %a : f32")
+            lines.append("    %x2 = arith.addf %x1, %ph : f32")
+            lines.append("    %sn = math.sin %x2 : f32")
+            lines.append("    %r = arith.mulf %sn, %sc : f32")
+            lines.append("    linalg.yield %r : f32")
+            lines.append(f"  }} -> {t(shape)}")
+        names[name] = v
+    arg_vals = ", ".join(names[a[0]] for a in args)
+    arg_types = ", ".join(t(a[1]) for a in args)
+    res_types = ", ".join([t(loss_shape)] + [t(r[1]) for r in results])
+    res_vals = ["%loss"] + [f"%out{i}" for i in range(len(results))]
+    lines.append(f"  {', '.join(res_vals)} = call @transformer_step({arg_vals}) : ({arg_types}) -> ({res_types})")
+
+    def print2d(value, shape):
+        dyn = "tensor<?x?xf32>"
+        c = f"{value}_d"
+        m = f"{value}_m"
+        u = f"{value}_u"
+        lines.append(f"  {c} = tensor.cast {value} : {t(shape)} to {dyn}")
+        lines.append(f"  {m} = bufferization.to_buffer {c} : {dyn} to memref<?x?xf32>")
+        lines.append(f"  {u} = memref.cast {m} : memref<?x?xf32> to memref<*xf32>")
+        lines.append(f"  call @printMemrefF32({u}) : (memref<*xf32>) -> ()")
+
+    lines.append("  %loss2 = tensor.expand_shape %loss [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>")
+    print2d("%loss2", [1, 1])
+    for i, (_, shape, arg) in enumerate(results):
+        print2d(names[args[arg][0]], shape)
+        print2d(f"%out{i}", shape)
+    lines.append("  return")
+    lines.append("}")
+    return lines
+
+
+def generate(layers, s, d, f, v, driver=False):
     em = Emitter()
     b = Builder(em)
     args = []
@@ -263,6 +342,8 @@ def generate(layers, s, d, f, v):
     ret_types = ", ".join(["tensor<f32>"] + [t(r[1]) for r in results])
     out.append(f"  return {ret_vals} : {ret_types}")
     out.append("}")
+    if driver:
+        out += emit_driver(args, results, loss_shape=[])
     return "\n".join(out) + "\n"
 
 
@@ -273,9 +354,12 @@ def main():
     parser.add_argument("--dim", type=int, default=32)
     parser.add_argument("--mlp", type=int, default=64)
     parser.add_argument("--vocab", type=int, default=8)
+    parser.add_argument("--driver", action="store_true",
+                        help="also emit a @main that runs the step on deterministic inputs and prints "
+                             "the loss and each trained parameter before and after")
     parser.add_argument("-o", "--output", default="-")
     a = parser.parse_args()
-    text = generate(a.layers, a.seq, a.dim, a.mlp, a.vocab)
+    text = generate(a.layers, a.seq, a.dim, a.mlp, a.vocab, a.driver)
     if a.output == "-":
         print(text, end="")
     else:
