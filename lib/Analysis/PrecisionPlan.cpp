@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -276,11 +277,12 @@ static bool canRewrite(Operation *op, OpClass opClass, const TypeFacts &facts) {
     return false;
   StringRef name = op->getName().getStringRef();
   if (name.starts_with("tosa.")) {
-    // Zero points and typed attributes would need rebuilding; of the allow
-    // ops only tosa.matmul (inputs and zero points low, FP32 result) is
-    // rewritten.
+    // The allow ops are rewritten to TOSA's f16/bf16 profiles (matmul:
+    // f32 result; convolutions: low result, f32 accumulator). tosa.clamp's
+    // bounds are attributes of the element type.
     if (opClass == OpClass::Allow)
-      return name == "tosa.matmul";
+      return isa<tosa::MatMulOp, tosa::Conv2DOp, tosa::Conv3DOp,
+                 tosa::DepthwiseConv2DOp, tosa::TransposeConv2DOp>(op);
     return name != "tosa.clamp";
   }
   return opClass != OpClass::Allow;
@@ -719,8 +721,13 @@ std::string PrecisionPlan::describe(Operation *op) const {
   };
   switch (d.reason) {
   case DecisionReason::AllowOp:
-    os << "allow (" << d.classDetail << "): " << low
-       << " inputs, f32 accumulator and result";
+    os << "allow (" << d.classDetail << "): " << low;
+    if (isa<tosa::Conv2DOp, tosa::Conv3DOp, tosa::DepthwiseConv2DOp,
+            tosa::TransposeConv2DOp>(op))
+      os << " inputs and result, f32 accumulator (TOSA's " << low
+         << " profile)";
+    else
+      os << " inputs, f32 accumulator and result";
     break;
   case DecisionReason::BetweenAllowOps:
     os << stringifyOpClass(d.opClass) << " (" << d.classDetail

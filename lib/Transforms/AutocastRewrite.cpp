@@ -15,7 +15,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -33,13 +35,13 @@ public:
     for (Operation *op : plan.getOps())
       if (plan.isLow(op))
         rewrite(op);
-    for (Operation *empty : replacedEmpties) {
-      if (!empty->use_empty())
+    for (Operation *replaced : replacedDefs) {
+      if (!replaced->use_empty())
         continue;
       if (keptDeadOps)
-        keptDeadOps->push_back(empty);
+        keptDeadOps->push_back(replaced);
       else
-        empty->erase();
+        replaced->erase();
     }
   }
 
@@ -107,7 +109,7 @@ private:
     builder.setInsertionPointAfter(empty);
     cached = tensor::EmptyOp::create(builder, empty.getLoc(), type,
                                      empty.getDynamicSizes());
-    replacedEmpties.insert(empty);
+    replacedDefs.insert(empty);
     return cached;
   }
 
@@ -197,11 +199,13 @@ private:
       return;
     }
 
+    if (allow) {
+      rewriteTosaAllowOp(op);
+      return;
+    }
     for (OpOperand &operand : op->getOpOperands())
       if (isFloatTensor(operand.get().getType()))
         operand.set(getCast(operand.get(), toLow(operand.get().getType())));
-    if (allow)
-      return; // tosa.matmul: low inputs and zero points, f32 result
     for (OpResult result : op->getResults())
       if (isFloatTensor(result.getType()))
         retypeResult(result);
@@ -209,11 +213,68 @@ private:
       truncateYield(pad.getRegion().front().getTerminator(), 0);
   }
 
+  /// A TOSA zero point in the low type: a new constant next to the old one
+  /// (TOSA wants zero points to be constants), else a cast.
+  Value getZeroPoint(Value value, Type type) {
+    DenseFPElementsAttr attr;
+    Operation *def = value.getDefiningOp();
+    if (value.getType() == type || !def ||
+        !matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+      return getCast(value, type);
+    Value &cached = zeroPoints[{value, type}];
+    if (cached)
+      return cached;
+    APFloat zero = attr.getSplatValue<APFloat>();
+    bool losesInfo = false;
+    zero.convert(cast<FloatType>(lowType).getFloatSemantics(),
+                 APFloat::rmNearestTiesToEven, &losesInfo);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(def);
+    cached = tosa::ConstOp::create(
+        builder, def->getLoc(), type,
+        DenseElementsAttr::get(cast<ShapedType>(type), zero));
+    replacedDefs.insert(def);
+    return cached;
+  }
+
+  /// TOSA's low-precision profiles: tosa.matmul takes f16/bf16 inputs and
+  /// zero points and returns f32; the convolutions take low-precision input,
+  /// weight, bias and zero points, accumulate in f32 (acc_type) and return
+  /// the low type.
+  void rewriteTosaAllowOp(Operation *op) {
+    auto lowOperand = [&](unsigned index, bool zeroPoint) {
+      OpOperand &operand = op->getOpOperand(index);
+      if (!isFloatTensor(operand.get().getType()))
+        return;
+      Type type = toLow(operand.get().getType());
+      operand.set(zeroPoint ? getZeroPoint(operand.get(), type)
+                            : getCast(operand.get(), type));
+    };
+    if (isa<tosa::MatMulOp>(op)) {
+      lowOperand(0, false);
+      lowOperand(1, false);
+      lowOperand(2, true);
+      lowOperand(3, true);
+      return;
+    }
+    // conv2d, conv3d, depthwise_conv2d, transpose_conv2d: input, weight,
+    // bias, input_zp, weight_zp.
+    lowOperand(0, false);
+    lowOperand(1, false);
+    lowOperand(2, false);
+    lowOperand(3, true);
+    lowOperand(4, true);
+    op->setAttr("acc_type", TypeAttr::get(Float32Type::get(op->getContext())));
+    retypeResult(op->getResult(0));
+  }
+
   const PrecisionPlan &plan;
   OpBuilder builder;
   Type lowType;
-  llvm::DenseMap<std::pair<Value, Type>, Value> casts, empties;
-  llvm::SetVector<Operation *> replacedEmpties;
+  llvm::DenseMap<std::pair<Value, Type>, Value> casts, empties, zeroPoints;
+  /// tensor.empty and zero-point constants replaced by low-precision ones:
+  /// erased at the end if nothing else uses them.
+  llvm::SetVector<Operation *> replacedDefs;
 };
 } // namespace
 

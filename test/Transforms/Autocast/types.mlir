@@ -52,20 +52,26 @@ func.func @dynamic(%x: tensor<?x8xf32>, %w: tensor<8x8xf32>, %n: index) -> tenso
 
 // -----
 
-// TOSA: tosa.matmul gets f16 inputs and zero points and keeps its f32
-// result; the tosa.add between the matmuls becomes f16.
-// tosa.conv2d is on the allow list but mpt has no rewrite for it yet: it
-// stays f32 and the report says so.
+// TOSA, in its f16 profiles: tosa.matmul gets f16 inputs and zero points
+// (new constants: TOSA wants constant zero points) and keeps its f32 result;
+// tosa.conv2d gets f16 input, weight, bias and zero points, accumulates in
+// f32 and returns f16. The tosa.add between the matmuls becomes f16. The
+// result passes --tosa-validate.
+// RUN: mpt-opt %s --split-input-file --mpt-autocast | mpt-opt --split-input-file --tosa-validate -o /dev/null
 // CHECK-LABEL: func.func @tosa_ops
-// CHECK: %[[MM:.*]] = tosa.matmul %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<1x4x8xf16>, tensor<1x8x8xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x4x8xf32>
+// CHECK-NOT: tensor<1xf32>
+// CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf16>}> : () -> tensor<1xf16>
+// CHECK: %[[MM:.*]] = tosa.matmul %{{.*}}, %{{.*}}, %[[ZP]], %[[ZP]] : (tensor<1x4x8xf16>, tensor<1x8x8xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x4x8xf32>
 // CHECK: %[[MM16:.*]] = arith.truncf %[[MM]] : tensor<1x4x8xf32> to tensor<1x4x8xf16>
 // CHECK: tosa.add %[[MM16]], %{{.*}} : (tensor<1x4x8xf16>, tensor<1x4x8xf16>) -> tensor<1x4x8xf16>
 // CHECK: tosa.matmul %{{.*}} : (tensor<1x4x8xf16>, tensor<1x8x8xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x4x8xf32>
-// CHECK: tosa.conv2d {{.*}} -> tensor<1x4x4x8xf32>
+// CHECK: %[[C:.*]] = tosa.conv2d %{{.*}}, %{{.*}}, %{{.*}}, %[[ZP]], %[[ZP]] {acc_type = f32, {{.*}}} : (tensor<1x4x4x8xf16>, tensor<8x1x1x8xf16>, tensor<8xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x4x4x8xf16>
+// CHECK: %[[CE:.*]] = arith.extf %[[C]] : tensor<1x4x4x8xf16> to tensor<1x4x4x8xf32>
+// CHECK: return %{{.*}}, %[[CE]]
 // REPORT-LABEL: mpt precision report: @tosa_ops
-// REPORT: tosa.matmul [forward] f16: allow (default allow list)
+// REPORT: tosa.matmul [forward] f16: allow (default allow list): f16 inputs, f32 accumulator and result
 // REPORT: tosa.add [forward] f16: infer (default infer list) between allow ops: painted f16
-// REPORT: tosa.conv2d [forward] f32: allow (default allow list), but mpt has no low-precision rewrite for this op: kept f32
+// REPORT: tosa.conv2d [forward] f16: allow (default allow list): f16 inputs and result, f32 accumulator (TOSA's f16 profile)
 func.func @tosa_ops(%x: tensor<1x4x8xf32>, %w: tensor<1x8x8xf32>, %img: tensor<1x4x4x8xf32>, %f: tensor<8x1x1x8xf32>, %bias: tensor<8xf32>)
     -> (tensor<1x4x8xf32>, tensor<1x4x4x8xf32>) {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
