@@ -45,3 +45,26 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
     return (f"functional step matches torch.optim.{type(opt).__name__} after one step (params max "
             f"|diff| {worst:.2e}); loss |diff| at steps 0..{n_steps - 1}: "
             + " ".join(f"{d:.1e}" for d in losses_diff))
+
+
+def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
+    """Runs the imported MLIR (markers stripped) with torch-mlir's
+    ExecutionEngine on the step's initial arguments and compares the loss
+    and every updated value with the eager functional step."""
+    from . import execute
+    res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
+    loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
+                                          spec.values("optimizer_state"), spec.values("hyperparameter")[0])
+    if spec.opt.name != "sgd":
+        atol = max(atol, 0.1 * spec.opt.lr)
+    want = [loss] + list(params) + list(state)
+    if len(res) != len(want):
+        raise UserError(f"imported step returns {len(res)} results, expected {len(want)}")
+    worst = 0.0
+    for i, (r, w) in enumerate(zip(res, want)):
+        w = w.detach().numpy()
+        d = float(abs(r.astype("float64") - w).max()) if r.size else 0.0
+        if not torch.allclose(torch.from_numpy(r), torch.from_numpy(w), rtol=rtol, atol=atol):
+            raise UserError(f"imported step result #{i} differs from eager PyTorch: max |diff| {d:.3g}")
+        worst = max(worst, d)
+    return f"imported MLIR step matches eager PyTorch (loss {float(res[0]):.6f}, max |diff| {worst:.2e})"

@@ -43,12 +43,16 @@ def make_config(name, lr=None, momentum=None, nesterov=False, betas=None, eps=No
     if name not in OPTIMIZERS:
         raise UserError(f"unknown optimizer '{name}' (known: {', '.join(OPTIMIZERS)})")
     if name == "sgd":
+        if betas is not None or eps is not None:
+            raise UserError("--betas/--eps apply to adam/adamw, not sgd")
         cfg = OptConfig("sgd", lr=0.05 if lr is None else lr,
                         momentum=0.9 if momentum is None else momentum, nesterov=nesterov,
                         weight_decay=0.0 if weight_decay is None else weight_decay)
         if cfg.nesterov and cfg.momentum == 0:
             raise UserError("--nesterov needs --momentum > 0")
     else:
+        if nesterov or momentum is not None:
+            raise UserError(f"--momentum/--nesterov apply to sgd, not {name}")
         cfg = OptConfig(name, lr=1e-3 if lr is None else lr,
                         betas=(0.9, 0.999) if betas is None else tuple(betas),
                         eps=1e-8 if eps is None else eps,

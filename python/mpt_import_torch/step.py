@@ -107,8 +107,10 @@ def trace(spec, decomposition_table=None):
     params = spec.values("param")
     x, y = spec.values("data")
     seed = torch.ones((), dtype=torch.float32)
-    gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=decomposition_table)(*params, x, y, seed)
+    gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=decomposition_table,
+                   record_stack_traces=True)(*params, x, y, seed)
     grads = [torch.zeros_like(p) for p in params]
-    gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=decomposition_table)(
+    gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=decomposition_table,
+                   record_stack_traces=True)(
         *params, *grads, *spec.values("optimizer_state"), *spec.values("hyperparameter"))
     return gm_a, gm_b

@@ -134,4 +134,5 @@ def import_step(spec, func_name="step"):
     gm_a, gm_b = step_mod.trace(spec, decomposition_table=decomp.table())
     a = import_graph(gm_a, "fwd_bwd")
     b = import_graph(gm_b, "opt")
-    return fuse(str(a), str(b), spec, func_name)
+    return fuse(a.operation.get_asm(enable_debug_info=True), b.operation.get_asm(enable_debug_info=True),
+                spec, func_name)
