@@ -30,7 +30,7 @@ def make_parser():
     p = _Parser(prog=PROG, description="Import a PyTorch training step (forward, backward, "
                 "optimizer) as MLIR following the mpt training-graph contract.")
     p.add_argument("--model", required=True,
-                   help="builtin (mlp, gpt-block, resnet18) or module.path:factory")
+                   help="builtin (mlp, gpt-block, resnet18), module.path:factory or file.py:factory")
     p.add_argument("--input-shape", help="example input batch shape, e.g. 8,32 (default: the model's)")
     p.add_argument("--loss", default="cross-entropy", help="cross-entropy (default) or mse")
     p.add_argument("--optimizer", default="sgd", help="sgd (default), adam, adamw")

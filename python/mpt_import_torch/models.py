@@ -7,13 +7,16 @@ A model spec is (module, input_shape, description).  Builtin names:
              16 classes per token
   resnet18   torchvision ResNet-18, 10 classes, input [2, 3, 32, 32];
              BatchNorm without running statistics (see normalize_for_training)
-User factories: "pkg.module:callable" returning an nn.Module (optionally with
+User factories: "pkg.module:callable" (importable from the current
+directory or sys.path) or "path/to/file.py:callable", returning an nn.Module (optionally with
 an `example_input_shape` attribute, else --input-shape is required).
 """
 
 import importlib
+import importlib.util
 import math
 import os
+import re
 import sys
 
 import torch
@@ -108,7 +111,7 @@ def normalize_for_training(module):
 
 def parse_shape(text):
     try:
-        dims = tuple(int(d) for d in text.replace("x", ",").split(",") if d.strip())
+        dims = tuple(int(d) for d in re.split(r"[,x]", text.strip()))
     except ValueError:
         raise UserError(f"bad shape '{text}': expected e.g. 8,32 or 8x32")
     if not dims or any(d <= 0 for d in dims):
@@ -124,11 +127,19 @@ def load_model(name, input_shape=None, seed=0):
         factory, shape, desc = BUILTINS[name]
         module = factory()
     elif ":" in name:
-        mod_name, _, attr = name.partition(":")
+        mod_name, _, attr = name.rpartition(":")
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         try:
-            mod = importlib.import_module(mod_name)
+            if mod_name.endswith(".py"):
+                if not os.path.exists(mod_name):
+                    raise ImportError(f"no such file '{mod_name}'")
+                spec = importlib.util.spec_from_file_location(
+                    os.path.splitext(os.path.basename(mod_name))[0], mod_name)
+                mod = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(mod)
+            else:
+                mod = importlib.import_module(mod_name)
         except ImportError as e:
             raise UserError(f"cannot import model module '{mod_name}': {e}")
         if not hasattr(mod, attr):
@@ -141,7 +152,7 @@ def load_model(name, input_shape=None, seed=0):
         desc = name
     else:
         raise UserError(f"unknown model '{name}' (builtins: {', '.join(BUILTINS)}; "
-                        "or module.path:factory)")
+                        "or module.path:factory, file.py:factory)")
     if input_shape is not None:
         shape = input_shape
     if shape is None:
