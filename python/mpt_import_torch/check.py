@@ -2,6 +2,7 @@
 torch.optim on a copy of the model, over a few steps of the same batch."""
 
 import copy
+import dataclasses
 
 import torch
 
@@ -47,10 +48,26 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
             + " ".join(f"{d:.1e}" for d in losses_diff))
 
 
+def _eager_f64(spec):
+    """The eager step in float64: the reference both f32 executions approximate."""
+    p64 = [p.double() for p in spec.values("param")]
+    x, y = spec.values("data")
+    x64 = x.double() if x.is_floating_point() else x
+    y64 = y.double() if y.is_floating_point() else y
+    spec64 = dataclasses.replace(spec, model=copy.deepcopy(spec.model).double())
+    return step.eager_step(spec64, p64, x64, y64, [s.double() for s in spec.values("optimizer_state")],
+                           spec.values("hyperparameter")[0].double())
+
+
 def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     """Runs the imported MLIR (markers stripped) with torch-mlir's
     ExecutionEngine on the step's initial arguments and compares the loss
-    and every updated value with the eager functional step."""
+    and every updated value with the eager functional step.
+
+    A result passes if it is allclose(rtol, atol) to eager float32, or if its
+    distance to eager float64 is at most twice eager float32's own distance
+    to float64 (+atol): ill-conditioned steps (ResNet-18 with batch 2) move by
+    more than rounding under any change of summation order."""
     from . import execute
     res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
     loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
@@ -60,11 +77,24 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     want = [loss] + list(params) + list(state)
     if len(res) != len(want):
         raise UserError(f"imported step returns {len(res)} results, expected {len(want)}")
-    worst = 0.0
+    ref64 = None
+    worst, n_f64 = 0.0, 0
     for i, (r, w) in enumerate(zip(res, want)):
-        w = w.detach().numpy()
-        d = float(abs(r.astype("float64") - w).max()) if r.size else 0.0
-        if not torch.allclose(torch.from_numpy(r), torch.from_numpy(w), rtol=rtol, atol=atol):
-            raise UserError(f"imported step result #{i} differs from eager PyTorch: max |diff| {d:.3g}")
+        r, w = torch.from_numpy(r), w.detach()
+        d = float((r.double() - w.double()).abs().max()) if r.numel() else 0.0
+        if not torch.allclose(r, w, rtol=rtol, atol=atol):
+            if ref64 is None:
+                l64, p64, s64 = _eager_f64(spec)
+                ref64 = [l64] + list(p64) + list(s64)
+            w64 = ref64[i].detach()
+            d_mlir = float((r.double() - w64).abs().max())
+            d_eager = float((w.double() - w64).abs().max())
+            if d_mlir > 2 * d_eager + atol:
+                raise UserError(f"imported step result #{i} differs from eager PyTorch: max |diff| {d:.3g} "
+                                f"(vs float64: imported {d_mlir:.3g}, eager float32 {d_eager:.3g})")
+            n_f64 += 1
         worst = max(worst, d)
-    return f"imported MLIR step matches eager PyTorch (loss {float(res[0]):.6f}, max |diff| {worst:.2e})"
+    extra = (f"; {n_f64} results differ from eager f32 by more than rounding but are as close to the "
+             f"float64 step as eager f32 is (ill-conditioned)") if n_f64 else ""
+    return (f"imported MLIR step matches eager PyTorch (loss {float(res[0]):.6f}, "
+            f"max |diff| {worst:.2e}{extra})")
