@@ -32,11 +32,26 @@ NEVER_STUB = {"libcuda.so.1"}
 LAZY_LIBS = {"libcaffe2_nvrtc.so"}
 
 
+LDSO = "/lib64/ld-linux-x86-64.so.2"
+# Testing only: resolve as if /etc/ld.so.cache were empty (i.e. as on a
+# machine without a system CUDA toolkit), e.g.
+#   MPT_CUDA_STUBS_NO_LDCACHE=1 cuda_stubs.py SITE
+#   /lib64/ld-linux-x86-64.so.2 --inhibit-cache .venv/bin/python -c 'import torch'
+NO_LDCACHE = os.environ.get("MPT_CUDA_STUBS_NO_LDCACHE") == "1"
+
+
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0 and cmd[0] != "ldd":
+    env = None
+    if cmd[0] == "ldd" and NO_LDCACHE:
+        env = dict(os.environ, LD_TRACE_LOADED_OBJECTS="1")
+        if cmd[1] == "-r":
+            env.update(LD_WARN="yes", LD_BIND_NOW="yes")
+            cmd = cmd[:1] + cmd[2:]
+        cmd = [LDSO, "--inhibit-cache"] + cmd[1:]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0 and cmd[0] not in ("ldd", LDSO):
         sys.exit("cuda_stubs: %s failed: %s" % (cmd[0], r.stderr.strip()[-2000:]))
-    return r.stdout
+    return r.stdout + (r.stderr if cmd[0] == LDSO else "")
 
 
 def torch_libs(site):
