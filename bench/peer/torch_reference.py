@@ -204,7 +204,7 @@ def run(args):
     man["reference"] = {"steps": args.steps, "distinct_batches": args.distinct_batches,
                         "data": "data.npz", "init": "init.npz", "losses": "losses.csv"}
     with open(os.path.join(out, "manifest.json"), "w") as fh:
-        json.dump(man, fh, indent=1)
+        cli.dump_manifest(man, fh)
     modes = [m for m in args.modes.split(",") if m]
     for m in modes:
         if m not in ("fp32", "bf16", "f16"):

@@ -104,6 +104,18 @@ def manifest(spec, args, desc):
             "args": a, "results": res}
 
 
+def dump_manifest(man, fh):
+    """JSON with one line per argument/result entry."""
+    lines = []
+    for k, v in man.items():
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            inner = ",\n".join("  " + json.dumps(e) for e in v)
+            lines.append(f" {json.dumps(k)}: [\n{inner}\n ]")
+        else:
+            lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
+    fh.write("{\n" + ",\n".join(lines) + "\n}\n")
+
+
 def run(argv=None):
     args = make_parser().parse_args(argv)
     _quiet_torch()
@@ -135,8 +147,7 @@ def run(argv=None):
     man = args.manifest or (_stem(args.output) + ".json" if args.output else None)
     if man:
         with open(man, "w") as fh:
-            json.dump(manifest(spec, args, desc), fh, indent=1)
-            fh.write("\n")
+            dump_manifest(manifest(spec, args, desc), fh)
     return 0
 
 
