@@ -38,6 +38,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # `torch` feature when the frontend's packages import.
 venv_python = os.path.join(config.mpt_src_root, ".venv", "bin", "python")
 python = venv_python if os.path.exists(venv_python) else shutil.which("python3")
+# lit's default substitutions already define %python (the interpreter lit
+# runs under) and the first definition wins: replace it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", python))
 try:
     subprocess.run([python, "-c", "import torch, torch_mlir"], check=True,
