@@ -21,6 +21,10 @@ config.substitutions.append(("%mpt_build", config.mpt_obj_root))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+# The runtime libraries mlir-runner needs for printing and memref helpers.
+config.substitutions.append(("%mlir_runner_libs", ",".join(
+    os.path.join(config.mlir_lib_dir, lib)
+    for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"])))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -34,6 +38,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # `torch` feature when the frontend's packages import.
 venv_python = os.path.join(config.mpt_src_root, ".venv", "bin", "python")
 python = venv_python if os.path.exists(venv_python) else shutil.which("python3")
+# lit's default substitutions already define %python (the interpreter lit
+# runs under) and the first definition wins: replace it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", python))
 try:
     subprocess.run([python, "-c", "import torch, torch_mlir"], check=True,

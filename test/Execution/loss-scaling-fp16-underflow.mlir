@@ -16,7 +16,7 @@
 // RUN:   --convert-index-to-llvm --convert-cf-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:   -shared-libs=%mlir_dir/../../libmlir_runner_utils.so,%mlir_dir/../../libmlir_c_runner_utils.so \
+// RUN:   -shared-libs=%mlir_runner_libs \
 // RUN: | FileCheck %s --check-prefix=UNSCALED
 // RUN: mpt-opt %s --mpt-insert-loss-scaling="mode=static init-scale=65536" --mpt-lower-loss-scaling --mpt-strip-training-markers --convert-elementwise-to-linalg \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
@@ -25,7 +25,7 @@
 // RUN:   --convert-index-to-llvm --convert-cf-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:   -shared-libs=%mlir_dir/../../libmlir_runner_utils.so,%mlir_dir/../../libmlir_c_runner_utils.so \
+// RUN:   -shared-libs=%mlir_runner_libs \
 // RUN: | FileCheck %s --check-prefix=SCALED
 
 // Without scaling every gradient is flushed to zero.

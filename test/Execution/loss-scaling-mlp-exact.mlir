@@ -14,7 +14,7 @@
 // RUN:   --convert-index-to-llvm --convert-cf-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:   -shared-libs=%mlir_dir/../../libmlir_runner_utils.so,%mlir_dir/../../libmlir_c_runner_utils.so \
+// RUN:   -shared-libs=%mlir_runner_libs \
 // RUN: | grep -v "^Unranked" > %t.unscaled
 // RUN: mpt-opt %t.mlir --mpt-insert-loss-scaling="mode=static init-scale=65536" --mpt-lower-loss-scaling --mpt-strip-training-markers \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
@@ -23,7 +23,7 @@
 // RUN:   --convert-index-to-llvm --convert-cf-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:   -shared-libs=%mlir_dir/../../libmlir_runner_utils.so,%mlir_dir/../../libmlir_c_runner_utils.so \
+// RUN:   -shared-libs=%mlir_runner_libs \
 // RUN: | grep -v "^Unranked" > %t.scaled
 // RUN: FileCheck %s < %t.scaled
 // RUN: diff %t.unscaled %t.scaled

@@ -17,7 +17,7 @@
 // RUN:   --convert-index-to-llvm --convert-cf-to-llvm --finalize-memref-to-llvm --convert-func-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:   -shared-libs=%mlir_dir/../../libmlir_runner_utils.so,%mlir_dir/../../libmlir_c_runner_utils.so \
+// RUN:   -shared-libs=%mlir_runner_libs \
 // RUN: | FileCheck %s
 
 #id = affine_map<(i) -> (i)>
