@@ -505,9 +505,16 @@ void mpt::printPrecisionReport(
           {"casts_inserted",
            static_cast<int64_t>(summary.castsAfter.tensorCasts) -
                static_cast<int64_t>(summary.castsBefore.tensorCasts)},
-          {"body_casts_inserted",
-           static_cast<int64_t>(summary.castsAfter.bodyCasts) -
-               static_cast<int64_t>(summary.castsBefore.bodyCasts)},
+          {"tensor_casts",
+           llvm::json::Object{
+               {"before",
+                static_cast<int64_t>(summary.castsBefore.tensorCasts)},
+               {"after",
+                static_cast<int64_t>(summary.castsAfter.tensorCasts)}}},
+          {"body_casts",
+           llvm::json::Object{
+               {"before", static_cast<int64_t>(summary.castsBefore.bodyCasts)},
+               {"after", static_cast<int64_t>(summary.castsAfter.bodyCasts)}}},
           {"memory_before", memoryEstimateToJson(summary.memoryBefore)},
           {"memory_after", memoryEstimateToJson(summary.memoryAfter)},
           {"ops", std::move(ops)}});
@@ -528,13 +535,15 @@ void mpt::printPrecisionReport(
             "forward\n";
     os << "  ops: " << lowName << " " << totals.low << ", f32 " << totals.fp32
        << ", unchanged " << totals.unchanged << "\n";
+    // Cleanup may also merge casts the input already had, so before and
+    // after are printed with the difference.
     os << "  casts inserted: "
        << static_cast<int64_t>(summary.castsAfter.tensorCasts) -
               static_cast<int64_t>(summary.castsBefore.tensorCasts)
-       << " on tensors, "
-       << static_cast<int64_t>(summary.castsAfter.bodyCasts) -
-              static_cast<int64_t>(summary.castsBefore.bodyCasts)
-       << " in linalg bodies (f32 opmath)\n";
+       << " on tensors (" << summary.castsBefore.tensorCasts << " -> "
+       << summary.castsAfter.tensorCasts << "); scalar casts in linalg bodies "
+       << summary.castsBefore.bodyCasts << " -> "
+       << summary.castsAfter.bodyCasts << " (f32 opmath)\n";
     for (const WorkingCopy &copy : summary.workingCopies)
       os << "  master weights: arg #" << copy.param
          << " (f32 master) has working copy arg #" << copy.arg << " ("

@@ -13,7 +13,7 @@
 
 // REPORT: mpt precision report: @transformer_step ({{.*}}transformer-step.mlir:{{[0-9]+}}:1), dtype f16
 // REPORT-NEXT: ops: f16 25, f32 52, unchanged 61
-// REPORT-NEXT: casts inserted: 24 on tensors
+// REPORT-NEXT: casts inserted: 24 on tensors (0 -> 24); scalar casts in linalg bodies 0 -> 41 (f32 opmath)
 // The -1e9 causal mask: its generic stays f32, and says why.
 // REPORT: linalg.generic [forward] f32: range: body reads constant -1e+09 overflows f16 (max 65504) (arith.constant at {{.*}}transformer-step.mlir:{{[0-9]+}}:14): kept f32
 // Layer norm 1: mean and variance reductions, rsqrt, all f32.
@@ -55,7 +55,9 @@
 // REPORT: linalg.generic [update] f32: infer op in the update region: the optimizer runs in f32
 
 // JSON: "functions": [
-// JSON: "body_casts_inserted":
+// JSON: "body_casts": {
+// JSON-NEXT: "after": 41,
+// JSON-NEXT: "before": 0
 // JSON: "casts_inserted": 24,
 // JSON: "dtype": "f16",
 // JSON: "function": "transformer_step",
@@ -75,6 +77,9 @@
 // JSON-NEXT: "f16": 25,
 // JSON-NEXT: "f32": 52,
 // JSON-NEXT: "unchanged": 61
+// JSON: "tensor_casts": {
+// JSON-NEXT: "after": 24,
+// JSON-NEXT: "before": 0
 
 // Gradients reach the optimizer in f32 and the signature is unchanged.
 // CHECK-LABEL: func.func @transformer_step
