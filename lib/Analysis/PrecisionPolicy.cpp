@@ -62,6 +62,7 @@ const char *const kDefaultDeny[] = {
 
 const char *const kDefaultInfer[] = {
     "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.remf",
+    "arith.sitofp", "arith.uitofp",
     "math.tanh", "math.sqrt", "math.fma", "math.sin", "math.cos",
     "math.atan", "math.atan2",
     "linalg.add", "linalg.sub", "linalg.mul", "linalg.div", "linalg.tanh",
@@ -80,7 +81,7 @@ const char *const kDefaultClear[] = {
     "linalg.pooling_*_min",
     "tensor.expand_shape", "tensor.collapse_shape", "tensor.extract_slice",
     "tensor.insert_slice", "tensor.concat", "tensor.pad", "tensor.reshape",
-    "tensor.cast",
+    "tensor.cast", "tensor.extract",
     "tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.concat",
     "tosa.tile", "tosa.identity", "tosa.maximum", "tosa.minimum",
     "tosa.negate", "tosa.abs", "tosa.reduce_max", "tosa.reduce_min"};
