@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Matchers.h"
@@ -583,6 +584,88 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
                             : NodeKind::Clear;
   }
 
+  // Values carried by scf.for and scf.if: one clear node each, numbered
+  // after the ops. Each has the values that flow into it (inits and yield
+  // operands); its members (iter_arg, result) are what its users read.
+  llvm::DenseMap<Value, unsigned> carriedNodeOf;
+  SmallVector<SmallVector<Value, 2>> carriedInputs;
+  auto isCarriable = [&](Type type) {
+    auto tensor = dyn_cast<TensorType>(type);
+    return tensor && (tensor.getElementType().isF32() ||
+                      tensor.getElementType() == lowType);
+  };
+  for (Operation *op : ops) {
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+      for (unsigned i = 0, e = forOp.getNumResults(); i < e; ++i) {
+        if (!isCarriable(forOp.getResult(i).getType()))
+          continue;
+        unsigned node = ops.size() + carried.size();
+        carried.push_back(CarriedValue{op, i});
+        carriedNodeOf[forOp.getRegionIterArgs()[i]] = node;
+        carriedNodeOf[forOp.getResult(i)] = node;
+        carriedInputs.push_back({forOp.getInitArgs()[i], yield.getOperand(i)});
+      }
+    } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      if (ifOp.getElseRegion().empty())
+        continue;
+      for (unsigned i = 0, e = ifOp.getNumResults(); i < e; ++i) {
+        if (!isCarriable(ifOp.getResult(i).getType()))
+          continue;
+        unsigned node = ops.size() + carried.size();
+        carried.push_back(CarriedValue{op, i});
+        carriedNodeOf[ifOp.getResult(i)] = node;
+        carriedInputs.push_back({ifOp.thenYield().getOperand(i),
+                                 ifOp.elseYield().getOperand(i)});
+      }
+    }
+  }
+  unsigned numNodes = ops.size() + carried.size();
+  paint.kind.resize(numNodes, NodeKind::Clear);
+  canLower.resize(numNodes, true);
+  for (auto [k, value] : llvm::enumerate(carried)) {
+    // The update region stays f32; so does a value that may hold a number
+    // the low type cannot (a -1e9 init).
+    if (graph.isTrainingStep() &&
+        graph.getRegion(value.owner) == TrainingRegion::Update) {
+      value.reason = DecisionReason::UpdateRegion;
+    } else {
+      for (Value input : carriedInputs[k])
+        if (StringRef problem = ranges.getProblem(input); !problem.empty()) {
+          value.reason = DecisionReason::RangeUnsafe;
+          value.detail = ("carries " + problem).str();
+          break;
+        }
+    }
+    if (value.reason == DecisionReason::UpdateRegion ||
+        value.reason == DecisionReason::RangeUnsafe) {
+      paint.kind[ops.size() + k] = NodeKind::Deny;
+      canLower[ops.size() + k] = false;
+    }
+  }
+
+  // The node a value comes from: casts are transparent, a carried value is
+  // its node.
+  auto nodeOfValue = [&](Value value) -> std::optional<unsigned> {
+    while (true) {
+      auto carriedIt = carriedNodeOf.find(value);
+      if (carriedIt != carriedNodeOf.end())
+        return carriedIt->second;
+      Operation *def = value.getDefiningOp();
+      if (!def)
+        return std::nullopt;
+      if (isa<arith::ExtFOp, arith::TruncFOp>(def) &&
+          isa<TensorType>(value.getType())) {
+        value = def->getOperand(0);
+        continue;
+      }
+      auto it = nodeOf.find(def);
+      if (it == nodeOf.end() || paint.kind[it->second] == NodeKind::None)
+        return std::nullopt;
+      return it->second;
+    }
+  };
+
   // Edges along the operands whose type follows the consumer's precision.
   SmallVector<std::pair<unsigned, unsigned>> edges;
   for (auto [index, op] : llvm::enumerate(ops)) {
@@ -593,21 +676,25 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
                                : OpClass::Infer;
     SmallVector<OpOperand *> operands;
     getPrecisionOperands(op, operandClass, operands);
-    for (OpOperand *operand : operands) {
-      Operation *producer = getProducerThroughCasts(operand->get());
-      auto it = producer ? nodeOf.find(producer) : nodeOf.end();
-      if (it != nodeOf.end() && paint.kind[it->second] != NodeKind::None)
-        edges.push_back({it->second, static_cast<unsigned>(index)});
-    }
+    for (OpOperand *operand : operands)
+      if (std::optional<unsigned> producer = nodeOfValue(operand->get()))
+        edges.push_back({*producer, static_cast<unsigned>(index)});
   }
-  paint.build(ops.size(), edges);
+  for (auto [k, inputs] : llvm::enumerate(carriedInputs))
+    for (Value input : inputs)
+      if (std::optional<unsigned> producer = nodeOfValue(input))
+        edges.push_back({*producer, static_cast<unsigned>(ops.size() + k)});
+  paint.build(numNodes, edges);
+  auto causeOf = [&](unsigned node) {
+    return node < ops.size() ? ops[node] : carried[node - ops.size()].owner;
+  };
 
   auto isKind = [&](unsigned n, NodeKind k) { return paint.kind[n] == k; };
   auto isInferOrClear = [&](unsigned n) {
     return isKind(n, NodeKind::Infer) || isKind(n, NodeKind::Clear);
   };
   SmallVector<unsigned> denyNodes, allowNodes, inferOrDenyNodes;
-  for (unsigned n = 0, e = ops.size(); n < e; ++n) {
+  for (unsigned n = 0, e = numNodes; n < e; ++n) {
     if (isKind(n, NodeKind::Deny))
       denyNodes.push_back(n);
     if (isKind(n, NodeKind::Allow))
@@ -617,39 +704,39 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
   }
 
   // a. Deny taint.
-  SmallVector<int> taintedBy(ops.size(), -1);
+  SmallVector<int> taintedBy(numNodes, -1);
   paint.search(denyNodes, /*forward=*/true, isInferOrClear,
                [&](unsigned n, unsigned from) { taintedBy[n] = from; });
-  SmallVector<bool> reachesInferOrDeny(ops.size(), false);
+  SmallVector<bool> reachesInferOrDeny(numNodes, false);
   for (unsigned n : inferOrDenyNodes)
     reachesInferOrDeny[n] = true;
   paint.search(inferOrDenyNodes, /*forward=*/false, isInferOrClear,
                [&](unsigned n, unsigned) { reachesInferOrDeny[n] = true; });
-  SmallVector<bool> tainted(ops.size(), false);
-  for (unsigned n = 0, e = ops.size(); n < e; ++n)
+  SmallVector<bool> tainted(numNodes, false);
+  for (unsigned n = 0, e = numNodes; n < e; ++n)
     tainted[n] = taintedBy[n] != -1 && reachesInferOrDeny[n];
 
   // b. Between allow ops.
   auto paintable = [&](unsigned n) {
     return isInferOrClear(n) && !tainted[n];
   };
-  SmallVector<bool> downstream(ops.size(), false), upstream(ops.size(), false);
+  SmallVector<bool> downstream(numNodes, false), upstream(numNodes, false);
   paint.search(allowNodes, /*forward=*/true, paintable,
                [&](unsigned n, unsigned) { downstream[n] = true; });
   paint.search(allowNodes, /*forward=*/false, paintable,
                [&](unsigned n, unsigned) { upstream[n] = true; });
-  SmallVector<bool> low(ops.size(), false);
+  SmallVector<bool> low(numNodes, false);
   SmallVector<unsigned> lowNodes(allowNodes);
   for (unsigned n : allowNodes)
     low[n] = true;
-  for (unsigned n = 0, e = ops.size(); n < e; ++n)
+  for (unsigned n = 0, e = numNodes; n < e; ++n)
     if (downstream[n] && upstream[n]) {
       low[n] = true;
       lowNodes.push_back(n);
     }
 
   // c. Clear ops follow low neighbours both ways.
-  SmallVector<int> followed(ops.size(), -1);
+  SmallVector<int> followed(numNodes, -1);
   auto followsLow = [&](unsigned n) {
     return isKind(n, NodeKind::Clear) && !tainted[n] && !low[n];
   };
@@ -675,27 +762,68 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
     }
   }
 
+  auto decide = [&](unsigned index, OpPrecision &precision,
+                    DecisionReason &reason, Operation *&cause) {
+    if (isKind(index, NodeKind::Allow)) {
+      precision = OpPrecision::Low;
+      reason = DecisionReason::AllowOp;
+    } else if (tainted[index]) {
+      reason = DecisionReason::DenyTaint;
+      cause = causeOf(taintedBy[index]);
+    } else if (low[index]) {
+      precision = OpPrecision::Low;
+      reason = DecisionReason::BetweenAllowOps;
+    } else if (followed[index] != -1) {
+      precision = OpPrecision::Low;
+      reason = DecisionReason::ClearFollowsLow;
+      cause = causeOf(followed[index]);
+    } else {
+      reason = DecisionReason::NotBetweenAllowOps;
+    }
+  };
   for (auto [index, op] : llvm::enumerate(ops)) {
     if (!canLower[index])
       continue;
     OpDecision &decision = decisions[op];
-    if (isKind(index, NodeKind::Allow)) {
-      decision.precision = OpPrecision::Low;
-      decision.reason = DecisionReason::AllowOp;
-    } else if (tainted[index]) {
-      decision.reason = DecisionReason::DenyTaint;
-      decision.cause = ops[taintedBy[index]];
-    } else if (low[index]) {
-      decision.precision = OpPrecision::Low;
-      decision.reason = DecisionReason::BetweenAllowOps;
-    } else if (followed[index] != -1) {
-      decision.precision = OpPrecision::Low;
-      decision.reason = DecisionReason::ClearFollowsLow;
-      decision.cause = ops[followed[index]];
-    } else {
-      decision.reason = DecisionReason::NotBetweenAllowOps;
-    }
+    decide(index, decision.precision, decision.reason, decision.cause);
   }
+  for (auto [k, value] : llvm::enumerate(carried))
+    if (canLower[ops.size() + k])
+      decide(ops.size() + k, value.precision, value.reason, value.cause);
+}
+
+std::string PrecisionPlan::describe(const CarriedValue &value) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef low = policy.getLowTypeName();
+  auto causeText = [&]() {
+    return (value.cause->getName().getStringRef() + " at " +
+            formatLocation(value.cause->getLoc()))
+        .str();
+  };
+  switch (value.reason) {
+  case DecisionReason::BetweenAllowOps:
+    os << "carried value between allow ops: painted " << low;
+    break;
+  case DecisionReason::ClearFollowsLow:
+    os << "carried value next to " << low << " op " << causeText()
+       << ": painted " << low;
+    break;
+  case DecisionReason::DenyTaint:
+    os << "carried value downstream of f32 op " << causeText()
+       << " before another infer/deny op: stays f32";
+    break;
+  case DecisionReason::UpdateRegion:
+    os << "carried value in the update region: stays f32";
+    break;
+  case DecisionReason::RangeUnsafe:
+    os << "range: " << value.detail << ": kept f32";
+    break;
+  default:
+    os << "carried value not between allow ops: stays f32";
+    break;
+  }
+  return text;
 }
 
 const OpDecision &PrecisionPlan::getDecision(Operation *op) const {
@@ -773,8 +901,12 @@ std::string PrecisionPlan::describe(Operation *op) const {
     os << "unlisted (" << d.classDetail << "): kept f32";
     break;
   case DecisionReason::ControlFlow:
-    os << "control flow: carried values and call boundaries keep their "
-          "types";
+    if (isa<scf::ForOp, scf::IfOp>(op))
+      os << "control flow: its carried values are painted (listed below)";
+    else if (isa<CallOpInterface>(op))
+      os << "call: operands and results keep their types";
+    else
+      os << "control flow: carried values keep their types";
     break;
   case DecisionReason::NoF32Data:
     os << d.detail;

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
@@ -32,9 +33,17 @@ public:
         lowType(plan.getPolicy().getLowType(context)) {}
 
   void run(SmallVectorImpl<Operation *> *keptDeadOps) {
+    // Carried values: the loop's own argument turns low first, so the ops
+    // of the body see it; yields and results follow once the body is done.
+    for (const CarriedValue &value : plan.getCarriedValues())
+      if (value.precision == OpPrecision::Low)
+        retypeCarriedEntry(value);
     for (Operation *op : plan.getOps())
       if (plan.isLow(op))
         rewrite(op);
+    for (const CarriedValue &value : plan.getCarriedValues())
+      if (value.precision == OpPrecision::Low)
+        retypeCarriedExit(value);
     for (Operation *replaced : replacedDefs) {
       if (!replaced->use_empty())
         continue;
@@ -142,6 +151,41 @@ private:
     builder.setInsertionPointAfter(result.getOwner());
     Value ext = arith::ExtFOp::create(builder, result.getLoc(), oldType, result);
     result.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// A carried value's init and iter_arg (scf.for).
+  void retypeCarriedEntry(const CarriedValue &value) {
+    auto forOp = dyn_cast<scf::ForOp>(value.owner);
+    if (!forOp)
+      return;
+    OpOperand &init = forOp.getInitArgsMutable()[value.index];
+    init.set(getCast(init.get(), toLow(init.get().getType())));
+    BlockArgument iterArg = forOp.getRegionIterArgs()[value.index];
+    Type oldType = iterArg.getType();
+    if (oldType == init.get().getType())
+      return;
+    iterArg.setType(init.get().getType());
+    if (iterArg.use_empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    setInsertionAfterArgumentCasts(iterArg.getOwner());
+    Value ext = arith::ExtFOp::create(builder, iterArg.getLoc(), oldType,
+                                      iterArg);
+    iterArg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// A carried value's yield operands and result.
+  void retypeCarriedExit(const CarriedValue &value) {
+    SmallVector<Operation *, 2> yields;
+    if (auto forOp = dyn_cast<scf::ForOp>(value.owner))
+      yields.push_back(forOp.getBody()->getTerminator());
+    else if (auto ifOp = dyn_cast<scf::IfOp>(value.owner))
+      yields.append({ifOp.thenYield(), ifOp.elseYield()});
+    for (Operation *yield : yields) {
+      OpOperand &operand = yield->getOpOperand(value.index);
+      operand.set(getCast(operand.get(), toLow(operand.get().getType())));
+    }
+    retypeResult(value.owner->getResult(value.index));
   }
 
   /// Truncates the value a body yields for a low result.
@@ -491,7 +535,17 @@ void mpt::printPrecisionReport(
             {"param_arg", static_cast<int64_t>(copy.param)},
             {"working_copy_arg", static_cast<int64_t>(copy.arg)},
             {"working_copy_result", static_cast<int64_t>(copy.result)}});
+      llvm::json::Array carriedValues;
+      for (const CarriedValue &value : plan->getCarriedValues())
+        carriedValues.push_back(llvm::json::Object{
+            {"op", value.owner->getName().getStringRef()},
+            {"loc", formatLocation(value.owner->getLoc())},
+            {"index", static_cast<int64_t>(value.index)},
+            {"precision",
+             value.precision == OpPrecision::Low ? lowName : "f32"},
+            {"reason", plan->describe(value)}});
       entries.push_back(llvm::json::Object{
+          {"carried_values", std::move(carriedValues)},
           {"working_copies", std::move(copies)},
           {"training_step", summary.trainingStep},
           {"function", func.getName()},
@@ -553,12 +607,19 @@ void mpt::printPrecisionReport(
     os << "  memory estimate after:\n";
     printMemoryEstimate(summary.memoryAfter, os, "    ");
     os << "  ops:\n";
+    llvm::DenseMap<Operation *, SmallVector<const CarriedValue *>> carriedOf;
+    for (const CarriedValue &value : plan->getCarriedValues())
+      carriedOf[value.owner].push_back(&value);
     for (Operation *op : plan->getOps()) {
       const OpDecision &d = plan->getDecision(op);
       os << "    " << formatLocation(op->getLoc()) << " "
          << op->getName().getStringRef() << " ["
          << stringifyTrainingRegion(d.region) << "] "
          << precisionName(d, lowName) << ": " << plan->describe(op) << "\n";
+      for (const CarriedValue *value : carriedOf.lookup(op))
+        os << "      carried value #" << value->index << ": "
+           << (value->precision == OpPrecision::Low ? lowName : "f32")
+           << ": " << plan->describe(*value) << "\n";
     }
   }
 }

@@ -91,6 +91,23 @@ struct OpDecision {
   mlir::Operation *cause = nullptr;
 };
 
+/// A value carried across a control-flow boundary: an scf.for iter_arg
+/// (with its init, yield operand and result) or an scf.if result (with both
+/// yield operands). Painted as one clear node, so it has one precision on
+/// every side of the boundary. scf.while values stay as they are.
+struct CarriedValue {
+  /// The scf.for or scf.if.
+  mlir::Operation *owner = nullptr;
+  /// The iter_arg / result number.
+  unsigned index = 0;
+  OpPrecision precision = OpPrecision::FP32;
+  DecisionReason reason = DecisionReason::NotBetweenAllowOps;
+  /// The op that caused the colour; null when none.
+  mlir::Operation *cause = nullptr;
+  /// The range fact, for RangeUnsafe.
+  std::string detail;
+};
+
 class PrecisionPlan {
 public:
   /// Classifies and paints every op of `func` (not the ops inside linalg
@@ -107,6 +124,12 @@ public:
   /// One line saying why `op` got its precision.
   std::string describe(mlir::Operation *op) const;
 
+  /// The carried values (f32 or low-precision float tensors), in program
+  /// order of their owners.
+  llvm::ArrayRef<CarriedValue> getCarriedValues() const { return carried; }
+  /// One line saying why a carried value got its precision.
+  std::string describe(const CarriedValue &value) const;
+
   /// The f32 tensor operands whose type follows `op`'s precision: the
   /// inputs of an allow op, every f32 tensor operand of an infer/clear op.
   /// Inits of a linalg op whose body never reads them are not included.
@@ -117,6 +140,7 @@ private:
   const PrecisionPolicy &policy;
   llvm::SmallVector<mlir::Operation *> ops;
   llvm::DenseMap<mlir::Operation *, OpDecision> decisions;
+  llvm::SmallVector<CarriedValue> carried;
 };
 
 } // namespace mpt

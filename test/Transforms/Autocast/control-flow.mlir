@@ -1,11 +1,14 @@
-// Control flow: values carried by scf.for / scf.if and passed across
-// func.call keep their types (f32); the ops inside are painted one by one
-// and casts of loop-invariant values are placed next to their producer,
-// outside the loop.
+// Control flow: a value carried by scf.for (init, iter_arg, yield, result)
+// or scf.if (both yields, result) is painted as one clear node, so it has
+// one precision on every side; scf.while values and func.call operands and
+// results keep their types. The ops inside regions are painted one by one,
+// and casts of loop-invariant values sit next to their producer, outside
+// the loop. A gradient accumulator stays f32.
 // RUN: mpt-opt %s --split-input-file --mpt-autocast | FileCheck %s
 // RUN: mpt-opt %s --split-input-file --mpt-autocast -o %t.once.mlir
 // RUN: mpt-opt %t.once.mlir --split-input-file --mpt-autocast -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
+// RUN: mpt-opt %s --split-input-file --mpt-precision-report 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
 
 // CHECK-LABEL: func.func @accumulate_step
 // CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {mpt.role = "param"}, %[[X:.*]]: tensor<4x4xf32> {mpt.role = "data"}, %[[DL:.*]]: tensor<f32> {mpt.role = "loss_grad"}
@@ -23,6 +26,12 @@
 // CHECK:   %[[DW:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x2xf16>, tensor<2x8xf16>) outs(%[[GACC]] : tensor<4x8xf32>)
 // CHECK:   scf.yield %[[L]], %[[DW]] : tensor<f32>, tensor<4x8xf32>
 // CHECK: mpt.gradient %[[RES]]#1 : tensor<4x8xf32>
+// The loss sum is tainted by its f32 reduction; the gradient accumulator is
+// fed by the matmul's f32 accumulator and read by nothing low.
+// REPORT-LABEL: mpt precision report: @accumulate_step
+// REPORT: scf.for [backward] unchanged: control flow: its carried values are painted (listed below)
+// REPORT-NEXT: carried value #0: f32: carried value downstream of f32 op linalg.generic at {{.*}} before another infer/deny op: stays f32
+// REPORT-NEXT: carried value #1: f32: carried value not between allow ops: stays f32
 #id = affine_map<(i, j) -> (i, j)>
 #scal = affine_map<(i, j) -> ()>
 
@@ -75,8 +84,9 @@ func.func @accumulate_step(
 
 #id = affine_map<(i, j) -> (i, j)>
 
-// scf.if results and func.call operands and results stay f32: the infer op
-// between the matmul and the call is not between allow ops.
+// func.call operands and results stay f32, so the scf.if result between the
+// matmul and the call is not between allow ops: it stays f32, and so does
+// the negf in its branch.
 // CHECK-LABEL: func.func @branch_and_call
 // CHECK: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<8x8xf16>) outs(%{{.*}} : tensor<4x8xf32>)
 // CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (tensor<4x8xf32>) {
@@ -134,4 +144,80 @@ func.func @while_loop(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>, %go: i1) -> tens
     scf.yield %m : tensor<4x4xf32>
   }
   return %r : tensor<4x4xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// A value carried by scf.for is painted like a clear op: here the hidden
+// state goes from a tanh (between matmuls) through the iter_arg back into
+// the matmul, so init, iter_arg, yield and result all become f16; the loop
+// carries half the bytes and casts nothing per iteration but the matmul's
+// f32 result.
+// CHECK-LABEL: func.func @recurrent
+// CHECK-SAME: (%[[H0:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>, %{{.*}}: index)
+// CHECK-DAG: %[[H016:.*]] = arith.truncf %[[H0]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-DAG: %[[W16:.*]] = arith.truncf %[[W]] : tensor<8x8xf32> to tensor<8x8xf16>
+// CHECK: %[[H:.*]] = scf.for {{.*}} iter_args(%[[HI:.*]] = %[[H016]]) -> (tensor<4x8xf16>) {
+// CHECK:   %[[MM:.*]] = linalg.matmul ins(%[[HI]], %[[W16]] : tensor<4x8xf16>, tensor<8x8xf16>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK:   %[[MM16:.*]] = arith.truncf %[[MM]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK:   %[[T:.*]] = linalg.generic {{.*}} ins(%[[MM16]] : tensor<4x8xf16>) outs(%{{.*}} : tensor<4x8xf16>)
+// CHECK:   scf.yield %[[T]] : tensor<4x8xf16>
+// CHECK: linalg.matmul ins(%[[H]], %[[W16]] : tensor<4x8xf16>, tensor<8x8xf16>)
+// REPORT-LABEL: mpt precision report: @recurrent
+// REPORT: scf.for [forward] unchanged: control flow: its carried values are painted (listed below)
+// REPORT-NEXT: carried value #0: f16: carried value between allow ops: painted f16
+func.func @recurrent(%h0: tensor<4x8xf32>, %w: tensor<8x8xf32>, %n: index) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = scf.for %i = %c0 to %n step %c1 iter_args(%hi = %h0) -> (tensor<4x8xf32>) {
+    %mm = linalg.matmul ins(%hi, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%mm : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = math.tanh %a : f32
+      linalg.yield %r : f32
+    } -> tensor<4x8xf32>
+    scf.yield %t : tensor<4x8xf32>
+  }
+  %out = linalg.matmul ins(%h, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %out : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// An scf.if result between two matmuls: both yields and the result are f16
+// (the negf in the then-branch follows it).
+// CHECK-LABEL: func.func @branch_between_matmuls
+// CHECK: %[[MM:.*]] = linalg.matmul
+// CHECK: %[[MM16:.*]] = arith.truncf %[[MM]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (tensor<4x8xf16>) {
+// CHECK:   %[[N:.*]] = arith.negf %[[MM16]] : tensor<4x8xf16>
+// CHECK:   scf.yield %[[N]] : tensor<4x8xf16>
+// CHECK: } else {
+// CHECK:   scf.yield %[[MM16]] : tensor<4x8xf16>
+// CHECK: linalg.matmul ins(%[[IF]], %{{.*}} : tensor<4x8xf16>, tensor<8x8xf16>)
+// REPORT-LABEL: mpt precision report: @branch_between_matmuls
+// REPORT: scf.if [forward] unchanged: control flow: its carried values are painted (listed below)
+// REPORT-NEXT: carried value #0: f16: carried value between allow ops: painted f16
+// REPORT-NEXT: arith.negf [forward] f16: clear (default clear list) between allow ops: painted f16
+func.func @branch_between_matmuls(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %flag: i1) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = scf.if %flag -> (tensor<4x8xf32>) {
+    %n = arith.negf %mm : tensor<4x8xf32>
+    scf.yield %n : tensor<4x8xf32>
+  } else {
+    scf.yield %mm : tensor<4x8xf32>
+  }
+  %mm2 = linalg.matmul ins(%r, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm2 : tensor<4x8xf32>
 }
