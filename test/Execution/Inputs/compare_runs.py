@@ -35,11 +35,30 @@ def main():
     parser.add_argument("--working-copies", action="store_true",
                         help="the second run also printed, per parameter, its new working copy "
                              "and its new master truncated: require them equal")
+    parser.add_argument("--outputs", action="store_true",
+                        help="the runs printed plain outputs: compare each against --update-tol "
+                             "times its largest magnitude")
     parser.add_argument("--names", default="w1,b1,w2,b2",
                         help="the trained parameters, in the order the driver prints them")
     args = parser.parse_args()
     names = args.names.split(",")
     ref, low = read_tensors(args.reference), read_tensors(args.low)
+    if args.outputs:
+        if len(ref) != len(low) or not ref:
+            print(f"expected the same number of tensors, got {len(ref)} and {len(low)}")
+            return 1
+        ok, differ = True, False
+        for k, (a, b) in enumerate(zip(ref, low)):
+            if not all(math.isfinite(v) for v in b):
+                print(f"output {k}: not finite")
+                return 1
+            err = max(abs(x - y) for x, y in zip(a, b)) / max(abs(x) for x in a)
+            differ |= a != b
+            ok &= err <= args.update_tol
+            print(f"output {k}: max difference / max value {err:.3g} "
+                  f"{'<=' if err <= args.update_tol else '>'} {args.update_tol:g}")
+        print(f"runs differ: {'yes' if differ else 'no'}")
+        return 0 if ok and differ else 1
     base = 1 + 2 * len(names)
     want = base + (2 * len(names) if args.working_copies else 0)
     if len(ref) != base or len(low) != want:
