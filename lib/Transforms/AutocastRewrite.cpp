@@ -3,8 +3,11 @@
 // Ops are rewritten in place, in program order. When an op's result turns
 // low precision, its existing users get an `arith.extf` of it placed right
 // after the op; a later low-precision user asking for the low value looks
-// through that extf. So the IR verifies after every op, users that stay f32
-// keep reading f32, and no truncf(extf(x)) round trip is ever built.
+// through that extf. So users that stay f32 keep reading f32 and, for ops,
+// no truncf(extf(x)) round trip is built. Carried values (scf.for, scf.if)
+// change type in two steps around the op rewrites (the IR is consistent
+// again after the second); a cast they create before its value's producer
+// turns low becomes a round trip that cleanupCasts removes.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Transforms/Autocast.h"
