@@ -1,6 +1,7 @@
 //===- InitAll.cpp - register mpt's dialect and passes --------------------===//
 #include "mpt/InitAll.h"
 #include "mpt/IR/MPTDialect.h"
+#include "mpt/Pipelines/LowerToCPU.h"
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -11,4 +12,5 @@ void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void mpt::registerAllPasses() {
   registerMPTTransformsPasses();
+  registerLowerToCPUPipeline();
 }
