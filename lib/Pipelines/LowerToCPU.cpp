@@ -30,6 +30,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // contains those ops fails in one-shot-bufferize (unknown op on tensors).
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createStripTrainingMarkers());
+  // Nothing below reads the contract; LLVM IR translation would warn about
+  // every mpt.* attribute on the lowered function.
+  funcPm.addPass(createStripContractAttributes());
   // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
   // hand-written or autocast steps produce) becomes linalg.generic.
   funcPm.addPass(createConvertElementwiseToLinalgPass());

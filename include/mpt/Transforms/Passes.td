@@ -41,4 +41,15 @@ def StripTrainingMarkers : Pass<"mpt-strip-training-markers", "mlir::func::FuncO
                            "mlir::linalg::LinalgDialect"];
 }
 
+def StripContractAttributes : Pass<"mpt-strip-contract-attributes", "mlir::func::FuncOp"> {
+  let summary = "Remove the training-contract attributes (mpt.role, mpt.updates, ...) from a step";
+  let description = [{
+    Removes every `mpt.*` argument and result attribute of the function
+    (`mpt.role`, `mpt.updates`, `mpt.initial_value`). Lowering pipelines run
+    it once nothing needs the contract any more, so that the LLVM dialect
+    function does not carry attributes that LLVM IR translation cannot
+    handle (it warns about each one).
+  }];
+}
+
 #endif // MPT_TRANSFORMS_PASSES_TD
