@@ -36,11 +36,6 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
   // hand-written or autocast steps produce) becomes linalg.generic.
   funcPm.addPass(createConvertElementwiseToLinalgPass());
-  if (options.expandBF16) {
-    arith::ArithExpandOpsPassOptions expand;
-    expand.includeBf16 = true;
-    funcPm.addPass(arith::createArithExpandOpsPass(expand));
-  }
   if (options.emitCInterface)
     funcPm.addPass(LLVM::createLLVMRequestCWrappersPass());
 
@@ -59,6 +54,14 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // On scalars only, after linalg is gone: the expanded bf16 casts are
+  // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
+  // not contain.
+  if (options.expandBF16) {
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

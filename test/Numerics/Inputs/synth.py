@@ -7,7 +7,8 @@ as `mpt-run --data` reads them.
       [--classes 4] [--seed 0]
       x: (batches, batch, features)   y: (batches, batch, classes) one-hot
       Gaussian blobs: class c is centred at a random point with N(0, 1)
-      coordinates, samples add N(0, 0.5^2) noise; classes are separable.
+      coordinates, samples add N(0, noise^2) noise (default 1: classes overlap, so
+      the loss stays well above zero and differences stay measurable).
   synth.py bars OUT.npz [--batches 16] [--batch 8] [--size 8] [--seed 0]
       x: (batches, batch, size, size, 1)   y: (batches, batch, 2) one-hot
       Images with one bright bar on noise: class 0 horizontal, class 1
@@ -46,7 +47,7 @@ def blobs(args):
     xs, ys = [], []
     for _ in range(args.batches * args.batch):
         c = rng.randrange(args.classes)
-        xs += [v + rng.gauss(0, 0.5) for v in centres[c]]
+        xs += [v + rng.gauss(0, args.noise) for v in centres[c]]
         ys += [1.0 if k == c else 0.0 for k in range(args.classes)]
     return {"x": (xs, (args.batches, args.batch, args.features)),
             "y": (ys, (args.batches, args.batch, args.classes))}
@@ -82,6 +83,8 @@ def main():
     p.add_argument("--classes", type=int, default=4)
     p.add_argument("--size", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--noise", type=float, default=1.0,
+                   help="standard deviation of the blobs' noise")
     p.add_argument("--compress", action="store_true",
                    help="deflate the entries, as np.savez_compressed does")
     args = p.parse_args()
