@@ -13,8 +13,9 @@ as `mpt-run --data` reads them.
       x: (batches, batch, size, size, 1)   y: (batches, batch, 2) one-hot
       Images with one bright bar on noise: class 0 horizontal, class 1
       vertical; a 3x3 convolution sees the orientation.
-  synth.py tiny OUT.npz NAME=VALUE... --shape D0xD1...
-      one float32 array per NAME filled with VALUE (for error tests).
+  synth.py array OUT.npz|OUT.npy --entry NAME:SHAPE:DTYPE:VALUE...
+      constant arrays (SHAPE like 16x32, "" for 0-d; DTYPE f4, f2, i4, i8,
+      b1), for the error tests of mpt-run; an .npy gets the first entry.
 """
 import argparse
 import random
@@ -72,10 +73,35 @@ def bars(args):
             "y": (ys, (args.batches, args.batch, 2))}
 
 
+FORMATS = {"f4": "f", "f2": "e", "i4": "i", "i8": "q", "b1": "?"}
+
+
+def constant_arrays(args):
+    arrays = {}
+    for spec in args.entry:
+        name, shape, dtype, value = spec.split(":")
+        dims = tuple(int(d) for d in shape.split("x")) if shape else ()
+        count = 1
+        for d in dims:
+            count *= d
+        fmt = FORMATS[dtype]
+        v = float(value) if fmt in "fe" else int(value)
+        descr = ("|" if dtype == "b1" else "<") + dtype
+        arrays[name] = npy_bytes([v] * count, dims, descr, fmt)
+    if args.out.endswith(".npy"):
+        with open(args.out, "wb") as f:
+            f.write(next(iter(arrays.values())))
+        return
+    method = zipfile.ZIP_DEFLATED if args.compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(args.out, "w", method) as z:
+        for name, data in arrays.items():
+            z.writestr(name + ".npy", data)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("task", choices=["blobs", "bars"])
+    p.add_argument("task", choices=["blobs", "bars", "array"])
     p.add_argument("out")
     p.add_argument("--batches", type=int, default=16)
     p.add_argument("--batch", type=int, default=8)
@@ -87,7 +113,12 @@ def main():
                    help="standard deviation of the blobs' noise")
     p.add_argument("--compress", action="store_true",
                    help="deflate the entries, as np.savez_compressed does")
+    p.add_argument("--entry", action="append", default=[],
+                   help="NAME:SHAPE:DTYPE:VALUE, for the array task")
     args = p.parse_args()
+    if args.task == "array":
+        constant_arrays(args)
+        return
     arrays = blobs(args) if args.task == "blobs" else bars(args)
     write_npz(args.out, arrays, args.compress)
 
