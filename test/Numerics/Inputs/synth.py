@@ -13,6 +13,9 @@ as `mpt-run --data` reads them.
       x: (batches, batch, size, size, 1)   y: (batches, batch, 2) one-hot
       Images with one bright bar on noise: class 0 horizontal, class 1
       vertical; a 3x3 convolution sees the orientation.
+  synth.py overflow OUT.npz --pattern GGBG... [--size 4]
+      x: (len(pattern), size): ones for a G(ood) step, +inf in element 0
+      for a B(ad) step, to script overflowing steps.
   synth.py array OUT.npz|OUT.npy --entry NAME:SHAPE:DTYPE:VALUE...
       constant arrays (SHAPE like 16x32, "" for 0-d; DTYPE f4, f2, i4, i8,
       b1), for the error tests of mpt-run; an .npy gets the first entry.
@@ -20,6 +23,7 @@ as `mpt-run --data` reads them.
 import argparse
 import random
 import struct
+import sys
 import zipfile
 
 
@@ -56,7 +60,7 @@ def blobs(args):
 
 def bars(args):
     rng = random.Random(args.seed)
-    n = args.size
+    n = args.size or 8
     xs, ys = [], []
     for _ in range(args.batches * args.batch):
         c = rng.randrange(2)
@@ -98,28 +102,42 @@ def constant_arrays(args):
             z.writestr(name + ".npy", data)
 
 
+def overflow(args):
+    xs = []
+    for c in args.pattern:
+        if c not in "GB":
+            sys.exit("--pattern takes G and B, got %r" % c)
+        xs += [float("inf") if (c == "B" and k == 0) else 1.0
+               for k in range(args.size or 4)]
+    return {"x": (xs, (len(args.pattern), args.size or 4))}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("task", choices=["blobs", "bars", "array"])
+    p.add_argument("task", choices=["blobs", "bars", "overflow", "array"])
     p.add_argument("out")
     p.add_argument("--batches", type=int, default=16)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--features", type=int, default=16)
     p.add_argument("--classes", type=int, default=4)
-    p.add_argument("--size", type=int, default=8)
+    p.add_argument("--size", type=int, default=None,
+                   help="image side (bars, default 8) or vector length "
+                        "(overflow, default 4)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--noise", type=float, default=1.0,
                    help="standard deviation of the blobs' noise")
     p.add_argument("--compress", action="store_true",
                    help="deflate the entries, as np.savez_compressed does")
+    p.add_argument("--pattern", default="G",
+                   help="G/B sequence, for the overflow task")
     p.add_argument("--entry", action="append", default=[],
                    help="NAME:SHAPE:DTYPE:VALUE, for the array task")
     args = p.parse_args()
     if args.task == "array":
         constant_arrays(args)
         return
-    arrays = blobs(args) if args.task == "blobs" else bars(args)
+    arrays = {"blobs": blobs, "bars": bars, "overflow": overflow}[args.task](args)
     write_npz(args.out, arrays, args.compress)
 
 
