@@ -806,7 +806,11 @@ static int run(int argc, char **argv) {
                  sig->args[*sig->lossScaleArg].updatedBy &&
                  sig->args[*sig->trackerArg].updatedBy;
   StepLogger logger(logOut.os(), logFormat == "jsonl", hasScale, hasSkip);
-  bool progress = !noProgress && llvm::sys::Process::StandardErrIsDisplayed();
+  // The progress line shares the terminal with a log written to stdout
+  // only if stdout is not that terminal.
+  bool progress = !noProgress &&
+                  llvm::sys::Process::StandardErrIsDisplayed() &&
+                  !(logFile == "-" && llvm::sys::Process::StandardOutIsDisplayed());
 
   double firstLoss = 0, lastLoss = 0;
   unsigned numSkipped = 0;
