@@ -36,7 +36,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
@@ -45,6 +44,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -642,7 +642,9 @@ static std::string formatNumber(double value) {
   if (std::isinf(value))
     return value > 0 ? "inf" : "-inf";
   // 9 significant digits round-trip every float exactly.
-  return llvm::formatv("{0}", llvm::format("%.9g", value)).str();
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
 }
 
 namespace {
@@ -745,9 +747,22 @@ static int run(int argc, char **argv) {
                             arg.getLoc()));
 
   if (!prePasses.empty()) {
+    // The pass manager is the module's: a builtin.module(...) wrapper would
+    // nest a second module level and silently run nothing.
+    StringRef pipeline = StringRef(prePasses).trim();
+    if (pipeline.consume_front("builtin.module(") && pipeline.consume_back(")"))
+      pipeline = pipeline.trim();
     PassManager pm(&context);
-    if (failed(parsePassPipeline(prePasses, pm, llvm::errs())))
-      fail("--passes: cannot parse '" + prePasses + "'");
+    std::string parseError;
+    llvm::raw_string_ostream parseErrorStream(parseError);
+    if (failed(parsePassPipeline(pipeline, pm, parseErrorStream))) {
+      // The parser's first line holds the reason; the rest is a caret.
+      StringRef reason = StringRef(parseError).split('\n').first;
+      size_t at = reason.find("error: ");
+      if (at != StringRef::npos)
+        reason = reason.drop_front(at + strlen("error: "));
+      fail("--passes '" + prePasses + "': " + reason);
+    }
     if (failed(pm.run(*module)))
       fail("--passes '" + prePasses + "' failed");
     func = findStep(*module);
