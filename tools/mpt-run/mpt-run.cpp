@@ -321,6 +321,8 @@ analyseStep(func::FuncOp func, ArrayRef<std::string> argNames) {
     return failure();
   }
   // Only the markers have a CPU lowering in --mpt-lower-to-cpu so far.
+  // HOOK(loss scaling, issue 4): once --mpt-lower-loss-scaling is wired into
+  // the pipeline, accept the loss-scaling ops here too.
   WalkResult walk = func.walk([&](Operation *op) {
     if (isa<MPTDialect>(op->getDialect()) && !isa<GradSeedOp, GradientOp>(op)) {
       op->emitError() << "'" << op->getName()
