@@ -70,8 +70,8 @@ static cl::opt<std::string>
 static cl::opt<std::string> prePasses(
     "passes",
     cl::desc("Pass pipeline to run on the module before lowering, as for "
-             "mpt-opt --pass-pipeline without the builtin.module(...) "
-             "wrapper, e.g. 'func.func(mpt-autocast)'"),
+             "mpt-opt --pass-pipeline (the builtin.module(...) wrapper may "
+             "be left out), e.g. 'func.func(mpt-strip-training-markers)'"),
     cl::value_desc("pipeline"), cl::cat(runCategory));
 static cl::opt<unsigned> numSteps("steps", cl::desc("Steps to run"),
                                   cl::init(1), cl::cat(runCategory));
