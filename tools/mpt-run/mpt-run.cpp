@@ -43,6 +43,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -537,13 +538,9 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
 // Calling the compiled step
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// A memref descriptor as the C interface lays it out:
-/// {allocated, aligned, offset, sizes[rank], strides[rank]}, all 8 bytes.
-struct Descriptor {
-  static size_t numWords(size_t rank) { return 3 + 2 * rank; }
-};
-} // namespace
+/// The 8-byte words of a memref descriptor as the C interface lays it out:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+static size_t getDescriptorWords(size_t rank) { return 3 + 2 * rank; }
 
 static void *allocateCopy(const HostArray &array) {
   // One spare byte so that empty tensors still get a distinct pointer.
@@ -582,12 +579,12 @@ static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
   SmallVector<SmallVector<int64_t>> argDescs;
   for (auto [info, array] : llvm::zip_equal(sig.args, args)) {
     argBuffers.push_back(allocateCopy(array));
-    argDescs.emplace_back(Descriptor::numWords(info.shape.size()));
+    argDescs.emplace_back(getDescriptorWords(info.shape.size()));
     fillDescriptor(argDescs.back().data(), argBuffers.back(), info.shape);
   }
   size_t resultWords = 0;
   for (const ResultInfo &r : sig.results)
-    resultWords += Descriptor::numWords(r.shape.size());
+    resultWords += getDescriptorWords(r.shape.size());
   SmallVector<int64_t> resultStruct(resultWords, 0);
 
   // _mlir_ciface_<f>(results*, arg0*, arg1*, ...) through the packed
@@ -623,7 +620,7 @@ static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
                   aligned + offset * getElementSize(r.kind), array.data.size());
     toFree.insert(reinterpret_cast<void *>(words[0]));
     out.results.push_back(std::move(array));
-    words += Descriptor::numWords(r.shape.size());
+    words += getDescriptorWords(r.shape.size());
   }
   // A returned buffer may be an argument buffer or returned twice: free
   // each allocation exactly once.
@@ -829,6 +826,7 @@ static int run(int argc, char **argv) {
                   llvm::sys::Process::StandardErrIsDisplayed() &&
                   !(logFile == "-" && llvm::sys::Process::StandardOutIsDisplayed());
 
+  auto lastProgress = std::chrono::steady_clock::time_point();
   double firstLoss = 0, lastLoss = 0;
   unsigned numSkipped = 0;
   for (unsigned step = 0; step < numSteps; ++step) {
@@ -861,9 +859,14 @@ static int run(int argc, char **argv) {
     for (auto [i, arg] : llvm::enumerate(sig->args))
       if (arg.updatedBy)
         values.current[i] = std::move(out.results[*arg.updatedBy]);
-    if (progress)
+    // At most ten updates a second: a terminal is slow next to a step.
+    auto now = std::chrono::steady_clock::now();
+    if (progress && (now - lastProgress > std::chrono::milliseconds(100) ||
+                     step + 1 == numSteps)) {
+      lastProgress = now;
       llvm::errs() << "\rmpt-run: step " << (step + 1) << "/" << numSteps
                    << "  loss " << formatNumber(loss) << "   ";
+    }
   }
   if (progress)
     llvm::errs() << "\n";
