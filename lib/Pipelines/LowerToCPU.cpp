@@ -36,6 +36,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
   // hand-written or autocast steps produce) becomes linalg.generic.
   funcPm.addPass(createConvertElementwiseToLinalgPass());
+  // linalg.softmax, tensor.concat, ...: convert-linalg-to-loops has no
+  // lowering for aggregates.
+  funcPm.addPass(createDecomposeAggregateOps());
   if (options.emitCInterface)
     funcPm.addPass(LLVM::createLLVMRequestCWrappersPass());
 

@@ -18,6 +18,7 @@
 #include "mpt/Pipelines/LowerToCPU.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -790,6 +791,17 @@ static int run(int argc, char **argv) {
     if (failed(pm.run(*module)))
       fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed");
   }
+  // An op the pipeline has no lowering for survives it; name it here rather
+  // than let LLVM IR translation fail on it.
+  WalkResult unlowered = module->walk([&](Operation *op) {
+    if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' is not lowered to LLVM by --mpt-lower-to-cpu";
+    return WalkResult::interrupt();
+  });
+  if (unlowered.wasInterrupted())
+    return 1;
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();

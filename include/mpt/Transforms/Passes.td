@@ -52,4 +52,21 @@ def StripContractAttributes : Pass<"mpt-strip-contract-attributes", "mlir::func:
   }];
 }
 
+def DecomposeAggregateOps : Pass<"mpt-decompose-aggregate-ops", "mlir::func::FuncOp"> {
+  let summary = "Decompose aggregate ops (linalg.softmax, ...) into simpler ones";
+  let description = [{
+    Rewrites every op that implements `linalg::AggregatedOpInterface`
+    (`linalg.softmax`, ...) into the ops its `decomposeOperation`
+    produces (linalg.generic reductions and elementwise ops), which the
+    upstream CPU
+    lowering handles; `convert-linalg-to-loops` has no lowering for the
+    aggregates themselves. Upstream has the rewrite only as a transform-dialect
+    op (`transform.structured.decompose_interface`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 #endif // MPT_TRANSFORMS_PASSES_TD

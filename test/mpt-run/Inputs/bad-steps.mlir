@@ -47,3 +47,14 @@ func.func @dangling(%w: tensor<4xf32> {mpt.role = "param"})
   %seed2 = mpt.grad_seed %l : tensor<f32>
   return %l, %w : tensor<f32>, tensor<4xf32>
 }
+
+// complex arithmetic has no lowering in --mpt-lower-to-cpu.
+func.func @complex_op(%w: tensor<2xf32> {mpt.role = "param"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<2xf32> {mpt.updates = 0 : i64}) {
+  %c = arith.constant 0 : index
+  %a = tensor.extract %w[%c] : tensor<2xf32>
+  %z = complex.create %a, %a : complex<f32>
+  %n = complex.abs %z : complex<f32>
+  %l = tensor.from_elements %n : tensor<f32>
+  return %l, %w : tensor<f32>, tensor<2xf32>
+}
