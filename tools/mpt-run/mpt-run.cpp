@@ -367,15 +367,25 @@ static std::optional<unsigned> lookupArg(const StepSignature &sig,
   return std::nullopt;
 }
 
+/// Checks that `array` holds a value of `arg` (`batched`: a stack of values
+/// along a leading axis of any length, as --data gives them).
 static void checkMatches(const ArgInfo &arg, unsigned index,
-                         const HostArray &array, ArrayRef<int64_t> shape,
+                         const HostArray &array, bool batched,
                          const Twine &source) {
-  if (array.kind != arg.kind || ArrayRef<int64_t>(array.shape) != shape) {
-    HostArray expected = HostArray::zeros(arg.kind, {});
-    expected.shape.assign(shape.begin(), shape.end());
-    fail(source + " is " + array.describe() + " but " + arg.describe(index) +
-         " needs " + expected.describe() + " (" + arg.typeString() + ")");
-  }
+  ArrayRef<int64_t> dims = array.shape;
+  bool ok = array.kind == arg.kind;
+  if (batched)
+    ok = ok && !dims.empty() && dims.drop_front() == ArrayRef(arg.shape);
+  else
+    ok = ok && dims == ArrayRef(arg.shape);
+  if (ok)
+    return;
+  HostArray expected = HostArray::zeros(arg.kind, arg.shape);
+  std::string want = expected.describe();
+  if (batched)
+    want = (arg.shape.empty() ? "(N," : "(N, ") + want.substr(1);
+  fail(source + " is " + array.describe() + " but " + arg.describe(index) +
+       " needs " + want + " (" + arg.typeString() + ")");
 }
 
 static void initialiseParam(HostArray &array, std::mt19937_64 &rng) {
@@ -417,8 +427,7 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
       std::optional<unsigned> index = lookupArg(sig, key);
       if (!index)
         fail(source + " matches no argument of @" + sig.funcName);
-      checkMatches(sig.args[*index], *index, array, sig.args[*index].shape,
-                   source);
+      checkMatches(sig.args[*index], *index, array, /*batched=*/false, source);
       give(*index, std::move(array), source);
     }
   }
@@ -433,8 +442,7 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
     auto array = readNpyFile(path);
     if (!array)
       fail(toString(array.takeError()));
-    checkMatches(sig.args[*index], *index, *array, sig.args[*index].shape,
-                 path);
+    checkMatches(sig.args[*index], *index, *array, /*batched=*/false, path);
     give(*index, std::move(*array), path.str());
   }
   if (!dataFile.empty()) {
@@ -448,12 +456,7 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
       if (!index)
         fail(source + " matches no argument of @" + sig.funcName);
       const ArgInfo &arg = sig.args[*index];
-      if (array.shape.empty())
-        fail(source + " is " + array.describe() +
-             ": --data entries need a leading batch axis");
-      SmallVector<int64_t> stacked{array.shape.front()};
-      stacked.append(arg.shape.begin(), arg.shape.end());
-      checkMatches(arg, *index, array, stacked, source);
+      checkMatches(arg, *index, array, /*batched=*/true, source);
       if (values.numBatches == 0) {
         values.numBatches = array.shape.front();
         firstKey = key;
