@@ -107,6 +107,34 @@ def LossScalingReport : Pass<"mpt-loss-scaling-report", "mlir::ModuleOp"> {
   let dependentDialects = ["mpt::MPTDialect"];
 }
 
+def StripContractAttributes : Pass<"mpt-strip-contract-attributes", "mlir::func::FuncOp"> {
+  let summary = "Remove the training-contract attributes (mpt.role, mpt.updates, ...) from a step";
+  let description = [{
+    Removes every `mpt.*` argument and result attribute of the function
+    (`mpt.role`, `mpt.updates`, `mpt.initial_value`). Lowering pipelines run
+    it once nothing needs the contract any more, so that the LLVM dialect
+    function does not carry attributes that LLVM IR translation cannot
+    handle (it warns about each one).
+  }];
+}
+
+def DecomposeAggregateOps : Pass<"mpt-decompose-aggregate-ops", "mlir::func::FuncOp"> {
+  let summary = "Decompose aggregate ops (linalg.softmax, ...) into simpler ones";
+  let description = [{
+    Rewrites every op that implements `linalg::AggregatedOpInterface`
+    (`linalg.softmax`, ...) into the ops its `decomposeOperation`
+    produces (linalg.generic reductions and elementwise ops), which the
+    upstream CPU
+    lowering handles; `convert-linalg-to-loops` has no lowering for the
+    aggregates themselves. Upstream has the rewrite only as a transform-dialect
+    op (`transform.structured.decompose_interface`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
   let description = [{
