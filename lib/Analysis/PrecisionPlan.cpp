@@ -84,19 +84,6 @@ static bool isMarker(Operation *op) {
   return isa<MPTDialect>(op->getDialect());
 }
 
-/// Casts are transparent to painting: the producer of a cast's result is
-/// the producer of its input, so a second autocast run paints the same
-/// graph as the first.
-static Operation *getProducerThroughCasts(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(def) ||
-        !isa<TensorType>(value.getType()))
-      return def;
-    value = def->getOperand(0);
-  }
-  return nullptr;
-}
-
 void PrecisionPlan::getPrecisionOperands(Operation *op, OpClass opClass,
                                          SmallVectorImpl<OpOperand *> &out) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

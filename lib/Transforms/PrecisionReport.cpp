@@ -47,7 +47,7 @@ struct MptPrecisionReportPass
 
   void runOnOperation() override {
     SmallVector<func::FuncOp> copies;
-    auto eraseCopies = llvm::make_scope_exit([&] {
+    llvm::scope_exit eraseCopies([&] {
       for (func::FuncOp copy : copies)
         copy.erase();
     });
