@@ -2,6 +2,7 @@
 #include "mpt/InitAll.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/Pipelines/LowerToCPU.h"
+#include "mpt/Pipelines/MixedPrecision.h"
 #include "mpt/Transforms/Passes.h"
 #include "mpt/Conversion/Passes.h"
 
@@ -15,4 +16,5 @@ void mpt::registerAllPasses() {
   registerMPTTransformsPasses();
   registerMPTConversionPasses();
   registerLowerToCPUPipeline();
+  registerMixedPrecisionPipeline();
 }
