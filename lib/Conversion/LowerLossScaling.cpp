@@ -233,7 +233,13 @@ struct LowerLossScalingPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateLowerLossScalingPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Folding (which also uniques and hoists the constants the patterns
+    // create) stays on; region simplification (DCE, block merging) of the
+    // whole step is not this pass's job and costs a walk per iteration.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
       return signalPassFailure();
   }
 };

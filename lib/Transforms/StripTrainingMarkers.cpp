@@ -53,9 +53,20 @@ struct LowerGradient : OpRewritePattern<GradientOp> {
 struct StripTrainingMarkersPass
     : public mpt::impl::StripTrainingMarkersBase<StripTrainingMarkersPass> {
   void runOnOperation() override {
+    // Only the markers (and what replaces them) are rewritten, not the
+    // whole step.
+    SmallVector<Operation *> markers;
+    getOperation().walk([&](Operation *op) {
+      if (isa<GradSeedOp, GradientOp>(op))
+        markers.push_back(op);
+    });
+    if (markers.empty())
+      return;
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerGradSeed, LowerGradient>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(markers, std::move(patterns), config)))
       return signalPassFailure();
   }
 };
