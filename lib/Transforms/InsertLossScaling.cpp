@@ -266,28 +266,44 @@ struct InsertLossScalingPass
           firstReader = top;
       }
     }
+    // One backward slice over all late markers (the ops they need that are
+    // not above the first reader), then one move of the whole slice in
+    // program order: moving marker by marker would renumber the block for
+    // every marker.
+    BackwardSliceOptions options;
+    options.omitBlockArguments = true;
+    options.omitUsesFromAbove = false;
+    options.filter = [&](Operation *op) {
+      return op->getBlock() == body && !op->isBeforeInBlock(firstReader);
+    };
+    llvm::SetVector<Operation *> toMove;
     for (GradientOp grad : graph.getGradients()) {
       if (!firstReader->isBeforeInBlock(grad))
         continue;
-      // Only side-effect-free computations may be reordered with the ops
-      // between the first reader and the marker.
-      BackwardSliceOptions options;
-      options.omitBlockArguments = true;
-      options.omitUsesFromAbove = false;
-      options.filter = [&](Operation *op) {
-        return op->getBlock() == body && !op->isBeforeInBlock(firstReader);
-      };
-      llvm::SetVector<Operation *> toMove;
-      bool movable =
-          succeeded(getBackwardSlice(grad.getOperation(), &toMove, options)) &&
-          llvm::all_of(toMove, isMemoryEffectFree);
-      if (!movable ||
-          failed(moveOperationDependencies(rewriter, grad, firstReader)))
-        return grad.emitError()
+      if (failed(getBackwardSlice(grad.getOperation(), &toMove, options)))
+        return grad.emitError() << "cannot compute the ops this gradient needs";
+      toMove.insert(grad.getOperation());
+    }
+    // Only side-effect-free computations may be reordered with the ops
+    // between the first reader and the markers.
+    for (Operation *op : toMove)
+      if (!isMemoryEffectFree(op)) {
+        Operation *grad = op;
+        for (GradientOp marker : graph.getGradients())
+          if (toMove.contains(marker.getOperation()))
+            grad = marker.getOperation();
+        return grad->emitError()
                << "cannot move this gradient before the first op that reads "
                   "a gradient (its computation has side effects); loss "
                   "scaling needs all gradients before the optimizer update";
-      rewriter.moveOpBefore(grad, firstReader);
+      }
+    if (!toMove.empty()) {
+      SmallVector<Operation *> ordered;
+      for (Operation *op = firstReader; op; op = op->getNextNode())
+        if (toMove.contains(op))
+          ordered.push_back(op);
+      for (Operation *op : ordered)
+        rewriter.moveOpBefore(op, firstReader);
     }
     rewriter.setInsertionPoint(firstReader);
     SmallVector<Location> gradientLocs;
