@@ -36,6 +36,10 @@ namespace mpt {
 using namespace mlir;
 using namespace mpt;
 
+/// Marks a step that --mpt-insert-loss-scaling rewrote (its mode), so that a
+/// second run is an error even after the mpt ops were lowered.
+static constexpr llvm::StringLiteral kLossScalingAttrName = "mpt.loss_scaling";
+
 namespace {
 enum class Mode { None, Static, Dynamic };
 
@@ -151,6 +155,12 @@ struct InsertLossScalingPass
                << " has mpt.role = \"" << stringifyArgRole(*role)
                << "\"); run --mpt-insert-loss-scaling once";
     }
+    // A step whose scaling was already lowered keeps this mark.
+    if (auto mark = func->getAttrOfType<StringAttr>(kLossScalingAttrName))
+      return func.emitError()
+             << "the step is already loss-scaled (" << kLossScalingAttrName
+             << " = \"" << mark.getValue()
+             << "\"); run --mpt-insert-loss-scaling once";
 
     Value seed = graph.getSeed();
     if (!seed)
@@ -203,6 +213,7 @@ struct InsertLossScalingPass
 
   LogicalResult rewrite(func::FuncOp func, const TrainingGraph &graph) {
     MLIRContext *ctx = &getContext();
+    func->setAttr(kLossScalingAttrName, StringAttr::get(ctx, mode));
     IRRewriter rewriter(ctx);
     Block *body = &func.getBody().front();
     Location loc = func.getLoc();

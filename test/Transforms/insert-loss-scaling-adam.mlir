@@ -11,7 +11,7 @@
 // STATIC-LABEL: func.func @adam_step(
 // STATIC-SAME: %[[W:[a-z0-9]+]]: tensor<4xf32> {mpt.role = "param"}, %[[M:[a-z0-9]+]]: tensor<4xf32> {mpt.role = "optimizer_state"}, %[[V:[a-z0-9]+]]: tensor<4xf32> {mpt.role = "optimizer_state"}, %[[T:[a-z0-9]+]]: tensor<f32> {mpt.role = "optimizer_state"},
 // STATIC-NOT: loss_scale
-// STATIC-SAME: -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}, tensor<4xf32> {mpt.updates = 1 : i64}, tensor<4xf32> {mpt.updates = 2 : i64}, tensor<f32> {mpt.updates = 3 : i64}) {
+// STATIC-SAME: -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}, tensor<4xf32> {mpt.updates = 1 : i64}, tensor<4xf32> {mpt.updates = 2 : i64}, tensor<f32> {mpt.updates = 3 : i64}) attributes {mpt.loss_scaling = "static"} {
 // STATIC: %[[SCALE:.*]] = arith.constant dense<6.553600e+04> : tensor<f32>
 // STATIC: %[[SEED:.*]] = mpt.grad_seed
 // STATIC-NEXT: %[[SCALED:.*]] = mpt.scale %[[SEED]] by %[[SCALE]] : tensor<f32>

@@ -16,3 +16,12 @@ func.func @step(%w: tensor<4xf32> {mpt.role = "param"})
   %nw = arith.subf %w, %g : tensor<4xf32>
   return %loss, %nw : tensor<4xf32>, tensor<4xf32>
 }
+
+// A step whose static scaling was already lowered to upstream ops keeps the
+// mark mpt.loss_scaling on the function: a second run is still an error.
+// RUN: mpt-opt %s --mpt-insert-loss-scaling=mode=static --mpt-lower-loss-scaling | FileCheck %s --check-prefix=MARK
+// RUN: mpt-opt %s --mpt-insert-loss-scaling=mode=static --mpt-lower-loss-scaling -o %t.lowered.mlir
+// RUN: not mpt-opt %t.lowered.mlir --mpt-insert-loss-scaling -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWERED
+// MARK: func.func @step({{.*}}) {{.*}}attributes {mpt.loss_scaling = "static"}
+// MARK-NOT: mpt.scale
+// LOWERED: error: the step is already loss-scaled (mpt.loss_scaling = "static"); run --mpt-insert-loss-scaling once
