@@ -1,0 +1,47 @@
+//===- Passes.h - mpt conversion passes -----------------------*- C++ -*-===//
+#ifndef MPT_CONVERSION_PASSES_H
+#define MPT_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mpt {
+
+#define GEN_PASS_DECL
+#include "mpt/Conversion/Passes.h.inc"
+
+/// Options of the `mpt-gpu-codegen` pipeline.
+struct GPUCodegenOptions {
+  std::string chip = "sm_80";
+  std::string format = "isa";
+  std::string dumpDir;
+  int64_t tileM = 128, tileN = 128, tileK = 32, warpM = 64, warpN = 64,
+          stages = 3;
+};
+
+/// Adds the passes of `mpt-gpu-codegen`: bufferize, Tensor Core lowering,
+/// kernel outlining, the upstream NVVM lowering and serialization.
+void buildGPUCodegenPipeline(mlir::OpPassManager &pm,
+                             const GPUCodegenOptions &options);
+
+/// Registers `mpt-gpu-codegen`.
+void registerGPUCodegenPipeline();
+
+#define GEN_PASS_REGISTRATION
+#include "mpt/Conversion/Passes.h.inc"
+
+} // namespace mpt
+
+#endif // MPT_CONVERSION_PASSES_H

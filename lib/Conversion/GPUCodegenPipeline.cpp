@@ -1,0 +1,97 @@
+//===- GPUCodegenPipeline.cpp - mpt-gpu-codegen ---------------------------===//
+//
+// Bufferize, lower the matmuls to Tensor Core kernels, outline them and run
+// the upstream NVVM pipeline (gpu-lower-to-nvvm-pipeline), whose last step,
+// gpu-module-to-binary, serializes each gpu.module to PTX (format=isa) or a
+// cubin (format=bin, assembled by the CUDA toolkit's ptxas).
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+namespace {
+struct GPUCodegenPipelineOptions
+    : public PassPipelineOptions<GPUCodegenPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("sm_80 (mma.sync) or sm_90a (wgmma)"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("isa (PTX text), bin (cubin) or fatbin"),
+      llvm::cl::init("isa")};
+  Option<std::string> dumpDir{
+      *this, "dump-dir",
+      llvm::cl::desc("Also write each kernel's PTX/cubin into this directory"),
+      llvm::cl::init("")};
+  Option<int64_t> tileM{*this, "tile-m", llvm::cl::init(128)};
+  Option<int64_t> tileN{*this, "tile-n", llvm::cl::init(128)};
+  Option<int64_t> tileK{*this, "tile-k", llvm::cl::init(32)};
+  Option<int64_t> warpM{*this, "warp-m", llvm::cl::init(64)};
+  Option<int64_t> warpN{*this, "warp-n", llvm::cl::init(64)};
+  Option<int64_t> stages{*this, "stages", llvm::cl::init(3)};
+};
+} // namespace
+
+void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
+                                  const GPUCodegenOptions &options) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+
+  MatmulToTensorCoreOptions tc;
+  tc.chip = options.chip;
+  tc.tileM = options.tileM;
+  tc.tileN = options.tileN;
+  tc.tileK = options.tileK;
+  tc.warpM = options.warpM;
+  tc.warpN = options.warpN;
+  tc.stages = options.stages;
+  pm.addPass(createMatmulToTensorCore(tc));
+  // What did not reach Tensor Cores runs as loops on the host.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  // PTX ISA 7.6 has everything sm_80 uses; wgmma/TMA need 8.0.
+  nvvm.cubinFeatures = options.chip == "sm_90a" ? "+ptx80" : "+ptx76";
+  nvvm.cubinFormat = options.format;
+  nvvm.optLevel = 3;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  if (!options.dumpDir.empty()) {
+    DumpGPUBinariesOptions dump;
+    dump.dir = options.dumpDir;
+    pm.addPass(createDumpGPUBinaries(dump));
+  }
+}
+
+void mpt::registerGPUCodegenPipeline() {
+  PassPipelineRegistration<GPUCodegenPipelineOptions>(
+      "mpt-gpu-codegen",
+      "Bufferize, lower matmuls to Tensor Core kernels and compile them to "
+      "PTX or cubin (chip=sm_80|sm_90a format=isa|bin [dump-dir=DIR])",
+      [](OpPassManager &pm, const GPUCodegenPipelineOptions &o) {
+        mpt::GPUCodegenOptions options;
+        options.chip = o.chip;
+        options.format = o.format;
+        options.dumpDir = o.dumpDir;
+        options.tileM = o.tileM;
+        options.tileN = o.tileN;
+        options.tileK = o.tileK;
+        options.warpM = o.warpM;
+        options.warpN = o.warpN;
+        options.stages = o.stages;
+        mpt::buildGPUCodegenPipeline(pm, options);
+      });
+}

@@ -1,0 +1,719 @@
+//===- MatmulToTensorCore.cpp - matmuls to Tensor Core kernels ------------===//
+//
+// Each eligible matmul is outlined into its own function and turned into a
+// gpu.launch there:
+//  * sm_80: an embedded transform script tiles it to blocks, K stages and
+//    warps, promotes the A/B tiles to shared memory, maps the copies to
+//    threads, vectorizes, unrolls the warp tile to m16n8k16 pieces and hoists
+//    the accumulators out of the K loop; then C++ steps make the shared
+//    buffers typed and loop-invariant, convert the vector ops to
+//    nvgpu.ldmatrix / nvgpu.mma.sync, multi-buffer the shared tiles and
+//    software-pipeline the cp.async copies (a second script).
+//  * sm_90a: see MatmulToWgmma.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "TensorCoreCommon.h"
+#include "mpt/Conversion/Passes.h"
+
+#include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_MATMULTOTENSORCORE
+#include "mpt/Conversion/Passes.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+using namespace mpt::tensorcore;
+
+static constexpr StringLiteral kEntryAttr = "mpt.tensorcore_entry";
+static constexpr StringLiteral kKLoopAttr = "mpt.k_loop";
+
+//===----------------------------------------------------------------------===//
+// Classification
+//===----------------------------------------------------------------------===//
+
+std::optional<MatmulShape>
+mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+  if (!matmul) {
+    whyNot = llvm::formatv("'{0}' is not lowered to Tensor Cores yet (only "
+                           "linalg.matmul and its transposed forms are)",
+                           op->getName().getStringRef());
+    return std::nullopt;
+  }
+  if (!op.hasPureBufferSemantics()) {
+    whyNot = "operates on tensors; bufferize first (mpt-gpu-codegen does)";
+    return std::nullopt;
+  }
+  MatmulShape shape;
+  if (linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps()))
+    shape.layout = Layout::NN;
+  else if (linalg::MatmulTransposeAOp::classof(op))
+    shape.layout = Layout::TN;
+  else if (linalg::MatmulTransposeBOp::classof(op))
+    shape.layout = Layout::NT;
+  else {
+    whyNot = "its indexing maps are not a (transposed) matmul";
+    return std::nullopt;
+  }
+  auto aType = cast<MemRefType>(op.getDpsInputOperand(0)->get().getType());
+  auto bType = cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
+  auto cType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  Type aElt = aType.getElementType(), bElt = bType.getElementType();
+  if (aElt != bElt || !(aElt.isF16() || aElt.isBF16()) ||
+      !cType.getElementType().isF32()) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "element types " << aElt << " x " << bElt << " -> "
+       << cType.getElementType()
+       << " (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32)";
+    whyNot = s;
+    return std::nullopt;
+  }
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+      !cType.hasStaticShape()) {
+    whyNot = "dynamic shapes are not lowered to Tensor Cores";
+    return std::nullopt;
+  }
+  for (MemRefType t : {aType, bType, cType}) {
+    if (!t.getLayout().isIdentity() || t.getMemorySpace()) {
+      whyNot = "operands must be contiguous row-major memrefs in the default "
+               "memory space";
+      return std::nullopt;
+    }
+  }
+  shape.m = cType.getDimSize(0);
+  shape.n = cType.getDimSize(1);
+  shape.k = shape.layout == Layout::TN ? aType.getDimSize(0)
+                                       : aType.getDimSize(1);
+  shape.elementType = aElt;
+  return shape;
+}
+
+std::string mpt::tensorcore::describe(const MatmulShape &s) {
+  std::string str;
+  llvm::raw_string_ostream os(str);
+  os << s.m << "x" << s.n << "x" << s.k << " " << s.elementType;
+  if (s.layout == Layout::TN)
+    os << " (A transposed)";
+  if (s.layout == Layout::NT)
+    os << " (B transposed)";
+  return str;
+}
+
+//===----------------------------------------------------------------------===//
+// Outlining
+//===----------------------------------------------------------------------===//
+
+func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
+                                            SymbolTable &symbols,
+                                            StringRef baseName,
+                                            bool retypeBF16AsF16) {
+  Location loc = op.getLoc();
+  auto caller = op->getParentOfType<func::FuncOp>();
+  OpBuilder b(caller);
+  b.setInsertionPointAfter(caller);
+  SmallVector<Value> operands(op->getOperands());
+  auto fnType = b.getFunctionType(TypeRange(ValueRange(operands)), {});
+  auto fn = func::FuncOp::create(b, loc, baseName, fnType);
+  fn.setPrivate();
+  symbols.insert(fn); // renames on clash
+  Block *entry = fn.addEntryBlock();
+  OpBuilder fb = OpBuilder::atBlockBegin(entry);
+  SmallVector<Value> args(entry->getArguments());
+  if (retypeBF16AsF16) {
+    // The kernel moves bf16 data as opaque 16-bit payloads (cp.async,
+    // ldmatrix) and only the mma reads their values; typing them f16 lets
+    // the upstream vector-to-nvgpu conversion (f16-only) build the data
+    // movement, and the mma is emitted as bf16 afterwards. The casts vanish
+    // in the LLVM lowering (both memrefs have the same descriptor).
+    for (int i = 0; i < 2; ++i) {
+      auto t = cast<MemRefType>(args[i].getType());
+      auto f16 = MemRefType::get(t.getShape(), fb.getF16Type());
+      args[i] = UnrealizedConversionCastOp::create(fb, loc, f16, args[i])
+                    .getResult(0);
+    }
+  }
+  Operation *clone;
+  SmallVector<Value> ins = {args[0], args[1]}, outs = {args[2]};
+  if (linalg::MatmulTransposeAOp::classof(op))
+    clone = linalg::MatmulTransposeAOp::create(fb, loc, ins, outs);
+  else if (linalg::MatmulTransposeBOp::classof(op))
+    clone = linalg::MatmulTransposeBOp::create(fb, loc, ins, outs);
+  else
+    clone = linalg::MatmulOp::create(fb, loc, ins, outs);
+  (void)clone;
+  func::ReturnOp::create(fb, loc);
+
+  OpBuilder cb(op);
+  func::CallOp::create(cb, loc, fn, operands);
+  op->erase();
+  return fn;
+}
+
+//===----------------------------------------------------------------------===//
+// Transform scripts
+//===----------------------------------------------------------------------===//
+
+LogicalResult mpt::tensorcore::applyTransformScript(ModuleOp payload,
+                                                    StringRef script,
+                                                    Location loc) {
+  MLIRContext *ctx = payload.getContext();
+  ParserConfig config(ctx);
+  OwningOpRef<ModuleOp> scriptModule =
+      parseSourceString<ModuleOp>(script, config, "mpt-tensorcore-script");
+  if (!scriptModule)
+    return emitError(loc) << "internal error: the Tensor Core transform "
+                             "script does not parse";
+  auto entry = dyn_cast_or_null<transform::TransformOpInterface>(
+      SymbolTable::lookupSymbolIn(*scriptModule, "__transform_main"));
+  if (!entry)
+    return emitError(loc) << "internal error: no __transform_main";
+  transform::TransformOptions options;
+  return transform::applyTransformNamedSequence(payload, entry, *scriptModule,
+                                                options);
+}
+
+namespace {
+
+struct SM80Config {
+  int64_t bm, bn, bk, wm, wn, stages;
+  int64_t threads() const { return (bm / wm) * (bn / wn) * 32; }
+};
+
+/// Rows x columns (columns contiguous) of the shared tiles of A and B.
+static std::pair<std::array<int64_t, 2>, std::array<int64_t, 2>>
+sharedTileShapes(const SM80Config &c, Layout layout) {
+  std::array<int64_t, 2> a = {c.bm, c.bk}, b = {c.bk, c.bn};
+  if (layout == Layout::TN)
+    a = {c.bk, c.bm};
+  if (layout == Layout::NT)
+    b = {c.bn, c.bk};
+  return {a, b};
+}
+
+/// Threads along rows/columns when each thread copies 16 bytes (8 elements)
+/// per row it owns.
+static std::optional<std::array<int64_t, 3>>
+copyDistribution(std::array<int64_t, 2> tile, int64_t threads) {
+  int64_t tx = tile[1] / 8;
+  if (tile[1] % 8 || tx == 0 || tx > threads || threads % tx)
+    return std::nullopt;
+  int64_t ty = threads / tx;
+  if (tile[0] % ty)
+    return std::nullopt;
+  return std::array<int64_t, 3>{ty, tx, tile[0] / ty};
+}
+
+static std::string buildSM80Script(const SM80Config &c, Layout layout) {
+  auto [aTile, bTile] = sharedTileShapes(c, layout);
+  auto aDist = *copyDistribution(aTile, c.threads());
+  auto bDist = *copyDistribution(bTile, c.threads());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "module attributes {transform.with_named_sequence} {\n"
+     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
+        "{transform.readonly}) {\n"
+     << "  %func = transform.structured.match ops{[\"func.func\"]} "
+        "attributes{"
+     << kEntryAttr
+     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+     << "  %mm = transform.structured.match ops{[\"linalg.matmul\"]} in %func "
+        ": (!transform.any_op) -> !transform.any_op\n"
+     // Thread blocks.
+     << llvm::formatv(
+            "  %blk_mm, %blk = transform.structured.tile_using_forall %mm "
+            "tile_sizes [{0}, {1}] (mapping = [#gpu.block<y>, "
+            "#gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, "
+            "!transform.any_op)\n",
+            c.bm, c.bn)
+     // K stages.
+     << llvm::formatv("  %k_mm, %k_loop = transform.structured.tile_using_for "
+                      "%blk_mm tile_sizes [0, 0, {0}] : (!transform.any_op) "
+                      "-> (!transform.any_op, !transform.any_op)\n",
+                      c.bk)
+     << "  transform.annotate %k_loop \"" << kKLoopAttr
+     << "\" : !transform.any_op\n"
+     // Shared memory tiles of A and B.
+     << "  %prom = transform.structured.promote %k_mm { operands_to_promote = "
+        "[0, 1], memory_space = #gpu.address_space<workgroup> } : "
+        "(!transform.any_op) -> !transform.any_op\n"
+     << "  %copies = transform.structured.match ops{[\"linalg.copy\"]} in "
+        "%func : (!transform.any_op) -> !transform.any_op\n"
+     << "  %copy_a, %copy_b = transform.split_handle %copies : "
+        "(!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+  auto copyToThreads = [&](StringRef name, std::array<int64_t, 3> d) {
+    os << llvm::formatv(
+              "  %{0}_t, %{0}_f = transform.structured.tile_using_forall "
+              "%{0} num_threads [{1}, {2}] (mapping = "
+              "[#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]) : "
+              "(!transform.any_op) -> (!transform.any_op, "
+              "!transform.any_op)\n",
+              name, d[0], d[1])
+       << llvm::formatv("  %{0}_r, %{0}_l = transform.structured."
+                        "tile_using_for %{0}_t tile_sizes [1, 0] : "
+                        "(!transform.any_op) -> (!transform.any_op, "
+                        "!transform.any_op)\n",
+                        name)
+       << llvm::formatv("  transform.annotate %{0}_l \"mpt.unroll_{0}\" : "
+                        "!transform.any_op\n",
+                        name);
+  };
+  copyToThreads("copy_a", aDist);
+  copyToThreads("copy_b", bDist);
+  // Warps, then one m16n8k16 mma per innermost tile.
+  os << llvm::formatv(
+            "  %w_mm, %w_f = transform.structured.tile_using_forall %prom "
+            "tile_sizes [{0}, {1}] (mapping = [#gpu.warp<linear_dim_1>, "
+            "#gpu.warp<linear_dim_0>]) : (!transform.any_op) -> "
+            "(!transform.any_op, !transform.any_op)\n",
+            c.wm, c.wn)
+     << "  %i_mm, %l_m, %l_n, %l_k = transform.structured.tile_using_for "
+        "%w_mm tile_sizes [16, 8, 16] : (!transform.any_op) -> "
+        "(!transform.any_op, !transform.any_op, !transform.any_op, "
+        "!transform.any_op)\n"
+     << "  transform.annotate %l_m \"mpt.unroll_m\" : !transform.any_op\n"
+     << "  transform.annotate %l_n \"mpt.unroll_n\" : !transform.any_op\n"
+     << "  transform.annotate %l_k \"mpt.unroll_k\" : !transform.any_op\n"
+     << "  %launch = transform.gpu.map_forall_to_blocks %func "
+        "generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
+     << llvm::formatv("  %mapped = transform.gpu.map_nested_forall_to_threads "
+                      "%launch block_dims = [{0}, 1, 1] : (!transform.any_op) "
+                      "-> !transform.any_op\n",
+                      c.threads())
+     << "  %func1 = transform.structured.match ops{[\"func.func\"]} "
+        "attributes{"
+     << kEntryAttr
+     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+     << "  %vf = transform.structured.vectorize_children_and_apply_patterns "
+        "%func1 : (!transform.any_op) -> !transform.any_op\n"
+     // fold_arith_extension folds the extf of the inputs into a
+     // mixed-precision vector.contract, which is what maps to mma.sync.
+     << "  transform.apply_patterns to %vf {\n"
+        "    transform.apply_patterns.vector.fold_arith_extension\n"
+        "    transform.apply_patterns.memref.fold_memref_alias_ops\n"
+        "    transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
+        "    transform.apply_patterns.canonicalization\n"
+        "  } : !transform.any_op\n"
+        "  transform.apply_cse to %vf : !transform.any_op\n";
+  auto unroll = [&](StringRef attr, int64_t factor) {
+    os << llvm::formatv("  %u_{0} = transform.structured.match attributes"
+                        "{{\"{0}\"} in %vf : (!transform.any_op) -> "
+                        "!transform.op<\"scf.for\">\n",
+                        attr)
+       << llvm::formatv("  transform.loop.unroll %u_{0} {{factor = {1}} : "
+                        "!transform.op<\"scf.for\">\n",
+                        attr, factor);
+  };
+  // loop.unroll needs the exact trip count (a larger factor leaves the loop);
+  // innermost first so that the re-matched clones are all unrolled.
+  if (aDist[2] > 1)
+    unroll("mpt.unroll_copy_a", aDist[2]);
+  if (bDist[2] > 1)
+    unroll("mpt.unroll_copy_b", bDist[2]);
+  unroll("mpt.unroll_k", c.bk / 16);
+  unroll("mpt.unroll_n", c.wn / 8);
+  unroll("mpt.unroll_m", c.wm / 16);
+  os << "  transform.apply_patterns to %vf {\n"
+        "    transform.apply_patterns.canonicalization\n"
+        "  } : !transform.any_op\n"
+        "  transform.apply_cse to %vf : !transform.any_op\n"
+        // Forward the accumulator stores to the next k16 step's loads, then
+        // hoist the remaining read/write pairs out of the K loop: the
+        // accumulators live in registers for the whole K loop.
+        "  transform.memref.erase_dead_alloc_and_stores %vf : "
+        "(!transform.any_op) -> ()\n"
+        "  %vf2 = transform.structured.hoist_redundant_vector_transfers %vf : "
+        "(!transform.any_op) -> !transform.any_op\n"
+        "  %vf3 = transform.nvgpu.create_async_groups %vf2 {bypass_l1} : "
+        "(!transform.any_op) -> !transform.any_op\n"
+        "  transform.yield\n}\n}\n";
+  return s;
+}
+
+static std::string buildPipelineScript(int64_t stages) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "module attributes {transform.with_named_sequence} {\n"
+     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
+        "{transform.readonly}) {\n"
+     << "  %func = transform.structured.match ops{[\"func.func\"]} "
+        "attributes{"
+     << kEntryAttr
+     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+     << "  %allocs = transform.structured.match ops{[\"memref.alloc\"]} in "
+        "%func : (!transform.any_op) -> !transform.op<\"memref.alloc\">\n"
+     << llvm::formatv("  %mb = transform.memref.multibuffer %allocs {{factor "
+                      "= {0} : i64, skip_analysis} : "
+                      "(!transform.op<\"memref.alloc\">) -> "
+                      "!transform.any_op\n",
+                      stages)
+     << "  %k = transform.structured.match attributes{" << kKLoopAttr
+     << "} in %func : (!transform.any_op) -> !transform.op<\"scf.for\">\n"
+     << llvm::formatv("  %p = transform.nvgpu.pipeline_shared_memory_copies "
+                      "failures(propagate) %k {{depth = {0} : i64} : "
+                      "(!transform.op<\"scf.for\">) -> !transform.any_op\n",
+                      stages)
+     << "  transform.yield\n}\n}\n";
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// C++ steps between the scripts
+//===----------------------------------------------------------------------===//
+
+static void canonicalizeAndCSE(Operation *root) {
+  MLIRContext *ctx = root->getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  (void)applyPatternsGreedily(root, std::move(patterns));
+  IRRewriter rewriter(ctx);
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, root);
+}
+
+static bool isWorkgroup(MemRefType t) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(t.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Promotion allocates i8 buffers viewed as typed tiles inside the K loop;
+/// multi-buffering needs typed allocations before the loop.
+static LogicalResult hoistSharedTiles(scf::ForOp kLoop) {
+  SmallVector<memref::ViewOp> views;
+  kLoop.walk([&](memref::ViewOp view) {
+    auto alloc = view.getSource().getDefiningOp<memref::AllocOp>();
+    if (alloc && isWorkgroup(alloc.getType()))
+      views.push_back(view);
+  });
+  if (views.size() != 2)
+    return kLoop.emitError("internal error: expected 2 shared tiles, found ")
+           << views.size();
+  OpBuilder b(kLoop);
+  for (memref::ViewOp view : views) {
+    auto tileType = cast<MemRefType>(view.getType());
+    if (!tileType.getLayout().isIdentity() || !view.getSizes().empty() ||
+        !matchPattern(view.getByteShift(), m_Zero()))
+      return view.emitError("internal error: unexpected shared tile view");
+    auto source = view.getSource().getDefiningOp<memref::AllocOp>();
+    auto tile = memref::AllocOp::create(b, view.getLoc(), tileType);
+    view.replaceAllUsesWith(tile.getResult());
+    view.erase();
+    for (Operation *user : llvm::make_early_inc_range(source->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    if (!source->use_empty())
+      return source.emitError("internal error: shared tile still used");
+    source.erase();
+  }
+  return success();
+}
+
+/// The pipeliner reads memory spaces as integers: spell workgroup as 3.
+static void useNumericWorkgroupSpace(Operation *root) {
+  MLIRContext *ctx = root->getContext();
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [ctx](gpu::AddressSpaceAttr attr) -> std::optional<Attribute> {
+        if (attr.getValue() != gpu::AddressSpace::Workgroup)
+          return std::nullopt;
+        return IntegerAttr::get(IntegerType::get(ctx, 64),
+                                nvgpu::NVGPUDialect::kSharedMemoryAddressSpace);
+      });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
+
+static bool isSharedSpace(MemRefType t) {
+  return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(t);
+}
+
+/// Shared tiles become workgroup attributions of the launch (static shared
+/// memory of the outlined kernel).
+static void sharedAllocsToAttributions(gpu::LaunchOp launch,
+                                       func::FuncOp entry) {
+  SmallVector<memref::AllocOp> allocs;
+  entry.walk([&](memref::AllocOp alloc) {
+    if (isSharedSpace(alloc.getType()))
+      allocs.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : allocs) {
+    BlockArgument arg =
+        launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
+    alloc.replaceAllUsesWith(arg);
+    alloc.erase();
+  }
+}
+
+} // namespace
+
+/// bf16 operands: every nvgpu.mma.sync of the (f16-typed) kernel becomes an
+/// nvvm.mma.sync m16n8k16 bf16 x bf16 -> f32 with i32-packed operands. Only
+/// data movement may touch the retyped values: anything else is an error.
+LogicalResult mpt::tensorcore::lowerMmaSyncAsBF16(Operation *kernelRoot) {
+  auto isF16ish = [](Type t) {
+    return getElementTypeOrSelf(t).isF16();
+  };
+  WalkResult check = kernelRoot->walk([&](Operation *op) {
+    if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp,
+            memref::SubViewOp, memref::AllocOp, vector::ExtractOp,
+            vector::InsertOp, vector::ToElementsOp, vector::FromElementsOp,
+            vector::ExtractStridedSliceOp, UnrealizedConversionCastOp,
+            ub::PoisonOp>(op))
+      return WalkResult::advance();
+    for (Type t : llvm::concat<const Type>(
+             llvm::to_vector(op->getOperandTypes()),
+             llvm::to_vector(op->getResultTypes())))
+      if (isF16ish(t)) {
+        op->emitError("internal error: bf16 kernel computes on its operands "
+                      "outside mma.sync: ")
+            << op->getName();
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (check.wasInterrupted())
+    return failure();
+
+  SmallVector<nvgpu::MmaSyncOp> mmas;
+  kernelRoot->walk([&](nvgpu::MmaSyncOp op) { mmas.push_back(op); });
+  for (nvgpu::MmaSyncOp mma : mmas) {
+    OpBuilder b(mma);
+    Location loc = mma.getLoc();
+    auto aType = cast<VectorType>(mma.getMatrixA().getType());
+    auto bType = cast<VectorType>(mma.getMatrixB().getType());
+    auto cType = cast<VectorType>(mma.getMatrixC().getType());
+    SmallVector<int64_t> shape = llvm::to_vector(llvm::map_range(
+        mma.getMmaShape().getAsRange<IntegerAttr>(),
+        [](IntegerAttr a) { return a.getInt(); }));
+    if (shape != SmallVector<int64_t>{16, 8, 16} || aType.getRank() != 2 ||
+        aType.getDimSize(1) != 2 || bType.getDimSize(1) != 2 ||
+        !cType.getElementType().isF32())
+      return mma.emitError("internal error: unexpected mma.sync for bf16");
+    auto packRows = [&](Value v, int64_t rows) {
+      SmallVector<Value> words;
+      for (int64_t i = 0; i < rows; ++i) {
+        Value pair = vector::ExtractOp::create(b, loc, v, i);
+        Value word = vector::BitCastOp::create(
+            b, loc, VectorType::get({1}, b.getI32Type()), pair);
+        words.push_back(vector::ExtractOp::create(b, loc, word, 0));
+      }
+      return words;
+    };
+    SmallVector<Value> a = packRows(mma.getMatrixA(), aType.getDimSize(0));
+    SmallVector<Value> bw = packRows(mma.getMatrixB(), bType.getDimSize(0));
+    SmallVector<Value> c;
+    for (int64_t i = 0; i < cType.getDimSize(0); ++i)
+      for (int64_t j = 0; j < cType.getDimSize(1); ++j)
+        c.push_back(vector::ExtractOp::create(
+            b, loc, mma.getMatrixC(), ArrayRef<int64_t>{i, j}));
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(c.size(), f32));
+    auto nvvmMma = NVVM::MmaOp::create(
+        b, loc, resultType, a, bw, c, shape, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> d;
+    for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
+      d.push_back(LLVM::ExtractValueOp::create(b, loc, nvvmMma.getResult(),
+                                               ArrayRef<int64_t>{i}));
+    Value result = vector::FromElementsOp::create(b, loc, cType, d);
+    mma.replaceAllUsesWith(result);
+    mma.erase();
+  }
+  return success();
+}
+
+namespace {
+
+static LogicalResult lowerWithMmaSync(ModuleOp module, func::FuncOp entry,
+                                      const MatmulShape &shape,
+                                      const SM80Config &cfg, bool bf16) {
+  Location loc = entry.getLoc();
+  if (failed(applyTransformScript(module, buildSM80Script(cfg, shape.layout),
+                                  loc)))
+    return failure();
+
+  gpu::LaunchOp launch;
+  entry.walk([&](gpu::LaunchOp op) { launch = op; });
+  scf::ForOp kLoop;
+  entry.walk([&](scf::ForOp op) {
+    if (op->hasAttr(kKLoopAttr))
+      kLoop = op;
+  });
+  if (!launch || !kLoop)
+    return emitError(loc, "internal error: no gpu.launch / K loop after "
+                          "tiling");
+  if (failed(hoistSharedTiles(kLoop)))
+    return failure();
+  if (getenv("MPT_TC_DEBUG"))
+    entry->print(llvm::errs());
+
+  // vector.contract / transfer_read -> nvgpu.mma.sync / nvgpu.ldmatrix.
+  {
+    RewritePatternSet patterns(module.getContext());
+    populatePrepareVectorToMMAPatterns(patterns, /*useNvGpu=*/true);
+    if (failed(applyPatternsGreedily(entry, std::move(patterns))))
+      return emitError(loc, "internal error: mma preparation failed");
+    IRRewriter rewriter(module.getContext());
+    if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, entry)))
+      return emitError(loc, "internal error: vector to mma.sync failed");
+    // Canonicalize and CSE: erases what the conversion left dead and merges
+    // the ldmatrix loads of fragments shared by several mma.sync.
+    canonicalizeAndCSE(entry);
+  }
+  if (bf16 && failed(lowerMmaSyncAsBF16(launch)))
+    return failure();
+  useNumericWorkgroupSpace(launch);
+
+  // The conversion rebuilt the K loop: find it again (the one whose body
+  // issues the cp.async copies).
+  kLoop = {};
+  launch.walk([&](scf::ForOp op) {
+    if (!op->getParentOfType<scf::ForOp>() &&
+        !op.getOps<nvgpu::DeviceAsyncCopyOp>().empty())
+      kLoop = op;
+  });
+  if (!kLoop)
+    return emitError(loc, "internal error: K loop lost");
+  kLoop->setAttr(kKLoopAttr, UnitAttr::get(module.getContext()));
+  if (cfg.stages > 1 &&
+      failed(applyTransformScript(module, buildPipelineScript(cfg.stages),
+                                  loc)))
+    return failure();
+  sharedAllocsToAttributions(launch, entry);
+  entry.walk([](Operation *op) { op->removeAttr(kKLoopAttr); });
+  return success();
+}
+
+struct MatmulToTensorCorePass
+    : mpt::impl::MatmulToTensorCoreBase<MatmulToTensorCorePass> {
+  using Base::Base;
+
+  LogicalResult validateOptions(ModuleOp module) {
+    Location loc = module.getLoc();
+    if (chip != "sm_80" && chip != "sm_90a")
+      return emitError(loc) << "mpt-matmul-to-tensorcore: chip must be sm_80 "
+                               "or sm_90a, got '"
+                            << chip << "'";
+    if (chip == "sm_90a")
+      return success();
+    auto bad = [&](const Twine &msg) {
+      return emitError(loc) << "mpt-matmul-to-tensorcore: " << msg;
+    };
+    if (warpM <= 0 || warpN <= 0 || warpM % 16 || warpN % 8)
+      return bad("warp-m must be a positive multiple of 16 and warp-n of 8");
+    if (tileM <= 0 || tileN <= 0 || tileM % warpM || tileN % warpN)
+      return bad("tile-m/tile-n must be positive multiples of warp-m/warp-n");
+    if (tileK <= 0 || tileK % 16)
+      return bad("tile-k must be a positive multiple of 16");
+    if (stages < 1 || stages > 8)
+      return bad("stages must be between 1 and 8");
+    SM80Config cfg{tileM, tileN, tileK, warpM, warpN, stages};
+    if (cfg.threads() > 1024)
+      return bad("tile-m/warp-m x tile-n/warp-n warps exceed 1024 threads");
+    int64_t smem = stages * (tileM * tileK + tileK * tileN) * 2;
+    if (smem > 48 * 1024)
+      return bad(llvm::formatv("{0} stages of {1}x{2} and {2}x{3} tiles need "
+                               "{4} bytes of shared memory (> 48 KiB)",
+                               stages, tileM, tileK, tileN, smem));
+    for (Layout layout : {Layout::NN, Layout::TN, Layout::NT}) {
+      auto [a, b] = sharedTileShapes(cfg, layout);
+      if (!copyDistribution(a, cfg.threads()) ||
+          !copyDistribution(b, cfg.threads()))
+        return bad("the shared tiles cannot be split into 16-byte copies "
+                   "over the block's threads; use larger tiles");
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(validateOptions(module)))
+      return signalPassFailure();
+
+    SmallVector<linalg::LinalgOp> matmuls;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+              linalg::BatchReduceMatmulOp>(op.getOperation()))
+        matmuls.push_back(op);
+    });
+
+    SymbolTable symbols(module);
+    SM80Config cfg{tileM, tileN, tileK, warpM, warpN, stages};
+    for (linalg::LinalgOp op : matmuls) {
+      std::string whyNot;
+      std::optional<MatmulShape> shape = analyzeMatmul(op, whyNot);
+      if (shape) {
+        if (chip == "sm_80") {
+          if (shape->m % cfg.bm || shape->n % cfg.bn || shape->k % cfg.bk)
+            whyNot = llvm::formatv(
+                "{0}x{1}x{2} is not a multiple of the {3}x{4}x{5} tile",
+                shape->m, shape->n, shape->k, cfg.bm, cfg.bn, cfg.bk);
+        } else {
+          whyNot = wgmmaUnsupportedReason(*shape);
+        }
+      }
+      if (!whyNot.empty()) {
+        op->emitRemark("matmul not lowered to Tensor Cores (stays on the "
+                       "general path): ")
+            << whyNot;
+        continue;
+      }
+      auto caller = op->getParentOfType<func::FuncOp>();
+      if (!caller) {
+        op->emitRemark("matmul not lowered to Tensor Cores (stays on the "
+                       "general path): not inside a func.func");
+        continue;
+      }
+      Location loc = op.getLoc();
+      bool bf16 = shape->elementType.isBF16();
+      std::string base = (caller.getSymName() + "_tensorcore").str();
+      func::FuncOp entry = outlineMatmul(op, symbols, base,
+                                         /*retypeBF16AsF16=*/bf16 &&
+                                             chip == "sm_80");
+      entry->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
+      LogicalResult lowered =
+          chip == "sm_80"
+              ? lowerWithMmaSync(module, entry, *shape, cfg, bf16)
+              : lowerWithWgmma(module, entry, *shape);
+      if (failed(lowered))
+        return signalPassFailure();
+      entry->removeAttr(kEntryAttr);
+      std::string config =
+          chip == "sm_80"
+              ? std::string(llvm::formatv(
+                    "mma.sync m16n8k16, block tile {0}x{1}x{2}, warp tile "
+                    "{3}x{4}, {5} cp.async stages, {6} threads",
+                    cfg.bm, cfg.bn, cfg.bk, cfg.wm, cfg.wn, cfg.stages,
+                    cfg.threads()))
+              : wgmmaConfigDescription();
+      emitRemark(loc) << "matmul " << describe(*shape)
+                      << " lowered to Tensor Cores (" << chip << ": "
+                      << config << ") in @" << entry.getSymName();
+    }
+  }
+};
+
+} // namespace
