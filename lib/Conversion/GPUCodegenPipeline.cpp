@@ -60,8 +60,10 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
   pm.addPass(createMatmulToTensorCore(tc));
   // What did not reach Tensor Cores runs as loops on the host.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createGpuKernelOutliningPass());
 
+  // The upstream pipeline converts nvgpu to nvvm (TMA descriptors become
+  // pointers) before it outlines the kernels: outlining earlier would put
+  // nvgpu types into kernel signatures, which do not lower.
   gpu::GPUToNVVMPipelineOptions nvvm;
   nvvm.cubinChip = options.chip;
   // PTX ISA 7.6 has everything sm_80 uses; wgmma/TMA need 8.0.

@@ -61,7 +61,7 @@ static std::string buildWgmmaFunction(const MatmulShape &s) {
 !mapA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x{T}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !mapB = !nvgpu.tensormap.descriptor<tensor = memref<64x64x{T}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
-!smem = #gpu.address_space<workgroup>
+#smem = #gpu.address_space<workgroup>
 func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}x{N}xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -96,7 +96,7 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
     %col0 = arith.muli %bidx, %k128 : index
     %col1 = arith.addi %col0, %k64 : index
     %isLeader = arith.cmpi eq, %tid, %k0 : index
-    %dyn = gpu.dynamic_shared_memory : memref<?xi8, !smem>
+    %dyn = gpu.dynamic_shared_memory : memref<?xi8, #smem>
     %bar = nvgpu.mbarrier.create -> !barriers
     scf.if %isLeader {
       scf.for %s = %k0 to %kStages step %k1 {
@@ -112,14 +112,14 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
         %base = arith.muli %s, %kStageBytes : index
         %baseB0 = arith.addi %base, %kABytes : index
         %baseB1 = arith.addi %baseB0, %kHalfB : index
-        %tileA = memref.view %dyn[%base][] : memref<?xi8, !smem> to memref<128x64x{T}, !smem>
-        %tileB0 = memref.view %dyn[%baseB0][] : memref<?xi8, !smem> to memref<64x64x{T}, !smem>
-        %tileB1 = memref.view %dyn[%baseB1][] : memref<?xi8, !smem> to memref<64x64x{T}, !smem>
+        %tileA = memref.view %dyn[%base][] : memref<?xi8, #smem> to memref<128x64x{T}, #smem>
+        %tileB0 = memref.view %dyn[%baseB0][] : memref<?xi8, #smem> to memref<64x64x{T}, #smem>
+        %tileB1 = memref.view %dyn[%baseB1][] : memref<?xi8, #smem> to memref<64x64x{T}, #smem>
         %kOff = arith.muli %s, %k64 : index
         nvgpu.mbarrier.arrive.expect_tx %bar[%s], %txBytes : !barriers
-        nvgpu.tma.async.load %descA[%kOff, %row0], %bar[%s] to %tileA : !mapA, !barriers -> memref<128x64x{T}, !smem>
-        nvgpu.tma.async.load %descB[%col0, %kOff], %bar[%s] to %tileB0 : !mapB, !barriers -> memref<64x64x{T}, !smem>
-        nvgpu.tma.async.load %descB[%col1, %kOff], %bar[%s] to %tileB1 : !mapB, !barriers -> memref<64x64x{T}, !smem>
+        nvgpu.tma.async.load %descA[%kOff, %row0], %bar[%s] to %tileA : !mapA, !barriers -> memref<128x64x{T}, #smem>
+        nvgpu.tma.async.load %descB[%col0, %kOff], %bar[%s] to %tileB0 : !mapB, !barriers -> memref<64x64x{T}, #smem>
+        nvgpu.tma.async.load %descB[%col1, %kOff], %bar[%s] to %tileB1 : !mapB, !barriers -> memref<64x64x{T}, #smem>
       }
     }
     %acc0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
@@ -131,11 +131,11 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
       nvgpu.mbarrier.try_wait.parity %bar[%stage], %parity, %ticks : !barriers
       %base = arith.muli %stage, %kStageBytes : index
       %baseB = arith.addi %base, %kABytes : index
-      %tileA = memref.view %dyn[%base][] : memref<?xi8, !smem> to memref<128x64x{T}, !smem>
-      %tileB = memref.view %dyn[%baseB][] : memref<?xi8, !smem> to memref<64x128x{T}, !smem>
-      %dA = nvgpu.warpgroup.generate.descriptor %tileA, %descA : memref<128x64x{T}, !smem>, !mapA -> !nvgpu.warpgroup.descriptor<tensor = memref<128x64x{T}, !smem>>
-      %dB = nvgpu.warpgroup.generate.descriptor %tileB, %descB : memref<64x128x{T}, !smem>, !mapB -> !nvgpu.warpgroup.descriptor<tensor = memref<64x128x{T}, !smem>>
-      %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB, waitGroup = 0 : i64} : <tensor = memref<128x64x{T}, !smem>>, <tensor = memref<64x128x{T}, !smem>>, !acc -> !acc
+      %tileA = memref.view %dyn[%base][] : memref<?xi8, #smem> to memref<128x64x{T}, #smem>
+      %tileB = memref.view %dyn[%baseB][] : memref<?xi8, #smem> to memref<64x128x{T}, #smem>
+      %dA = nvgpu.warpgroup.generate.descriptor %tileA, %descA : memref<128x64x{T}, #smem>, !mapA -> !nvgpu.warpgroup.descriptor<tensor = memref<128x64x{T}, #smem>>
+      %dB = nvgpu.warpgroup.generate.descriptor %tileB, %descB : memref<64x128x{T}, #smem>, !mapB -> !nvgpu.warpgroup.descriptor<tensor = memref<64x128x{T}, #smem>>
+      %accOut = nvgpu.warpgroup.mma %dA, %dB, %accIn {transposeB, waitGroup = 0 : i64} : <tensor = memref<128x64x{T}, #smem>>, <tensor = memref<64x128x{T}, #smem>>, !acc -> !acc
       // Every thread is done with this stage before it is refilled.
       gpu.barrier
       %next = arith.addi %kt, %kStages : index
@@ -144,14 +144,14 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
       scf.if %refill {
         %baseB0 = arith.addi %base, %kABytes : index
         %baseB1 = arith.addi %baseB0, %kHalfB : index
-        %nextA = memref.view %dyn[%base][] : memref<?xi8, !smem> to memref<128x64x{T}, !smem>
-        %nextB0 = memref.view %dyn[%baseB0][] : memref<?xi8, !smem> to memref<64x64x{T}, !smem>
-        %nextB1 = memref.view %dyn[%baseB1][] : memref<?xi8, !smem> to memref<64x64x{T}, !smem>
+        %nextA = memref.view %dyn[%base][] : memref<?xi8, #smem> to memref<128x64x{T}, #smem>
+        %nextB0 = memref.view %dyn[%baseB0][] : memref<?xi8, #smem> to memref<64x64x{T}, #smem>
+        %nextB1 = memref.view %dyn[%baseB1][] : memref<?xi8, #smem> to memref<64x64x{T}, #smem>
         %kOff = arith.muli %next, %k64 : index
         nvgpu.mbarrier.arrive.expect_tx %bar[%stage], %txBytes : !barriers
-        nvgpu.tma.async.load %descA[%kOff, %row0], %bar[%stage] to %nextA : !mapA, !barriers -> memref<128x64x{T}, !smem>
-        nvgpu.tma.async.load %descB[%col0, %kOff], %bar[%stage] to %nextB0 : !mapB, !barriers -> memref<64x64x{T}, !smem>
-        nvgpu.tma.async.load %descB[%col1, %kOff], %bar[%stage] to %nextB1 : !mapB, !barriers -> memref<64x64x{T}, !smem>
+        nvgpu.tma.async.load %descA[%kOff, %row0], %bar[%stage] to %nextA : !mapA, !barriers -> memref<128x64x{T}, #smem>
+        nvgpu.tma.async.load %descB[%col0, %kOff], %bar[%stage] to %nextB0 : !mapB, !barriers -> memref<64x64x{T}, #smem>
+        nvgpu.tma.async.load %descB[%col1, %kOff], %bar[%stage] to %nextB1 : !mapB, !barriers -> memref<64x64x{T}, #smem>
       }
       scf.yield %accOut : !acc
     }
