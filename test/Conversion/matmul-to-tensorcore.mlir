@@ -1,0 +1,87 @@
+// RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-matmul-to-tensorcore | FileCheck %s
+// RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-matmul-to-tensorcore="tile-m=64 tile-n=64 warp-m=32 warp-n=32 stages=2" | FileCheck %s --check-prefix=SMALL
+
+// The matmul moves into its own function, called in its place, which
+// launches 4x4 blocks of 128 threads; the shared tiles are 3-stage
+// workgroup buffers filled by cp.async; each warp's 64x64 tile is 32 mma.sync
+// m16n8k16 per k16 step with the f32 accumulators carried by the K loop.
+// CHECK-LABEL: func.func @f16
+// CHECK: call @f16_tensorcore(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<512x512xf16>, memref<512x512xf16>, memref<512x512xf32>) -> ()
+// CHECK-NOT: linalg.matmul
+// CHECK-LABEL: func.func private @f16_tensorcore
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<3x128x32xf16, 3>, %{{.*}} : memref<3x32x128xf16, 3>)
+// CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
+// CHECK: scf.for {{.*}} iter_args(
+// CHECK: nvgpu.device_async_wait
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NOT: linalg.matmul
+// SMALL-LABEL: func.func private @f16_tensorcore
+// SMALL: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}} = %c8{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<2x64x32xf16, 3>, %{{.*}} : memref<2x32x64xf16, 3>)
+func.func @f16(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %C: memref<512x512xf32>) {
+  // expected-remark @below {{matmul 512x512x512 f16 lowered to Tensor Cores (sm_80: mma.sync m16n8k16}}
+  linalg.matmul ins(%A, %B : memref<512x512xf16>, memref<512x512xf16>) outs(%C : memref<512x512xf32>)
+  return
+}
+
+// -----
+
+// bf16: the data moves as 16-bit payloads (typed f16 for the upstream
+// ldmatrix conversion, cast at the function entry) and the mma is an
+// nvvm.mma.sync with bf16 multiplicands packed two per i32.
+// CHECK-LABEL: func.func private @bf16_tensorcore
+// CHECK-SAME: (%[[A:.*]]: memref<256x256xbf16>, %[[B:.*]]: memref<256x256xbf16>, %{{.*}}: memref<256x256xf32>)
+// CHECK: builtin.unrealized_conversion_cast %[[A]] : memref<256x256xbf16> to memref<256x256xf16>
+// CHECK: builtin.unrealized_conversion_cast %[[B]] : memref<256x256xbf16> to memref<256x256xf16>
+// CHECK: nvgpu.ldmatrix
+// CHECK: vector.bitcast {{.*}} : vector<2xf16> to vector<1xi32>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvgpu.mma.sync
+func.func @bf16(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
+  // expected-remark @below {{matmul 256x256x256 bf16 lowered to Tensor Cores}}
+  linalg.matmul ins(%A, %B : memref<256x256xbf16>, memref<256x256xbf16>) outs(%C : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// Transposed B (B[n][k]): the B tile is 128x32 and ldmatrix needs no
+// transpose for it.
+// CHECK-LABEL: func.func private @f16_bt_tensorcore
+// CHECK: workgroup(%{{.*}} : memref<3x128x32xf16, 3>, %{{.*}} : memref<3x128x32xf16, 3>)
+// CHECK-NOT: transpose = true
+// CHECK: nvgpu.mma.sync
+func.func @f16_bt(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>) {
+  // expected-remark @below {{matmul 256x256x256 f16 (B transposed) lowered to Tensor Cores}}
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%A, %B : memref<256x256xf16>, memref<256x256xf16>) outs(%C : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// What cannot reach Tensor Cores is left as it was, with the reason.
+// CHECK-LABEL: func.func @not_lowered
+// CHECK-COUNT-6: linalg.
+// CHECK-NOT: gpu.launch
+func.func @not_lowered(%a: memref<100x64xf16>, %b: memref<64x128xf16>, %c: memref<100x128xf32>,
+                       %af: memref<128x128xf32>, %cf: memref<128x128xf32>,
+                       %ad: memref<?x128xf16>, %bd: memref<128x128xf16>, %cd: memref<?x128xf32>,
+                       %ta: tensor<128x128xf16>, %tc: tensor<128x128xf32>,
+                       %ba: memref<2x128x128xf16>, %bc: memref<2x128x128xf32>,
+                       %ch: memref<128x128xf16>) {
+  // expected-remark @below {{not lowered to Tensor Cores (stays on the general path): 100x128x64 is not a multiple of the}}
+  linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x128xf16>) outs(%c : memref<100x128xf32>)
+  // expected-remark @below {{element types f32 x f32 -> f32 (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32)}}
+  linalg.matmul ins(%af, %af : memref<128x128xf32>, memref<128x128xf32>) outs(%cf : memref<128x128xf32>)
+  // expected-remark @below {{dynamic shapes are not lowered to Tensor Cores}}
+  linalg.matmul ins(%ad, %bd : memref<?x128xf16>, memref<128x128xf16>) outs(%cd : memref<?x128xf32>)
+  // expected-remark @below {{operates on tensors; bufferize first (mpt-gpu-codegen does)}}
+  %t = linalg.matmul ins(%ta, %ta : tensor<128x128xf16>, tensor<128x128xf16>) outs(%tc : tensor<128x128xf32>) -> tensor<128x128xf32>
+  // expected-remark @below {{'linalg.batch_matmul' is not lowered to Tensor Cores yet}}
+  linalg.batch_matmul ins(%ba, %ba : memref<2x128x128xf16>, memref<2x128x128xf16>) outs(%bc : memref<2x128x128xf32>)
+  // expected-remark @below {{element types f16 x f16 -> f16}}
+  linalg.matmul ins(%ch, %ch : memref<128x128xf16>, memref<128x128xf16>) outs(%ch : memref<128x128xf16>)
+  return
+}
