@@ -20,7 +20,7 @@
 // SMEM: error: mpt-matmul-to-tensorcore: 4 stages of 128x32 and 32x128 tiles need 65536 bytes of shared memory (> 48 KiB)
 // WARP: error: mpt-matmul-to-tensorcore: warp-m must be a positive multiple of 16 and warp-n of 8
 // DUMP: error: mpt-dump-gpu-binaries: '{{.*}}nowhere' is not a directory
-// CHIP-NOT: module
+// CHIP-NOT: func.func
 
 // expected-error-re@+1 {{mpt-{{(matmul-to-tensorcore|dump-gpu-binaries)}}: {{.*}}}}
 module {
