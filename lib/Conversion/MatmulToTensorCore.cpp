@@ -18,6 +18,7 @@
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -598,6 +599,17 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, func::FuncOp entry,
   if (!kLoop)
     return emitError(loc, "internal error: K loop lost");
   kLoop->setAttr(kKLoopAttr, UnitAttr::get(module.getContext()));
+  // XOR-swizzle the shared tiles' columns so that the cp.async writes and
+  // the ldmatrix reads of a warp hit distinct banks.
+  {
+    SmallVector<memref::AllocOp> tiles;
+    entry.walk([&](memref::AllocOp alloc) { tiles.push_back(alloc); });
+    for (memref::AllocOp tile : tiles)
+      if (failed(nvgpu::optimizeSharedMemoryReadsAndWrites(launch,
+                                                           tile.getResult())))
+        emitRemark(loc) << "shared tile " << tile.getType()
+                        << " not swizzled: its accesses keep bank conflicts";
+  }
   if (cfg.stages > 1 &&
       failed(applyTransformScript(module, buildPipelineScript(cfg.stages),
                                   loc)))
