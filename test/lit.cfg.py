@@ -21,6 +21,10 @@ config.substitutions.append(("%mpt_build", config.mpt_obj_root))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+# The runtime libraries mlir-runner needs for printing and memref helpers.
+config.substitutions.append(("%mlir_runner_libs", ",".join(
+    os.path.join(config.mlir_lib_dir, lib)
+    for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"])))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -262,16 +262,6 @@ LogicalResult TrainingGraph::collectMarkers() {
     return gradients.front().emitError()
            << "'mpt.gradient' in a step without a backward seed (an "
               "'mpt.grad_seed' or a \"loss_grad\" argument)";
-
-  if (seedOp && lossResult) {
-    for (Operation *ret : getReturns(func)) {
-      if (ret->getOperand(*lossResult) != seedOp.getLoss())
-        return seedOp.emitError()
-               << "the seed's operand is not the value the function returns "
-                  "as its loss (result #"
-               << *lossResult << ")";
-    }
-  }
   return success();
 }
 
@@ -303,6 +293,12 @@ LogicalResult TrainingGraph::classify() {
   DependenceGraph::ValueSet reachesLoss = graph.backwardSlice(collectReturned(
       [&](unsigned i) { return lossResult && i == *lossResult; }));
 
+  // The seed is taken of the loss, or of a part of it (a micro-batch's loss
+  // inside a gradient-accumulation loop).
+  if (seedOp && lossResult && !reachesLoss.contains(seedOp.getLoss()))
+    return seedOp.emitError()
+           << "the seed's operand does not contribute to the loss (result #"
+           << *lossResult << ")";
   for (GradientOp grad : gradients) {
     if (!seedDep.contains(grad.getInput()))
       return grad.emitError(
@@ -318,15 +314,16 @@ LogicalResult TrainingGraph::classify() {
   for (Operation *op : graph.nodes) {
     for (Value v : op->getResults()) {
       if (reachesLoss.contains(v)) {
-        if (seedDep.contains(v))
+        // Reported at the first op that feeds the seed into the loss.
+        if (seedDep.contains(v) && op != seedOp.getOperation())
           return op->emitError("the loss depends on the backward seed");
         valueRegion[v] = TrainingRegion::Forward;
-      } else if (gradDep.contains(v)) {
-        valueRegion[v] = TrainingRegion::Update;
       } else if (isa<GradientOp>(op) ||
                  (seedDep.contains(v) && reachesGrad.contains(v))) {
         valueRegion[v] = TrainingRegion::Backward;
         backwardCore.push_back(v);
+      } else if (gradDep.contains(v)) {
+        valueRegion[v] = TrainingRegion::Update;
       }
     }
   }

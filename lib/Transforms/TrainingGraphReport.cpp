@@ -28,12 +28,20 @@ std::string typeString(Type type) {
 struct TrainingGraphReportPass
     : public mpt::impl::TrainingGraphReportBase<TrainingGraphReportPass> {
   using Base::Base;
+  std::shared_ptr<ReportStream> stream;
 
   LogicalResult initialize(MLIRContext *context) override {
     if (failed(parseReportFormat(format)))
       return emitError(UnknownLoc::get(context))
              << "mpt-training-graph-report: unknown format '" << format
              << "' (expected 'text' or 'json')";
+    // Open the output before any IR is processed: a bad path fails the run
+    // up front, without a partial report.
+    std::string error;
+    stream = ReportStream::open(output, error);
+    if (!stream)
+      return emitError(UnknownLoc::get(context))
+             << "mpt-training-graph-report: " << error;
     return success();
   }
 
@@ -52,16 +60,11 @@ struct TrainingGraphReportPass
     if (!ok)
       return signalPassFailure();
 
-    std::string error;
-    std::unique_ptr<ReportStream> stream = ReportStream::open(output, error);
-    if (!stream) {
-      getOperation().emitError() << error;
-      return signalPassFailure();
-    }
     if (reportFormat == ReportFormat::Json)
       printJson(funcs, stream->os());
     else
       printText(funcs, stream->os());
+    stream->os().flush();
     markAllAnalysesPreserved();
   }
 

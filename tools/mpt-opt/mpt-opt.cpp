@@ -14,9 +14,14 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mpt::test {
+void registerTestTrainingGraphPass();
+} // namespace mpt::test
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mpt::registerAllPasses();
+  mpt::test::registerTestTrainingGraphPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -12,10 +12,13 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "mpt/IR/MPTDialect.h"
 
 namespace mpt {
 
@@ -41,6 +44,10 @@ void registerGPUCodegenPipeline();
 
 #define GEN_PASS_REGISTRATION
 #include "mpt/Conversion/Passes.h.inc"
+
+/// Adds the patterns of --mpt-lower-loss-scaling (one per loss-scaling op)
+/// to `patterns`, for a compiler that lowers them in its own pass.
+void populateLowerLossScalingPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace mpt
 

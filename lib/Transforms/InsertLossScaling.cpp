@@ -1,0 +1,343 @@
+//===- InsertLossScaling.cpp - --mpt-insert-loss-scaling ------------------===//
+//
+// Rewrites one training step (docs/TrainingGraphContract.md) so that it
+// scales its backward seed, unscales and checks its gradients, skips the
+// update when they overflowed and, in dynamic mode, updates the scale it
+// receives as an argument. The inserted work is expressed with the mpt
+// loss-scaling ops; --mpt-lower-loss-scaling lowers them.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/MPTOps.h"
+#include "mpt/IR/TrainingContract.h"
+#include "mpt/Transforms/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
+namespace mpt {
+#define GEN_PASS_DEF_INSERTLOSSSCALING
+#include "mpt/Transforms/Passes.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+enum class Mode { None, Static, Dynamic };
+
+/// An option value as the user would write it ("65536", "0.5", "inf").
+std::string formatOption(double value) {
+  return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
+
+bool isLossScalingOp(Operation *op) {
+  return isa<ScaleOp, UnscaleAndCheckOp, UpdateScaleOp, GuardUpdateOp>(op);
+}
+
+/// Whether `func` takes part in the training-graph contract at all: a
+/// training marker, a loss result or a result that updates an argument.
+/// Other functions (helpers, drivers) are not steps and are left alone.
+bool looksLikeStep(func::FuncOp func, const TrainingGraph &graph) {
+  if (graph.isTrainingStep())
+    return true;
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (isLossResult(func, i) || getUpdatedArg(func, i))
+      return true;
+  return false;
+}
+
+struct InsertLossScalingPass
+    : public mpt::impl::InsertLossScalingBase<InsertLossScalingPass> {
+  using Base::Base;
+
+  Mode parsedMode = Mode::Dynamic;
+
+  // Options are checked once, before any function is touched; they have no
+  // source location.
+  LogicalResult initialize(MLIRContext *context) override {
+    auto fail = [&]() {
+      return emitError(UnknownLoc::get(context)) << "mpt-insert-loss-scaling: ";
+    };
+    if (mode == "none")
+      parsedMode = Mode::None;
+    else if (mode == "static")
+      parsedMode = Mode::Static;
+    else if (mode == "dynamic")
+      parsedMode = Mode::Dynamic;
+    else
+      return fail() << "unknown mode '" << mode
+                    << "' (expected 'none', 'static' or 'dynamic')";
+    // The scale lives in an FP32 tensor: it must be a finite FP32 number.
+    if (!std::isfinite(initScale) || initScale <= 0.0 || initScale > FLT_MAX)
+      return fail() << "init-scale must be finite, > 0 and at most the FP32 "
+                       "maximum, got "
+                    << formatOption(initScale);
+    // The factors are stored as f32 attributes: check them as stored too
+    // (1.00000001 rounds to 1).
+    float growthF32 = static_cast<float>(growthFactor);
+    float backoffF32 = static_cast<float>(backoffFactor);
+    if (!std::isfinite(growthFactor) || growthFactor > FLT_MAX ||
+        !(growthF32 > 1.0f))
+      return fail() << "growth-factor must be finite and > 1 in FP32, got "
+                    << formatOption(growthFactor);
+    if (!(backoffFactor > 0.0 && backoffFactor < 1.0) ||
+        !(backoffF32 > 0.0f && backoffF32 < 1.0f))
+      return fail() << "backoff-factor must be in (0, 1) in FP32, got "
+                    << formatOption(backoffFactor);
+    if (growthInterval < 1 || growthInterval > INT32_MAX)
+      return fail() << "growth-interval must be in [1, 2^31-1] (the tracker "
+                       "is an i32), got "
+                    << std::to_string(growthInterval);
+    if (!std::isfinite(minScale) || minScale < 0.0)
+      return fail() << "min-scale must be finite and >= 0, got "
+                    << formatOption(minScale);
+    if (minScale > initScale)
+      return fail() << "min-scale (" << formatOption(minScale)
+                    << ") must not exceed init-scale ("
+                    << formatOption(initScale) << ")";
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (parsedMode == Mode::None) {
+      markAllAnalysesPreserved();
+      return;
+    }
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return markAllAnalysesPreserved();
+    auto &graph = getAnalysis<TrainingGraph>();
+    if (!graph.isValid())
+      return signalPassFailure();
+    if (!looksLikeStep(func, graph))
+      return markAllAnalysesPreserved();
+    if (failed(checkStep(func, graph)) || failed(rewrite(func, graph)))
+      return signalPassFailure();
+  }
+
+  /// The bad inputs: each one diagnostic at its location.
+  LogicalResult checkStep(func::FuncOp func, const TrainingGraph &graph) {
+    // Scaling twice would multiply the seed by scale^2 and unscale only once.
+    Operation *scalingOp = nullptr;
+    func.walk([&](Operation *op) {
+      if (!isLossScalingOp(op))
+        return WalkResult::advance();
+      scalingOp = op;
+      return WalkResult::interrupt();
+    });
+    if (scalingOp)
+      return scalingOp->emitError() << "the step is already loss-scaled ('"
+                                    << scalingOp->getName().getStringRef()
+                                    << "'); run --mpt-insert-loss-scaling once";
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      std::optional<ArgRole> role = getArgRole(func, i);
+      if (role == ArgRole::LossScale || role == ArgRole::LossScaleGrowthTracker)
+        return func.emitError()
+               << "the step is already loss-scaled (argument #" << i
+               << " has mpt.role = \"" << stringifyArgRole(*role)
+               << "\"); run --mpt-insert-loss-scaling once";
+    }
+
+    Value seed = graph.getSeed();
+    if (!seed)
+      return func.emitError()
+             << "loss scaling needs the backward seed, an 'mpt.grad_seed' or "
+                "a \"loss_grad\" argument; the step has none";
+    auto seedType = dyn_cast<RankedTensorType>(seed.getType());
+    if (!seedType || !isa<FloatType>(seedType.getElementType()))
+      return func.emitError()
+             << "loss scaling needs a backward seed that is a ranked float "
+                "tensor; the \"loss_grad\" argument #"
+             << cast<BlockArgument>(seed).getArgNumber() << " is "
+             << seed.getType();
+    // A constant scale the seed's type cannot hold makes every step
+    // overflow and be skipped.
+    auto seedElementType = cast<FloatType>(seedType.getElementType());
+    double largestSeed =
+        llvm::APFloat::getLargest(seedElementType.getFloatSemantics())
+            .convertToDouble();
+    if (parsedMode == Mode::Static && initScale > largestSeed)
+      return emitError(seed.getLoc())
+             << "init-scale " << formatOption(initScale)
+             << " overflows the backward seed's element type "
+             << seedElementType << " (largest finite value "
+             << formatOption(largestSeed)
+             << "): every step would be skipped; use a smaller init-scale "
+                "or mode=dynamic";
+    if (graph.getGradients().empty())
+      return func.emitError()
+             << "loss scaling needs the gradients, marked with "
+                "'mpt.gradient'; the step has none";
+
+    // One found-inf flag over all gradients must dominate every guarded
+    // result: the body is one block and the markers are at its top level.
+    if (!func.getBody().hasOneBlock())
+      return func.emitError()
+             << "loss scaling needs a step whose body is a single block "
+                "(express control flow with scf); this one has "
+             << func.getBody().getBlocks().size() << " blocks";
+    Block *body = &func.getBody().front();
+    for (GradientOp grad : graph.getGradients())
+      if (grad->getBlock() != body)
+        return grad.emitError()
+               << "loss scaling needs every 'mpt.gradient' at the top level "
+                  "of the step (one overflow check covers them all); this "
+                  "one is nested in '"
+               << grad->getParentOp()->getName().getStringRef() << "'";
+    return success();
+  }
+
+  LogicalResult rewrite(func::FuncOp func, const TrainingGraph &graph) {
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    Block *body = &func.getBody().front();
+    Location loc = func.getLoc();
+    auto scaleType = RankedTensorType::get({}, Float32Type::get(ctx));
+    auto trackerType = RankedTensorType::get({}, IntegerType::get(ctx, 32));
+
+    // The scale: a constant (static) or a new trailing argument (dynamic).
+    Value scale, tracker;
+    float initScaleF32 = static_cast<float>(initScale);
+    if (parsedMode == Mode::Static) {
+      rewriter.setInsertionPointToStart(body);
+      scale = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(scaleType,
+                                 rewriter.getF32FloatAttr(initScaleF32)));
+    } else {
+      unsigned numArgs = func.getNumArguments();
+      NamedAttribute scaleAttrs[] = {
+          rewriter.getNamedAttr(MPTDialect::kRoleAttrName,
+                                rewriter.getStringAttr("loss_scale")),
+          rewriter.getNamedAttr(MPTDialect::kInitialValueAttrName,
+                                rewriter.getF32FloatAttr(initScaleF32))};
+      NamedAttribute trackerAttrs[] = {
+          rewriter.getNamedAttr(
+              MPTDialect::kRoleAttrName,
+              rewriter.getStringAttr("loss_scale_growth_tracker")),
+          rewriter.getNamedAttr(MPTDialect::kInitialValueAttrName,
+                                rewriter.getI32IntegerAttr(0))};
+      if (failed(
+              func.insertArguments({numArgs, numArgs}, {scaleType, trackerType},
+                                   {rewriter.getDictionaryAttr(scaleAttrs),
+                                    rewriter.getDictionaryAttr(trackerAttrs)},
+                                   {loc, loc})))
+        return func.emitError("cannot append the loss-scale arguments");
+      scale = func.getArgument(numArgs);
+      tracker = func.getArgument(numArgs + 1);
+    }
+
+    // Scale the seed right where it is defined.
+    Value seed = graph.getSeed();
+    if (GradSeedOp seedOp = graph.getSeedOp())
+      rewriter.setInsertionPointAfter(seedOp);
+    else if (Operation *constant = scale.getDefiningOp())
+      rewriter.setInsertionPointAfter(constant);
+    else
+      rewriter.setInsertionPointToStart(body);
+    auto scaled = ScaleOp::create(rewriter, seed.getLoc(), seed, scale);
+    seed.replaceAllUsesExcept(scaled.getResult(), scaled);
+
+    // Unscale and check before the first op that reads a gradient. A marker
+    // that comes after that point moves up together with the ops it needs
+    // (the backward pass never depends on the update, the analysis checks
+    // it).
+    Operation *firstReader = body->getTerminator();
+    SmallVector<Value> gradients;
+    for (GradientOp grad : graph.getGradients()) {
+      gradients.push_back(grad.getGradient());
+      for (Operation *user : grad.getGradient().getUsers()) {
+        Operation *top = body->findAncestorOpInBlock(*user);
+        if (top && top->isBeforeInBlock(firstReader))
+          firstReader = top;
+      }
+    }
+    for (GradientOp grad : graph.getGradients()) {
+      if (!firstReader->isBeforeInBlock(grad))
+        continue;
+      // Only side-effect-free computations may be reordered with the ops
+      // between the first reader and the marker.
+      BackwardSliceOptions options;
+      options.omitBlockArguments = true;
+      options.omitUsesFromAbove = false;
+      options.filter = [&](Operation *op) {
+        return op->getBlock() == body && !op->isBeforeInBlock(firstReader);
+      };
+      llvm::SetVector<Operation *> toMove;
+      bool movable =
+          succeeded(getBackwardSlice(grad.getOperation(), &toMove, options)) &&
+          llvm::all_of(toMove, isMemoryEffectFree);
+      if (!movable ||
+          failed(moveOperationDependencies(rewriter, grad, firstReader)))
+        return grad.emitError()
+               << "cannot move this gradient before the first op that reads "
+                  "a gradient (its computation has side effects); loss "
+                  "scaling needs all gradients before the optimizer update";
+      rewriter.moveOpBefore(grad, firstReader);
+    }
+    rewriter.setInsertionPoint(firstReader);
+    SmallVector<Location> gradientLocs;
+    for (GradientOp grad : graph.getGradients())
+      gradientLocs.push_back(grad.getLoc());
+    auto unscale = UnscaleAndCheckOp::create(
+        rewriter, rewriter.getFusedLoc(gradientLocs), gradients, scale);
+    for (auto [grad, unscaled] :
+         llvm::zip_equal(gradients, unscale.getUnscaled()))
+      grad.replaceAllUsesExcept(unscaled, unscale);
+    Value foundInf = unscale.getFoundInf();
+
+    // Skip the step: every updated state keeps its input on overflow.
+    Operation *ret = body->getTerminator();
+    rewriter.setInsertionPoint(ret);
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+      std::optional<unsigned> arg = getUpdatedArg(func, i);
+      if (!arg)
+        continue;
+      Value original = func.getArgument(*arg);
+      Value updated = ret->getOperand(i);
+      if (updated == original)
+        continue;
+      ret->setOperand(i, GuardUpdateOp::create(rewriter, updated.getLoc(),
+                                               updated, original, foundInf));
+    }
+
+    if (parsedMode == Mode::Dynamic) {
+      auto update = UpdateScaleOp::create(
+          rewriter, ret->getLoc(), scaleType, trackerType, scale, tracker,
+          foundInf, rewriter.getF32FloatAttr(static_cast<float>(growthFactor)),
+          rewriter.getF32FloatAttr(static_cast<float>(backoffFactor)),
+          rewriter.getI32IntegerAttr(static_cast<int32_t>(growthInterval)),
+          rewriter.getF32FloatAttr(static_cast<float>(minScale)));
+      unsigned numResults = func.getNumResults();
+      unsigned scaleArg = cast<BlockArgument>(scale).getArgNumber();
+      NamedAttribute scaleResultAttr = rewriter.getNamedAttr(
+          MPTDialect::kUpdatesAttrName, rewriter.getI64IntegerAttr(scaleArg));
+      NamedAttribute trackerResultAttr =
+          rewriter.getNamedAttr(MPTDialect::kUpdatesAttrName,
+                                rewriter.getI64IntegerAttr(scaleArg + 1));
+      if (failed(func.insertResults(
+              {numResults, numResults}, {scaleType, trackerType},
+              {rewriter.getDictionaryAttr(scaleResultAttr),
+               rewriter.getDictionaryAttr(trackerResultAttr)})))
+        return func.emitError("cannot append the loss-scale results");
+      ret->insertOperands(ret->getNumOperands(),
+                          {update.getNewScale(), update.getNewTracker()});
+    }
+    return success();
+  }
+};
+} // namespace
