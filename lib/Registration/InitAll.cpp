@@ -3,6 +3,7 @@
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/Transforms/Passes.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Pipelines/GPUCodegen.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"

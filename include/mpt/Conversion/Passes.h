@@ -25,23 +25,6 @@ namespace mpt {
 #define GEN_PASS_DECL
 #include "mpt/Conversion/Passes.h.inc"
 
-/// Options of the `mpt-gpu-codegen` pipeline.
-struct GPUCodegenOptions {
-  std::string chip = "sm_80";
-  std::string format = "isa";
-  std::string dumpDir;
-  int64_t tileM = 128, tileN = 128, tileK = 32, warpM = 64, warpN = 64,
-          stages = 3;
-};
-
-/// Adds the passes of `mpt-gpu-codegen`: bufferize, Tensor Core lowering,
-/// kernel outlining, the upstream NVVM lowering and serialization.
-void buildGPUCodegenPipeline(mlir::OpPassManager &pm,
-                             const GPUCodegenOptions &options);
-
-/// Registers `mpt-gpu-codegen`.
-void registerGPUCodegenPipeline();
-
 #define GEN_PASS_REGISTRATION
 #include "mpt/Conversion/Passes.h.inc"
 

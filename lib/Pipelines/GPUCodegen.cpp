@@ -1,11 +1,13 @@
-//===- GPUCodegenPipeline.cpp - mpt-gpu-codegen ---------------------------===//
+//===- GPUCodegen.cpp - the --mpt-gpu-codegen pipeline --------------------===//
 //
-// Bufferize, lower the matmuls to Tensor Core kernels, outline them and run
-// the upstream NVVM pipeline (gpu-lower-to-nvvm-pipeline), whose last step,
-// gpu-module-to-binary, serializes each gpu.module to PTX (format=isa) or a
-// cubin (format=bin, assembled by the CUDA toolkit's ptxas).
+// Bufferize, lower the matmuls to Tensor Core kernels and run the upstream
+// NVVM pipeline (gpu-lower-to-nvvm-pipeline: nvgpu to nvvm, outlining, LLVM
+// lowering), whose last step, gpu-module-to-binary, serializes each
+// gpu.module to PTX (format=isa) or a cubin (format=bin, by the CUDA
+// toolkit's ptxas).
 //
 //===----------------------------------------------------------------------===//
+#include "mpt/Pipelines/GPUCodegen.h"
 #include "mpt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -17,29 +19,6 @@
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
-
-namespace {
-struct GPUCodegenPipelineOptions
-    : public PassPipelineOptions<GPUCodegenPipelineOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("sm_80 (mma.sync) or sm_90a (wgmma)"),
-                           llvm::cl::init("sm_80")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("isa (PTX text), bin (cubin) or fatbin"),
-      llvm::cl::init("isa")};
-  Option<std::string> dumpDir{
-      *this, "dump-dir",
-      llvm::cl::desc("Also write each kernel's PTX/cubin into this directory"),
-      llvm::cl::init("")};
-  Option<int64_t> tileM{*this, "tile-m", llvm::cl::init(128)};
-  Option<int64_t> tileN{*this, "tile-n", llvm::cl::init(128)};
-  Option<int64_t> tileK{*this, "tile-k", llvm::cl::init(32)};
-  Option<int64_t> warpM{*this, "warp-m", llvm::cl::init(64)};
-  Option<int64_t> warpN{*this, "warp-n", llvm::cl::init(64)};
-  Option<int64_t> stages{*this, "stages", llvm::cl::init(3)};
-};
-} // namespace
 
 void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
                                   const GPUCodegenOptions &options) {
@@ -79,21 +58,9 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
 }
 
 void mpt::registerGPUCodegenPipeline() {
-  PassPipelineRegistration<GPUCodegenPipelineOptions>(
+  PassPipelineRegistration<GPUCodegenOptions>(
       "mpt-gpu-codegen",
       "Bufferize, lower matmuls to Tensor Core kernels and compile them to "
       "PTX or cubin (chip=sm_80|sm_90a format=isa|bin [dump-dir=DIR])",
-      [](OpPassManager &pm, const GPUCodegenPipelineOptions &o) {
-        mpt::GPUCodegenOptions options;
-        options.chip = o.chip;
-        options.format = o.format;
-        options.dumpDir = o.dumpDir;
-        options.tileM = o.tileM;
-        options.tileN = o.tileN;
-        options.tileK = o.tileK;
-        options.warpM = o.warpM;
-        options.warpN = o.warpN;
-        options.stages = o.stages;
-        mpt::buildGPUCodegenPipeline(pm, options);
-      });
+      buildGPUCodegenPipeline);
 }
