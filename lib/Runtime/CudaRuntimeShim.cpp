@@ -70,9 +70,8 @@ MPT_EXPORT void *mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
   return module;
 }
 
-/// PTX (format=isa) is JIT-compiled by the driver.
-MPT_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel,
-                                   size_t /*assemblySize*/) {
+/// PTX (format=isa, null-terminated) is JIT-compiled by the driver.
+MPT_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
   ensureContext();
   CUmodule module = nullptr;
   char log[8192];
