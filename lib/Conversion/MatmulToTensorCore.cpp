@@ -50,9 +50,11 @@ static constexpr StringLiteral kKLoopAttr = "mpt.k_loop";
 std::optional<MatmulShape>
 mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
   auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-  if (!matmul) {
+  auto batchMatmul = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+  if (!matmul && !batchMatmul) {
     whyNot = llvm::formatv("'{0}' is not lowered to Tensor Cores yet (only "
-                           "linalg.matmul and its transposed forms are)",
+                           "linalg.matmul, its transposed forms and "
+                           "linalg.batch_matmul are)",
                            op->getName().getStringRef());
     return std::nullopt;
   }
@@ -61,7 +63,15 @@ mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
     return std::nullopt;
   }
   MatmulShape shape;
-  if (linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps()))
+  if (batchMatmul) {
+    if (!linalg::BatchMatmulOp::isDefaultIndexingMaps(
+            batchMatmul.getIndexingMaps())) {
+      whyNot = "batch_matmul with transposed operands is not lowered to "
+               "Tensor Cores yet";
+      return std::nullopt;
+    }
+    shape.layout = Layout::NN;
+  } else if (linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps()))
     shape.layout = Layout::NN;
   else if (linalg::MatmulTransposeAOp::classof(op))
     shape.layout = Layout::TN;
@@ -97,10 +107,13 @@ mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
       return std::nullopt;
     }
   }
-  shape.m = cType.getDimSize(0);
-  shape.n = cType.getDimSize(1);
-  shape.k = shape.layout == Layout::TN ? aType.getDimSize(0)
-                                       : aType.getDimSize(1);
+  int64_t lead = batchMatmul ? 1 : 0;
+  if (batchMatmul)
+    shape.batch = cType.getDimSize(0);
+  shape.m = cType.getDimSize(lead);
+  shape.n = cType.getDimSize(lead + 1);
+  shape.k = shape.layout == Layout::TN ? aType.getDimSize(lead)
+                                       : aType.getDimSize(lead + 1);
   shape.elementType = aElt;
   return shape;
 }
@@ -108,6 +121,8 @@ mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
 std::string mpt::tensorcore::describe(const MatmulShape &s) {
   std::string str;
   llvm::raw_string_ostream os(str);
+  if (s.batch)
+    os << s.batch << " x ";
   os << s.m << "x" << s.n << "x" << s.k << " " << s.elementType;
   if (s.layout == Layout::TN)
     os << " (A transposed)";
@@ -151,7 +166,9 @@ func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
   }
   Operation *clone;
   SmallVector<Value> ins = {args[0], args[1]}, outs = {args[2]};
-  if (linalg::MatmulTransposeAOp::classof(op))
+  if (isa<linalg::BatchMatmulOp>(op.getOperation()))
+    clone = linalg::BatchMatmulOp::create(fb, loc, ins, outs);
+  else if (linalg::MatmulTransposeAOp::classof(op))
     clone = linalg::MatmulTransposeAOp::create(fb, loc, ins, outs);
   else if (linalg::MatmulTransposeBOp::classof(op))
     clone = linalg::MatmulTransposeBOp::create(fb, loc, ins, outs);
@@ -220,7 +237,33 @@ copyDistribution(std::array<int64_t, 2> tile, int64_t threads) {
   return std::array<int64_t, 3>{ty, tx, tile[0] / ty};
 }
 
-static std::string buildSM80Script(const SM80Config &c, Layout layout) {
+/// batch_matmul: tile the batch to blockIdx.z and the rows/columns to
+/// blocks; the 1 x BM x BN batch_matmul is then rank-reduced to a matmul and
+/// the sm_80 script continues from there.
+static std::string buildBatchBlockScript(const SM80Config &c) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "module attributes {transform.with_named_sequence} {\n"
+     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
+        "{transform.readonly}) {\n"
+     << "  %func = transform.structured.match ops{[\"func.func\"]} "
+        "attributes{"
+     << kEntryAttr
+     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+     << "  %mm = transform.structured.match ops{[\"linalg.batch_matmul\"]} in "
+        "%func : (!transform.any_op) -> !transform.any_op\n"
+     << llvm::formatv(
+            "  %blk_mm, %blk = transform.structured.tile_using_forall %mm "
+            "tile_sizes [1, {0}, {1}] (mapping = [#gpu.block<z>, "
+            "#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> "
+            "(!transform.any_op, !transform.any_op)\n",
+            c.bm, c.bn)
+     << "  transform.yield\n}\n}\n";
+  return s;
+}
+
+static std::string buildSM80Script(const SM80Config &c, Layout layout,
+                                   bool blocksTiled) {
   auto [aTile, bTile] = sharedTileShapes(c, layout);
   auto aDist = *copyDistribution(aTile, c.threads());
   auto bDist = *copyDistribution(bTile, c.threads());
@@ -233,15 +276,20 @@ static std::string buildSM80Script(const SM80Config &c, Layout layout) {
         "attributes{"
      << kEntryAttr
      << "} in %root : (!transform.any_op) -> !transform.any_op\n"
-     << "  %mm = transform.structured.match ops{[\"linalg.matmul\"]} in %func "
-        ": (!transform.any_op) -> !transform.any_op\n"
+     << (blocksTiled ? "" : "  %mm = transform.structured.match "
+                             "ops{[\"linalg.matmul\"]} in %func : "
+                             "(!transform.any_op) -> !transform.any_op\n")
      // Thread blocks.
-     << llvm::formatv(
-            "  %blk_mm, %blk = transform.structured.tile_using_forall %mm "
-            "tile_sizes [{0}, {1}] (mapping = [#gpu.block<y>, "
-            "#gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, "
-            "!transform.any_op)\n",
-            c.bm, c.bn)
+     << (blocksTiled
+             ? std::string("  %blk_mm = transform.structured.match "
+                           "ops{[\"linalg.matmul\"]} in %func : "
+                           "(!transform.any_op) -> !transform.any_op\n")
+             : std::string(llvm::formatv(
+                   "  %blk_mm, %blk = transform.structured.tile_using_forall "
+                   "%mm tile_sizes [{0}, {1}] (mapping = [#gpu.block<y>, "
+                   "#gpu.block<x>]) : (!transform.any_op) -> "
+                   "(!transform.any_op, !transform.any_op)\n",
+                   c.bm, c.bn)))
      // K stages.
      << llvm::formatv("  %k_mm, %k_loop = transform.structured.tile_using_for "
                       "%blk_mm tile_sizes [0, 0, {0}] : (!transform.any_op) "
@@ -552,8 +600,37 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, func::FuncOp entry,
                                       const MatmulShape &shape,
                                       const SM80Config &cfg, bool bf16) {
   Location loc = entry.getLoc();
-  if (failed(applyTransformScript(module, buildSM80Script(cfg, shape.layout),
-                                  loc)))
+  bool batched = shape.batch > 0;
+  if (batched) {
+    if (failed(applyTransformScript(module, buildBatchBlockScript(cfg), loc)))
+      return failure();
+    // The 1 x BM x BN block tile becomes a linalg.matmul on rank-reduced
+    // views (upstream's rank-reducing contraction patterns only handle
+    // tensors).
+    SmallVector<linalg::BatchMatmulOp> tiles;
+    entry.walk([&](linalg::BatchMatmulOp op) { tiles.push_back(op); });
+    for (linalg::BatchMatmulOp tile : tiles) {
+      OpBuilder b(tile);
+      SmallVector<Value> views;
+      for (Value operand : tile->getOperands()) {
+        auto type = cast<MemRefType>(operand.getType());
+        if (type.getDimSize(0) != 1)
+          return tile.emitError("internal error: batch tile is not 1");
+        views.push_back(memref::createCanonicalRankReducingSubViewOp(
+            b, tile.getLoc(), operand, type.getShape().drop_front()));
+      }
+      linalg::MatmulOp::create(b, tile.getLoc(), ValueRange{views[0], views[1]},
+                               ValueRange{views[2]});
+      tile.erase();
+    }
+    bool reduced = false;
+    entry.walk([&](linalg::MatmulOp) { reduced = true; });
+    if (!reduced)
+      return emitError(loc, "internal error: the batch tile did not become a "
+                            "linalg.matmul");
+  }
+  if (failed(applyTransformScript(
+          module, buildSM80Script(cfg, shape.layout, batched), loc)))
     return failure();
 
   gpu::LaunchOp launch;

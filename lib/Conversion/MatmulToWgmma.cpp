@@ -37,6 +37,8 @@ std::string mpt::tensorcore::wgmmaConfigDescription() {
 }
 
 std::string mpt::tensorcore::wgmmaUnsupportedReason(const MatmulShape &s) {
+  if (s.batch)
+    return "batch_matmul is not lowered to wgmma yet (sm_80 lowers it)";
   if (s.layout != Layout::NN)
     return "transposed operands are not lowered to wgmma yet (sm_90a "
            "handles A[m][k] x B[k][n])";

@@ -16,6 +16,7 @@ namespace mpt::tensorcore {
 enum class Layout { NN, TN, NT };
 
 struct MatmulShape {
+  int64_t batch = 0; // 0: linalg.matmul; > 0: linalg.batch_matmul
   int64_t m = 0, n = 0, k = 0;
   mlir::Type elementType; // f16 or bf16
   Layout layout = Layout::NN;

@@ -25,7 +25,10 @@ func.func @f16(%A: memref<512x256xf16>, %B: memref<256x256xf16>, %C: memref<512x
 // CHECK-LABEL: func.func @not_lowered
 // CHECK-NOT: gpu.launch
 func.func @not_lowered(%a: memref<128x96xf16>, %b: memref<96x128xf16>, %c: memref<128x128xf32>,
-                       %s: memref<128x128xf16>, %cs: memref<128x128xf32>) {
+                       %s: memref<128x128xf16>, %cs: memref<128x128xf32>,
+                       %ba: memref<2x128x128xf16>, %bc: memref<2x128x128xf32>) {
+  // expected-remark @below {{batch_matmul is not lowered to wgmma yet (sm_80 lowers it)}}
+  linalg.batch_matmul ins(%ba, %ba : memref<2x128x128xf16>, memref<2x128x128xf16>) outs(%bc : memref<2x128x128xf32>)
   // expected-remark @below {{128x128x96 is not a multiple of the 128x128x64 wgmma tile}}
   linalg.matmul ins(%a, %b : memref<128x96xf16>, memref<96x128xf16>) outs(%c : memref<128x128xf32>)
   // expected-remark @below {{transposed operands are not lowered to wgmma yet}}

@@ -61,6 +61,22 @@ func.func @f16_bt(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<2
 
 // -----
 
+// batch_matmul: the batch is blockIdx.z; each block's 1 x 128 x 128 tile is
+// a matmul on rank-reduced views of the batch.
+// CHECK-LABEL: func.func private @batched_tensorcore
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c4{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<3x128x32xf16, 3>, %{{.*}} : memref<3x32x128xf16, 3>)
+// CHECK: gpu.block_id  z
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: linalg.batch_matmul
+func.func @batched(%A: memref<4x256x512xf16>, %B: memref<4x512x256xf16>, %C: memref<4x256x256xf32>) {
+  // expected-remark @below {{matmul 4 x 256x256x512 f16 lowered to Tensor Cores (sm_80}}
+  linalg.batch_matmul ins(%A, %B : memref<4x256x512xf16>, memref<4x512x256xf16>) outs(%C : memref<4x256x256xf32>)
+  return
+}
+
+// -----
+
 // What cannot reach Tensor Cores is left as it was, with the reason.
 // CHECK-LABEL: func.func @not_lowered
 // CHECK-COUNT-6: linalg.
@@ -69,7 +85,7 @@ func.func @not_lowered(%a: memref<100x64xf16>, %b: memref<64x128xf16>, %c: memre
                        %af: memref<128x128xf32>, %cf: memref<128x128xf32>,
                        %ad: memref<?x128xf16>, %bd: memref<128x128xf16>, %cd: memref<?x128xf32>,
                        %ta: tensor<128x128xf16>, %tc: tensor<128x128xf32>,
-                       %ba: memref<2x128x128xf16>, %bc: memref<2x128x128xf32>,
+                       %ba: memref<2x128x128xf16>, %bc: memref<128x128xf32>,
                        %ch: memref<128x128xf16>) {
   // expected-remark @below {{not lowered to Tensor Cores (stays on the general path): 100x128x64 is not a multiple of the}}
   linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x128xf16>) outs(%c : memref<100x128xf32>)
@@ -79,8 +95,8 @@ func.func @not_lowered(%a: memref<100x64xf16>, %b: memref<64x128xf16>, %c: memre
   linalg.matmul ins(%ad, %bd : memref<?x128xf16>, memref<128x128xf16>) outs(%cd : memref<?x128xf32>)
   // expected-remark @below {{operates on tensors; bufferize first (mpt-gpu-codegen does)}}
   %t = linalg.matmul ins(%ta, %ta : tensor<128x128xf16>, tensor<128x128xf16>) outs(%tc : tensor<128x128xf32>) -> tensor<128x128xf32>
-  // expected-remark @below {{'linalg.batch_matmul' is not lowered to Tensor Cores yet}}
-  linalg.batch_matmul ins(%ba, %ba : memref<2x128x128xf16>, memref<2x128x128xf16>) outs(%bc : memref<2x128x128xf32>)
+  // expected-remark @below {{'linalg.batch_reduce_matmul' is not lowered to Tensor Cores yet}}
+  linalg.batch_reduce_matmul ins(%ba, %ba : memref<2x128x128xf16>, memref<2x128x128xf16>) outs(%bc : memref<128x128xf32>)
   // expected-remark @below {{element types f16 x f16 -> f16}}
   linalg.matmul ins(%ch, %ch : memref<128x128xf16>, memref<128x128xf16>) outs(%ch : memref<128x128xf16>)
   return

@@ -7,6 +7,8 @@
 // RUN: FileCheck %s --check-prefix=BF16 < %t/mm_bf16_tensorcore_kernel.sm_80.ptx
 // RUN: %ptxas -arch=sm_80 -v %t/mm_f16_tensorcore_kernel.sm_80.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %ptxas -arch=sm_80 -v %t/mm_bf16_tensorcore_kernel.sm_80.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=BATCH < %t/bmm_bf16_tensorcore_kernel.sm_80.ptx
+// RUN: %ptxas -arch=sm_80 -v %t/bmm_bf16_tensorcore_kernel.sm_80.ptx -o %t/bmm.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // The host side calls the outlined entry, which launches the kernel.
 // RUN: FileCheck %s --check-prefix=HOST < %t/out.mlir
 
@@ -27,6 +29,12 @@
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BF16-NOT: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
+// BATCH: .entry bmm_bf16_tensorcore_kernel
+// BATCH: mov.u32 {{.*}}, %ctaid.z
+// BATCH: cp.async.cg.shared.global
+// BATCH: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// BATCH: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 49152 bytes smem
 
@@ -43,5 +51,10 @@ func.func @mm_f16(%A: memref<256x512xf16>, %B: memref<512x256xf16>, %C: memref<2
 
 func.func @mm_bf16(%A: memref<256x512xbf16>, %B: memref<512x256xbf16>, %C: memref<256x256xf32>) {
   linalg.matmul ins(%A, %B : memref<256x512xbf16>, memref<512x256xbf16>) outs(%C : memref<256x256xf32>)
+  return
+}
+
+func.func @bmm_bf16(%A: memref<2x128x256xbf16>, %B: memref<2x256x128xbf16>, %C: memref<2x128x128xf32>) {
+  linalg.batch_matmul ins(%A, %B : memref<2x128x256xbf16>, memref<2x256x128xbf16>) outs(%C : memref<2x128x128xf32>)
   return
 }
