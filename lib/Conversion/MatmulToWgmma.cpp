@@ -7,7 +7,8 @@
 //   grid (N/128, M/128), one warpgroup (128 threads) per 128x128 C tile
 //   host:   one TMA descriptor for A (box 128x64) and one for B (box 64x64,
 //           two boxes per 64x128 B tile: swizzle_128b needs 128-byte rows)
-//   kernel: `stages` shared-memory stages of A 128x64 + B 64x128 (32 KiB)
+//   kernel: `stages` shared-memory stages of A 128x64 + B 64x128 (32 KiB,
+//           1024-byte aligned inside the dynamic shared memory)
 //           with one mbarrier each; thread 0 issues the TMA loads of the
 //           first `stages` K tiles, then every K step waits on its stage's
 //           mbarrier, runs wgmma.mma_async m64n128k16 over the stage (two
@@ -99,6 +100,18 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
     %col1 = arith.addi %col0, %k64 : index
     %isLeader = arith.cmpi eq, %tid, %k0 : index
     %dyn = gpu.dynamic_shared_memory : memref<?xi8, #smem>
+    // 128-byte swizzled TMA tiles must start on a 1024-byte boundary, and
+    // the kernel's static shared memory (the mbarriers) may sit next to the
+    // dynamic region's symbol: the tiles start at alignUp(base + 64, 1024),
+    // which is clear of both (the launch adds 2 KiB for this).
+    %k1024 = arith.constant 1024 : index
+    %dynBase = memref.extract_aligned_pointer_as_index %dyn : memref<?xi8, #smem> -> index
+    %lo = arith.addi %dynBase, %k64 : index
+    %loRem = arith.remui %lo, %k1024 : index
+    %toNext = arith.subi %k1024, %loRem : index
+    %toNextMod = arith.remui %toNext, %k1024 : index
+    %aligned = arith.addi %lo, %toNextMod : index
+    %pad = arith.subi %aligned, %dynBase : index
     %bar = nvgpu.mbarrier.create -> !barriers
     scf.if %isLeader {
       scf.for %s = %k0 to %kStages step %k1 {
@@ -111,7 +124,8 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
     %prologue = arith.minsi %kStages, %kTiles : index
     scf.if %isLeader {
       scf.for %s = %k0 to %prologue step %k1 {
-        %base = arith.muli %s, %kStageBytes : index
+        %stageOff = arith.muli %s, %kStageBytes : index
+        %base = arith.addi %pad, %stageOff : index
         %baseB0 = arith.addi %base, %kABytes : index
         %baseB1 = arith.addi %baseB0, %kHalfB : index
         %tileA = memref.view %dyn[%base][] : memref<?xi8, #smem> to memref<128x64x{T}, #smem>
@@ -131,7 +145,8 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
       %roundParity = arith.remui %round, %k2 : index
       %parity = arith.index_cast %roundParity : index to i1
       nvgpu.mbarrier.try_wait.parity %bar[%stage], %parity, %ticks : !barriers
-      %base = arith.muli %stage, %kStageBytes : index
+      %stageOff = arith.muli %stage, %kStageBytes : index
+      %base = arith.addi %pad, %stageOff : index
       %baseB = arith.addi %base, %kABytes : index
       %tileA = memref.view %dyn[%base][] : memref<?xi8, #smem> to memref<128x64x{T}, #smem>
       %tileB = memref.view %dyn[%baseB][] : memref<?xi8, #smem> to memref<64x128x{T}, #smem>
@@ -179,7 +194,7 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
   replaceAll("K", std::to_string(s.k));
   replaceAll("GX", std::to_string(s.n / kTileN));
   replaceAll("GY", std::to_string(s.m / kTileM));
-  replaceAll("SMEM", std::to_string(kStages * stageBytes));
+  replaceAll("SMEM", std::to_string(kStages * stageBytes + 2048));
   replaceAll("KT", std::to_string(kTiles));
   replaceAll("SB", std::to_string(stageBytes));
   replaceAll("AB", std::to_string(aBytes));

@@ -1,12 +1,15 @@
 // RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-matmul-to-tensorcore="chip=sm_90a" | FileCheck %s
 
 // One warpgroup per 128x128 tile: host-side TMA descriptors (A box 128x64,
-// B box 64x64), 3 stages of 32 KiB dynamic shared memory, one mbarrier per
+// B box 64x64), 3 stages of 32 KiB dynamic shared memory (+ 2 KiB to align
+// them to 1024 bytes), one mbarrier per
 // stage, wgmma over each stage, accumulators stored straight to C.
 // CHECK-LABEL: func.func private @f16_tensorcore
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c128, %c64] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c64, %c64] : memref<*xf16> -> <tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c98304_i32
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c100352_i32
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: arith.remui %{{.*}}, %c1024
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // CHECK: nvgpu.tma.async.load
 // CHECK: scf.for

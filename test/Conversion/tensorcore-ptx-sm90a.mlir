@@ -9,7 +9,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t/mm_f16_tensorcore_kernel.sm_90a.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %ptxas -arch=sm_90a -v %t/mm_bf16_tensorcore_kernel.sm_90a.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // The host creates the two TMA descriptors and launches with 96 KiB of
-// dynamic shared memory (3 stages x 32 KiB).
+// dynamic shared memory (3 stages x 32 KiB + 2 KiB of alignment slack).
 // RUN: FileCheck %s --check-prefix=HOST < %t/out.mlir
 
 // F16: .target sm_90a
