@@ -495,19 +495,29 @@ static bool isSharedSpace(MemRefType t) {
   return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(t);
 }
 
-/// Shared tiles become workgroup attributions of the launch (static shared
-/// memory of the outlined kernel).
-static void sharedAllocsToAttributions(gpu::LaunchOp launch,
-                                       func::FuncOp entry) {
+/// Shared tiles become 128-byte aligned shared-memory globals (static shared
+/// memory of the outlined kernel, which takes the globals it uses along).
+/// Not workgroup attributions: those lower with the element type's
+/// alignment, and cp.async / ldmatrix need 16-byte aligned rows.
+static void sharedAllocsToGlobals(ModuleOp module, SymbolTable &symbols,
+                                  func::FuncOp entry) {
   SmallVector<memref::AllocOp> allocs;
   entry.walk([&](memref::AllocOp alloc) {
     if (isSharedSpace(alloc.getType()))
       allocs.push_back(alloc);
   });
-  for (memref::AllocOp alloc : allocs) {
-    BlockArgument arg =
-        launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
-    alloc.replaceAllUsesWith(arg);
+  for (auto [index, alloc] : llvm::enumerate(allocs)) {
+    OpBuilder b(entry);
+    auto global = memref::GlobalOp::create(
+        b, alloc.getLoc(),
+        (entry.getSymName() + "_smem_" + Twine(index)).str(),
+        b.getStringAttr("private"), alloc.getType(), Attribute(),
+        /*constant=*/false, b.getI64IntegerAttr(128));
+    symbols.insert(global); // renames on clash
+    OpBuilder ab(alloc);
+    auto get = memref::GetGlobalOp::create(ab, alloc.getLoc(), alloc.getType(),
+                                           global.getSymName());
+    alloc.replaceAllUsesWith(get.getResult());
     alloc.erase();
   }
 }
@@ -596,7 +606,8 @@ LogicalResult mpt::tensorcore::lowerMmaSyncAsBF16(Operation *kernelRoot) {
 
 namespace {
 
-static LogicalResult lowerWithMmaSync(ModuleOp module, func::FuncOp entry,
+static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
+                                      func::FuncOp entry,
                                       const MatmulShape &shape,
                                       const SM80Config &cfg, bool bf16) {
   Location loc = entry.getLoc();
@@ -691,7 +702,7 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, func::FuncOp entry,
       failed(applyTransformScript(module, buildPipelineScript(cfg.stages),
                                   loc)))
     return failure();
-  sharedAllocsToAttributions(launch, entry);
+  sharedAllocsToGlobals(module, symbols, entry);
   entry.walk([](Operation *op) { op->removeAttr(kKLoopAttr); });
   return success();
 }
@@ -785,7 +796,7 @@ struct MatmulToTensorCorePass
       entry->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
       LogicalResult lowered =
           chip == "sm_80"
-              ? lowerWithMmaSync(module, entry, *shape, cfg, bf16)
+              ? lowerWithMmaSync(module, symbols, entry, *shape, cfg, bf16)
               : lowerWithWgmma(module, entry, *shape);
       if (failed(lowered))
         return signalPassFailure();

@@ -2,14 +2,17 @@
 // RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-matmul-to-tensorcore="tile-m=64 tile-n=64 warp-m=32 warp-n=32 stages=2" | FileCheck %s --check-prefix=SMALL
 
 // The matmul moves into its own function, called in its place, which
-// launches 4x4 blocks of 128 threads; the shared tiles are 3-stage
-// workgroup buffers filled by cp.async; each warp's 64x64 tile is 32 mma.sync
+// launches 4x4 blocks of 128 threads; the shared tiles are 3-stage,
+// 128-byte aligned shared-memory globals filled by cp.async; each warp's 64x64 tile is 32 mma.sync
 // m16n8k16 per k16 step with the f32 accumulators carried by the K loop.
 // CHECK-LABEL: func.func @f16
 // CHECK: call @f16_tensorcore(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<512x512xf16>, memref<512x512xf16>, memref<512x512xf32>) -> ()
 // CHECK-NOT: linalg.matmul
+// CHECK: memref.global "private" @f16_tensorcore_smem_0 : memref<3x128x32xf16, 3> {alignment = 128 : i64}
+// CHECK: memref.global "private" @f16_tensorcore_smem_1 : memref<3x32x128xf16, 3> {alignment = 128 : i64}
 // CHECK-LABEL: func.func private @f16_tensorcore
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<3x128x32xf16, 3>, %{{.*}} : memref<3x32x128xf16, 3>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) {
+// CHECK: memref.get_global @f16_tensorcore_smem_0 : memref<3x128x32xf16, 3>
 // CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
 // CHECK: scf.for {{.*}} iter_args(
 // CHECK: nvgpu.device_async_wait
@@ -17,8 +20,10 @@
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NOT: linalg.matmul
+// SMALL: memref.global "private" @f16_tensorcore_smem_0 : memref<2x64x32xf16, 3>
+// SMALL: memref.global "private" @f16_tensorcore_smem_1 : memref<2x32x64xf16, 3>
 // SMALL-LABEL: func.func private @f16_tensorcore
-// SMALL: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}} = %c8{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<2x64x32xf16, 3>, %{{.*}} : memref<2x32x64xf16, 3>)
+// SMALL: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}} = %c8{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 func.func @f16(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %C: memref<512x512xf32>) {
   // expected-remark @below {{matmul 512x512x512 f16 lowered to Tensor Cores (sm_80: mma.sync m16n8k16}}
   linalg.matmul ins(%A, %B : memref<512x512xf16>, memref<512x512xf16>) outs(%C : memref<512x512xf32>)
@@ -48,8 +53,9 @@ func.func @bf16(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<2
 
 // Transposed B (B[n][k]): the B tile is 128x32 and ldmatrix needs no
 // transpose for it.
+// CHECK: memref.global "private" @f16_bt_tensorcore_smem_0 : memref<3x128x32xf16, 3>
+// CHECK: memref.global "private" @f16_bt_tensorcore_smem_1 : memref<3x128x32xf16, 3>
 // CHECK-LABEL: func.func private @f16_bt_tensorcore
-// CHECK: workgroup(%{{.*}} : memref<3x128x32xf16, 3>, %{{.*}} : memref<3x128x32xf16, 3>)
 // CHECK-NOT: transpose = true
 // CHECK: nvgpu.mma.sync
 func.func @f16_bt(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>) {
@@ -64,7 +70,7 @@ func.func @f16_bt(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<2
 // batch_matmul: the batch is blockIdx.z; each block's 1 x 128 x 128 tile is
 // a matmul on rank-reduced views of the batch.
 // CHECK-LABEL: func.func private @batched_tensorcore
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c4{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) workgroup(%{{.*}} : memref<3x128x32xf16, 3>, %{{.*}} : memref<3x32x128xf16, 3>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c4{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
 // CHECK: gpu.block_id  z
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.mma.sync
