@@ -4,8 +4,8 @@
 // plain linalg.matmul functions (one per chip, element type and size) and
 // linked in; each is called through its C interface with device buffers.
 //
-// For every kernel the device can run (sm_80 kernels on compute capability
-// >= 8.0, sm_90a kernels on 9.0 exactly):
+// For every kernel the device can run (sm_80 kernels, embedded as PTX, on
+// compute capability >= 8.0; sm_90a cubins on 9.0 exactly):
 //  * check: inputs are multiples of 1/8 in [-1, 1], exact in f16 and bf16;
 //    every product is a multiple of 1/64 and every partial sum of K <= 8192
 //    terms stays below 2^13 in magnitude, so it needs at most 19 significant
