@@ -42,19 +42,41 @@ void check(CUresult result, const char *call) {
 
 int defaultDevice = 0;
 
-/// Makes the primary context of the default device current on this thread.
-void ensureContext() {
-  static std::once_flag initOnce;
-  std::call_once(initOnce, [] { CHECK(cuInit(0)); });
+/// Prints a warning for a failed call; returns whether it succeeded.
+bool warnIfFailed(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  const char *name = "?";
+  cuGetErrorName(result, &name);
+  std::fprintf(stderr, "mpt_cuda_runtime: warning: %s failed: %s\n", call,
+               name);
+  return false;
+}
+
+/// Makes the primary context of the default device current on this thread;
+/// false (with a warning) when there is no usable device.
+bool tryEnsureContext() {
+  static CUresult initResult = cuInit(0);
+  if (!warnIfFailed(initResult, "cuInit"))
+    return false;
   CUcontext current = nullptr;
-  CHECK(cuCtxGetCurrent(&current));
+  if (!warnIfFailed(cuCtxGetCurrent(&current), "cuCtxGetCurrent"))
+    return false;
   if (current)
-    return;
+    return true;
   CUdevice device;
-  CHECK(cuDeviceGet(&device, defaultDevice));
   CUcontext primary;
-  CHECK(cuDevicePrimaryCtxRetain(&primary, device));
-  CHECK(cuCtxSetCurrent(primary));
+  return warnIfFailed(cuDeviceGet(&device, defaultDevice), "cuDeviceGet") &&
+         warnIfFailed(cuDevicePrimaryCtxRetain(&primary, device),
+                      "cuDevicePrimaryCtxRetain") &&
+         warnIfFailed(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
+}
+
+void ensureContext() {
+  if (!tryEnsureContext()) {
+    std::fprintf(stderr, "mpt_cuda_runtime: no usable CUDA device\n");
+    std::abort();
+  }
 }
 
 } // namespace
@@ -63,16 +85,25 @@ MPT_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   defaultDevice = device;
 }
 
+// Modules are loaded by global constructors of the host code, before main
+// and for every kernel of the program, including kernels for another chip
+// (an sm_90a cubin on an sm_80 GPU). A module that does not load on this
+// device is reported and left null: launching one of its kernels aborts in
+// mgpuModuleGetFunction.
 MPT_EXPORT void *mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
-  ensureContext();
+  if (!tryEnsureContext())
+    return nullptr;
   CUmodule module = nullptr;
-  CHECK(cuModuleLoadData(&module, data));
+  if (!warnIfFailed(cuModuleLoadData(&module, data),
+                    "cuModuleLoadData (its kernels cannot run here)"))
+    return nullptr;
   return module;
 }
 
 /// PTX (format=isa, null-terminated) is JIT-compiled by the driver.
 MPT_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
-  ensureContext();
+  if (!tryEnsureContext())
+    return nullptr;
   CUmodule module = nullptr;
   char log[8192];
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
@@ -81,17 +112,27 @@ MPT_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
                     reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
   CUresult result = cuModuleLoadDataEx(&module, data, 3, options, values);
-  if (result != CUDA_SUCCESS)
+  if (!warnIfFailed(result, "cuModuleLoadDataEx (PTX JIT; its kernels "
+                            "cannot run here)")) {
     std::fprintf(stderr, "mpt_cuda_runtime: PTX JIT log:\n%s\n", log);
-  CHECK(result);
+    return nullptr;
+  }
   return module;
 }
 
 MPT_EXPORT void mgpuModuleUnload(void *module) {
-  CHECK(cuModuleUnload(static_cast<CUmodule>(module)));
+  if (module)
+    CHECK(cuModuleUnload(static_cast<CUmodule>(module)));
 }
 
 MPT_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
+  if (!module) {
+    std::fprintf(stderr,
+                 "mpt_cuda_runtime: kernel %s: its module did not load on "
+                 "this device (see the warning at start-up)\n",
+                 name);
+    std::abort();
+  }
   CUfunction function = nullptr;
   CHECK(cuModuleGetFunction(&function, static_cast<CUmodule>(module), name));
   return function;
