@@ -1,14 +1,16 @@
 //===- MatmulToTensorCore.cpp - matmuls to Tensor Core kernels ------------===//
 //
 // Each eligible matmul is outlined into its own function and turned into a
-// gpu.launch there:
-//  * sm_80: an embedded transform script tiles it to blocks, K stages and
+// gpu.launch there (docs/TensorCore.md):
+//  * sm_80: an embedded transform script tiles it to blocks (batch_matmul:
+//    the batch to blockIdx.z, then rank-reduced to a matmul), K stages and
 //    warps, promotes the A/B tiles to shared memory, maps the copies to
 //    threads, vectorizes, unrolls the warp tile to m16n8k16 pieces and hoists
 //    the accumulators out of the K loop; then C++ steps make the shared
 //    buffers typed and loop-invariant, convert the vector ops to
-//    nvgpu.ldmatrix / nvgpu.mma.sync, multi-buffer the shared tiles and
-//    software-pipeline the cp.async copies (a second script).
+//    nvgpu.ldmatrix / nvgpu.mma.sync (bf16: nvvm.mma.sync), swizzle the
+//    shared tiles, multi-buffer them and software-pipeline the cp.async
+//    copies (a second script), and make them aligned shared globals.
 //  * sm_90a: see MatmulToWgmma.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -16,20 +18,16 @@
 #include "mpt/Conversion/Passes.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mpt {
@@ -164,17 +162,16 @@ func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
                     .getResult(0);
     }
   }
-  Operation *clone;
+  // A fresh op (not a clone): its body is built for the (retyped) inputs.
   SmallVector<Value> ins = {args[0], args[1]}, outs = {args[2]};
   if (isa<linalg::BatchMatmulOp>(op.getOperation()))
-    clone = linalg::BatchMatmulOp::create(fb, loc, ins, outs);
+    linalg::BatchMatmulOp::create(fb, loc, ins, outs);
   else if (linalg::MatmulTransposeAOp::classof(op))
-    clone = linalg::MatmulTransposeAOp::create(fb, loc, ins, outs);
+    linalg::MatmulTransposeAOp::create(fb, loc, ins, outs);
   else if (linalg::MatmulTransposeBOp::classof(op))
-    clone = linalg::MatmulTransposeBOp::create(fb, loc, ins, outs);
+    linalg::MatmulTransposeBOp::create(fb, loc, ins, outs);
   else
-    clone = linalg::MatmulOp::create(fb, loc, ins, outs);
-  (void)clone;
+    linalg::MatmulOp::create(fb, loc, ins, outs);
   func::ReturnOp::create(fb, loc);
 
   OpBuilder cb(op);
@@ -656,8 +653,6 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
                           "tiling");
   if (failed(hoistSharedTiles(kLoop)))
     return failure();
-  if (getenv("MPT_TC_DEBUG"))
-    entry->print(llvm::errs());
 
   // vector.contract / transfer_read -> nvgpu.mma.sync / nvgpu.ldmatrix.
   {
