@@ -613,8 +613,8 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
     if (failed(applyTransformScript(module, buildBatchBlockScript(cfg), loc)))
       return failure();
     // The 1 x BM x BN block tile becomes a linalg.matmul on rank-reduced
-    // views (upstream's rank-reducing contraction patterns only handle
-    // tensors).
+    // views (upstream's populateContractionOpRankReducingPatterns crashed
+    // on these memref ops with MLIR 22.1.8).
     SmallVector<linalg::BatchMatmulOp> tiles;
     entry.walk([&](linalg::BatchMatmulOp op) { tiles.push_back(op); });
     for (linalg::BatchMatmulOp tile : tiles) {
@@ -627,8 +627,8 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
         views.push_back(memref::createCanonicalRankReducingSubViewOp(
             b, tile.getLoc(), operand, type.getShape().drop_front()));
       }
-      linalg::MatmulOp::create(b, tile.getLoc(), ValueRange{views[0], views[1]},
-                               ValueRange{views[2]});
+      SmallVector<Value> ins = {views[0], views[1]}, outs = {views[2]};
+      linalg::MatmulOp::create(b, tile.getLoc(), ins, outs);
       tile.erase();
     }
     bool reduced = false;
