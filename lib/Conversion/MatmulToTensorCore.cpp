@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TensorCoreCommon.h"
+#include "mpt/Analysis/ReportUtils.h"
 #include "mpt/Conversion/Passes.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
@@ -743,10 +744,33 @@ struct MatmulToTensorCorePass
     return success();
   }
 
+  /// One line of the report.
+  struct Entry {
+    std::string location, op, description, function, detail;
+    bool lowered = false;
+  };
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(validateOptions(module)))
       return signalPassFailure();
+    FailureOr<mpt::ReportFormat> format = mpt::parseReportFormat(reportFormat);
+    if (failed(format)) {
+      emitError(module.getLoc()) << "mpt-matmul-to-tensorcore: report-format "
+                                    "must be text or json, got '"
+                                 << reportFormat << "'";
+      return signalPassFailure();
+    }
+    std::unique_ptr<mpt::ReportStream> reportStream;
+    if (!report.empty()) {
+      std::string error;
+      reportStream = mpt::ReportStream::open(report, error);
+      if (!reportStream) {
+        emitError(module.getLoc())
+            << "mpt-matmul-to-tensorcore: cannot write the report: " << error;
+        return signalPassFailure();
+      }
+    }
 
     SmallVector<linalg::LinalgOp> matmuls;
     module.walk([&](linalg::LinalgOp op) {
@@ -757,10 +781,14 @@ struct MatmulToTensorCorePass
 
     SymbolTable symbols(module);
     SM80Config cfg{tileM, tileN, tileK, warpM, warpN, stages};
+    std::vector<Entry> entries;
     for (linalg::LinalgOp op : matmuls) {
+      Entry entry{mpt::formatLocation(op.getLoc()),
+                  op->getName().getStringRef().str()};
       std::string whyNot;
       std::optional<MatmulShape> shape = analyzeMatmul(op, whyNot);
       if (shape) {
+        entry.description = describe(*shape);
         if (chip == "sm_80") {
           if (shape->m % cfg.bm || shape->n % cfg.bn || shape->k % cfg.bk)
             whyNot = llvm::formatv(
@@ -770,32 +798,31 @@ struct MatmulToTensorCorePass
           whyNot = wgmmaUnsupportedReason(*shape);
         }
       }
+      auto caller = op->getParentOfType<func::FuncOp>();
+      if (whyNot.empty() && !caller)
+        whyNot = "not inside a func.func";
       if (!whyNot.empty()) {
         op->emitRemark("matmul not lowered to Tensor Cores (stays on the "
                        "general path): ")
             << whyNot;
-        continue;
-      }
-      auto caller = op->getParentOfType<func::FuncOp>();
-      if (!caller) {
-        op->emitRemark("matmul not lowered to Tensor Cores (stays on the "
-                       "general path): not inside a func.func");
+        entry.detail = whyNot;
+        entries.push_back(std::move(entry));
         continue;
       }
       Location loc = op.getLoc();
       bool bf16 = shape->elementType.isBF16();
       std::string base = (caller.getSymName() + "_tensorcore").str();
-      func::FuncOp entry = outlineMatmul(op, symbols, base,
-                                         /*retypeBF16AsF16=*/bf16 &&
-                                             chip == "sm_80");
-      entry->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
+      func::FuncOp kernelEntry =
+          outlineMatmul(op, symbols, base,
+                        /*retypeBF16AsF16=*/bf16 && chip == "sm_80");
+      kernelEntry->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
       LogicalResult lowered =
-          chip == "sm_80"
-              ? lowerWithMmaSync(module, symbols, entry, *shape, cfg, bf16)
-              : lowerWithWgmma(module, entry, *shape);
+          chip == "sm_80" ? lowerWithMmaSync(module, symbols, kernelEntry,
+                                             *shape, cfg, bf16)
+                          : lowerWithWgmma(module, kernelEntry, *shape);
       if (failed(lowered))
         return signalPassFailure();
-      entry->removeAttr(kEntryAttr);
+      kernelEntry->removeAttr(kEntryAttr);
       std::string config =
           chip == "sm_80"
               ? std::string(llvm::formatv(
@@ -806,7 +833,57 @@ struct MatmulToTensorCorePass
               : wgmmaConfigDescription();
       emitRemark(loc) << "matmul " << describe(*shape)
                       << " lowered to Tensor Cores (" << chip << ": "
-                      << config << ") in @" << entry.getSymName();
+                      << config << ") in @" << kernelEntry.getSymName();
+      entry.lowered = true;
+      entry.function = kernelEntry.getSymName().str();
+      entry.detail = config;
+      entries.push_back(std::move(entry));
+    }
+    if (reportStream)
+      writeReport(reportStream->os(), *format, entries);
+  }
+
+  void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,
+                   const std::vector<Entry> &entries) {
+    int64_t lowered = llvm::count_if(entries, [](const Entry &e) {
+      return e.lowered;
+    });
+    if (format == mpt::ReportFormat::Json) {
+      llvm::json::Array list;
+      for (const Entry &e : entries) {
+        llvm::json::Object o{{"location", e.location},
+                             {"op", e.op},
+                             {"tensor_cores", e.lowered}};
+        if (!e.description.empty())
+          o["matmul"] = e.description;
+        if (e.lowered) {
+          o["function"] = e.function;
+          o["kernel"] = e.detail;
+        } else {
+          o["reason"] = e.detail;
+        }
+        list.push_back(std::move(o));
+      }
+      llvm::json::Object root{{"chip", chip.getValue()},
+                              {"lowered", lowered},
+                              {"not_lowered",
+                               static_cast<int64_t>(entries.size()) - lowered},
+                              {"matmuls", std::move(list)}};
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+         << "\n";
+      return;
+    }
+    os << "Tensor Cores (" << chip << "): " << lowered << " of "
+       << entries.size() << " matmuls lowered\n";
+    for (const Entry &e : entries) {
+      os << "  " << e.location << ": " << e.op;
+      if (!e.description.empty())
+        os << " " << e.description;
+      if (e.lowered)
+        os << ": Tensor Cores in @" << e.function << " (" << e.detail
+           << ")\n";
+      else
+        os << ": general path: " << e.detail << "\n";
     }
   }
 };

@@ -29,7 +29,11 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     stay on the general path, which is correct for every shape) and a remark
     says why: element types, dynamic shapes, tensor semantics (bufferize
     first), or a dimension that is not a multiple of the tile. Every matmul
-    that is lowered gets a remark naming the kernel configuration.
+    that is lowered gets a remark naming the kernel configuration. With
+    `report=<file>` the same goes to a file, as text or JSON
+    (`report-format`): per matmul its location, op, shape, whether it
+    reached Tensor Cores, and the kernel function and configuration or the
+    reason it did not.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
@@ -46,6 +50,11 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
            "Columns computed by one warp (sm_80)">,
     Option<"stages", "stages", "int64_t", /*default=*/"3",
            "Shared-memory pipeline depth (sm_80, cp.async stages)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Also write which matmuls reached Tensor Cores and why the others "
+           "did not to this file ('-' for stderr)">,
+    Option<"reportFormat", "report-format", "std::string",
+           /*default=*/"\"text\"", "Report format: text or json">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::affine::AffineDialect",
