@@ -10,6 +10,7 @@
 #include "mpt/Pipelines/GPUCodegen.h"
 #include "mpt/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -22,6 +23,9 @@ using namespace mlir;
 
 void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
                                   const GPUCodegenOptions &options) {
+  // Tensor-level steps (autocast output) have elementwise arith on tensors,
+  // which bufferizes once it is linalg.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -37,8 +41,12 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
   tc.warpN = options.warpN;
   tc.stages = options.stages;
   pm.addPass(createMatmulToTensorCore(tc));
-  // What did not reach Tensor Cores runs as loops on the host.
+  // What did not reach Tensor Cores runs as loops on the host, where bf16
+  // casts are expanded to integer arithmetic (no native x86 conversion).
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
 
   // The upstream pipeline converts nvgpu to nvvm (TMA descriptors become
   // pointers) before it outlines the kernels: outlining earlier would put
