@@ -5,8 +5,8 @@
 // RUN: mpt-opt %s --mpt-gpu-codegen="chip=sm_80" -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t.mlir
 
-// REMARK: :[[@LINE+15]]:8: remark: matmul 256x256x256 f16 lowered to Tensor Cores {{.*}} in @step_tensorcore
-// REMARK: :[[@LINE+15]]:9: remark: matmul 256x256x256 bf16 lowered to Tensor Cores {{.*}} in @step_tensorcore_0
+// REMARK: :[[@LINE+16]]:8: remark: matmul 256x256x256 f16 lowered to Tensor Cores {{.*}} in @step_tensorcore
+// REMARK: :[[@LINE+16]]:9: remark: matmul 256x256x256 bf16 lowered to Tensor Cores {{.*}} in @step_tensorcore_0
 
 // CHECK-LABEL: llvm.func @step(
 // CHECK-NOT: llvm.fptrunc
