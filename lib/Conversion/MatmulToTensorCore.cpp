@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
@@ -139,9 +140,9 @@ func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
                                             StringRef baseName,
                                             bool retypeBF16AsF16) {
   Location loc = op.getLoc();
-  auto caller = op->getParentOfType<func::FuncOp>();
-  OpBuilder b(caller);
-  b.setInsertionPointAfter(caller);
+  // At the end of the module: outlined functions appear in program order.
+  auto module = op->getParentOfType<ModuleOp>();
+  auto b = OpBuilder::atBlockEnd(module.getBody());
   SmallVector<Value> operands(op->getOperands());
   auto fnType = b.getFunctionType(TypeRange(ValueRange(operands)), {});
   auto fn = func::FuncOp::create(b, loc, baseName, fnType);
@@ -163,9 +164,14 @@ func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
                     .getResult(0);
     }
   }
-  // A fresh op (not a clone): its body is built for the (retyped) inputs.
+  // A fresh op (not a clone) when retyping: its body is built for the
+  // retyped inputs.
   SmallVector<Value> ins = {args[0], args[1]}, outs = {args[2]};
-  if (isa<linalg::BatchMatmulOp>(op.getOperation()))
+  if (!retypeBF16AsF16) {
+    IRMapping mapping;
+    mapping.map(ValueRange(operands), ValueRange(args));
+    fb.clone(*op, mapping);
+  } else if (isa<linalg::BatchMatmulOp>(op.getOperation()))
     linalg::BatchMatmulOp::create(fb, loc, ins, outs);
   else if (linalg::MatmulTransposeAOp::classof(op))
     linalg::MatmulTransposeAOp::create(fb, loc, ins, outs);
@@ -415,6 +421,54 @@ static std::string buildPipelineScript(int64_t stages) {
                       "failures(propagate) %k {{depth = {0} : i64} : "
                       "(!transform.op<\"scf.for\">) -> !transform.any_op\n",
                       stages)
+     << "  transform.yield\n}\n}\n";
+  return s;
+}
+
+/// The general path on the GPU: 32x32 output tiles per block, 32x8 threads,
+/// each thread computing its (at most 1x4, possibly empty) part of the tile
+/// with scalar loops in the matmul's own arithmetic. Partial tiles at the
+/// edges are bounded by affine.min, so any static shape is correct.
+static std::string buildSimtScript(bool batched) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "module attributes {transform.with_named_sequence} {\n"
+     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
+        "{transform.readonly}) {\n"
+     << "  %func = transform.structured.match ops{[\"func.func\"]} "
+        "attributes{"
+     << kEntryAttr
+     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+     << "  %mm = transform.structured.match interface{LinalgOp} in %func : "
+        "(!transform.any_op) -> !transform.any_op\n"
+     << (batched ? "  %t, %f = transform.structured.tile_using_forall %mm "
+                   "tile_sizes [1, 32, 32] (mapping = [#gpu.block<z>, "
+                   "#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> "
+                   "(!transform.any_op, !transform.any_op)\n"
+                   "  %t2, %f2 = transform.structured.tile_using_forall %t "
+                   "num_threads [0, 32, 8] (mapping = [#gpu.thread<y>, "
+                   "#gpu.thread<x>]) : (!transform.any_op) -> "
+                   "(!transform.any_op, !transform.any_op)\n"
+                 : "  %t, %f = transform.structured.tile_using_forall %mm "
+                   "tile_sizes [32, 32] (mapping = [#gpu.block<y>, "
+                   "#gpu.block<x>]) : (!transform.any_op) -> "
+                   "(!transform.any_op, !transform.any_op)\n"
+                   "  %t2, %f2 = transform.structured.tile_using_forall %t "
+                   "num_threads [32, 8] (mapping = [#gpu.thread<y>, "
+                   "#gpu.thread<x>]) : (!transform.any_op) -> "
+                   "(!transform.any_op, !transform.any_op)\n")
+     << "  %launch = transform.gpu.map_forall_to_blocks %func "
+        "generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
+     << "  %mapped = transform.gpu.map_nested_forall_to_threads %launch "
+        "block_dims = [8, 32, 1] : (!transform.any_op) -> !transform.any_op\n"
+     << "  %func1 = transform.structured.match ops{[\"func.func\"]} "
+        "attributes{"
+     << kEntryAttr
+     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+     << "  %mm1 = transform.structured.match interface{LinalgOp} in %func1 : "
+        "(!transform.any_op) -> !transform.any_op\n"
+     << "  %loops = transform.structured.convert_to_loops %mm1 : "
+        "(!transform.any_op) -> !transform.any_op\n"
      << "  transform.yield\n}\n}\n";
   return s;
 }
@@ -713,6 +767,10 @@ struct MatmulToTensorCorePass
       return emitError(loc) << "mpt-matmul-to-tensorcore: chip must be sm_80 "
                                "or sm_90a, got '"
                             << chip << "'";
+    if (general != "gpu" && general != "host")
+      return emitError(loc) << "mpt-matmul-to-tensorcore: general must be gpu "
+                               "or host, got '"
+                            << general << "'";
     if (chip == "sm_90a")
       return success();
     auto bad = [&](const Twine &msg) {
@@ -742,6 +800,18 @@ struct MatmulToTensorCorePass
                    "over the block's threads; use larger tiles");
     }
     return success();
+  }
+
+  /// Whether the general path can run `op` as a SIMT GPU kernel: a matmul
+  /// or batch_matmul on statically shaped memrefs.
+  static bool canRunSimt(linalg::LinalgOp op) {
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+        !op.hasPureBufferSemantics())
+      return false;
+    return llvm::all_of(op->getOperandTypes(), [](Type t) {
+      auto memref = dyn_cast<MemRefType>(t);
+      return memref && memref.hasStaticShape();
+    });
   }
 
   /// One line of the report.
@@ -802,10 +872,29 @@ struct MatmulToTensorCorePass
       if (whyNot.empty() && !caller)
         whyNot = "not inside a func.func";
       if (!whyNot.empty()) {
-        op->emitRemark("matmul not lowered to Tensor Cores (stays on the "
-                       "general path): ")
-            << whyNot;
         entry.detail = whyNot;
+        if (general == "gpu" && canRunSimt(op) && caller) {
+          func::FuncOp simt =
+              outlineMatmul(op, symbols, (caller.getSymName() + "_simt").str(),
+                            /*retypeBF16AsF16=*/false);
+          simt->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
+          if (failed(applyTransformScript(
+                  module,
+                  buildSimtScript(isa<linalg::BatchMatmulOp>(
+                      op.getOperation())),
+                  simt.getLoc())))
+            return signalPassFailure();
+          simt->removeAttr(kEntryAttr);
+          emitRemark(simt.getLoc())
+              << "matmul not lowered to Tensor Cores (general path: SIMT GPU "
+                 "kernel in @"
+              << simt.getSymName() << "): " << whyNot;
+          entry.function = simt.getSymName().str();
+        } else {
+          op->emitRemark("matmul not lowered to Tensor Cores (general path: "
+                         "left as is): ")
+              << whyNot;
+        }
         entries.push_back(std::move(entry));
         continue;
       }
@@ -861,6 +950,9 @@ struct MatmulToTensorCorePass
           o["kernel"] = e.detail;
         } else {
           o["reason"] = e.detail;
+          o["general_path"] = e.function.empty() ? "left as is" : "SIMT GPU kernel";
+          if (!e.function.empty())
+            o["function"] = e.function;
         }
         list.push_back(std::move(o));
       }
@@ -882,8 +974,11 @@ struct MatmulToTensorCorePass
       if (e.lowered)
         os << ": Tensor Cores in @" << e.function << " (" << e.detail
            << ")\n";
+      else if (!e.function.empty())
+        os << ": general path (SIMT GPU kernel in @" << e.function
+           << "): " << e.detail << "\n";
       else
-        os << ": general path: " << e.detail << "\n";
+        os << ": general path (left as is): " << e.detail << "\n";
     }
   }
 };

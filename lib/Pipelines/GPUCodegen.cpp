@@ -40,6 +40,7 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
   tc.warpM = options.warpM;
   tc.warpN = options.warpN;
   tc.stages = options.stages;
+  tc.general = options.general;
   pm.addPass(createMatmulToTensorCore(tc));
   // What did not reach Tensor Cores runs as loops on the host, where bf16
   // casts are expanded to integer arithmetic (no native x86 conversion).

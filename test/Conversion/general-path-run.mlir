@@ -1,11 +1,11 @@
 // A matmul whose shape is not a multiple of the Tensor Core tile keeps the
 // general path through mpt-gpu-codegen (loops on the host) and computes the
 // right values. Runs on the CPU; no GPU needed.
-// RUN: mpt-opt %s --mpt-gpu-codegen="chip=sm_80" 2>&1 >%t.mlir | FileCheck %s --check-prefix=REMARK
+// RUN: mpt-opt %s --mpt-gpu-codegen="chip=sm_80 general=host" 2>&1 >%t.mlir | FileCheck %s --check-prefix=REMARK
 // RUN: mlir-runner %t.mlir -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_runner_libs | FileCheck %s
 
-// REMARK: remark: matmul not lowered to Tensor Cores (stays on the general path): 100x128x64 is not a multiple of the 128x128x32 tile
+// REMARK: remark: matmul not lowered to Tensor Cores (general path: left as is): 100x128x64 is not a multiple of the 128x128x32 tile
 
 // A[i][k] = i + k/64 (exact in f16: multiples of 1/64 below 128), B = 1,
 // so C[i][j] = sum_k (i + k/64) = 64 i + 31.5 exactly; C starts at 0.5.

@@ -6,7 +6,7 @@
 
 // TEXT: Tensor Cores (sm_80): 2 of 3 matmuls lowered
 // TEXT-NEXT: {{.*}}matmul-to-tensorcore-report.mlir:[[@LINE+20]]:3: linalg.matmul 256x256x256 f16: Tensor Cores in @f_tensorcore (mma.sync m16n8k16, block tile 128x128x32, warp tile 64x64, 3 cp.async stages, 128 threads)
-// TEXT-NEXT: {{.*}}matmul-to-tensorcore-report.mlir:[[@LINE+20]]:3: linalg.matmul 100x256x256 bf16: general path: 100x256x256 is not a multiple of the 128x128x32 tile
+// TEXT-NEXT: {{.*}}matmul-to-tensorcore-report.mlir:[[@LINE+20]]:3: linalg.matmul 100x256x256 bf16: general path (SIMT GPU kernel in @f_simt): 100x256x256 is not a multiple of the 128x128x32 tile
 // TEXT-NEXT: {{.*}}matmul-to-tensorcore-report.mlir:[[@LINE+20]]:3: linalg.batch_matmul 2 x 256x256x256 f16: Tensor Cores in @f_tensorcore_0
 
 // JSON: "chip": "sm_90a",

@@ -1,4 +1,4 @@
-// RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-matmul-to-tensorcore="chip=sm_90a" | FileCheck %s
+// RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-matmul-to-tensorcore="chip=sm_90a general=host" | FileCheck %s
 
 // One warpgroup per 128x128 tile: host-side TMA descriptors (A box 128x64,
 // B box 64x64), 3 stages of 32 KiB dynamic shared memory (+ 2 KiB to align

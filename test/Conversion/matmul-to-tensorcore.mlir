@@ -81,29 +81,3 @@ func.func @batched(%A: memref<4x256x512xf16>, %B: memref<4x512x256xf16>, %C: mem
   return
 }
 
-// -----
-
-// What cannot reach Tensor Cores is left as it was, with the reason.
-// CHECK-LABEL: func.func @not_lowered
-// CHECK-COUNT-6: linalg.
-// CHECK-NOT: gpu.launch
-func.func @not_lowered(%a: memref<100x64xf16>, %b: memref<64x128xf16>, %c: memref<100x128xf32>,
-                       %af: memref<128x128xf32>, %cf: memref<128x128xf32>,
-                       %ad: memref<?x128xf16>, %bd: memref<128x128xf16>, %cd: memref<?x128xf32>,
-                       %ta: tensor<128x128xf16>, %tc: tensor<128x128xf32>,
-                       %ba: memref<2x128x128xf16>, %bc: memref<128x128xf32>,
-                       %ch: memref<128x128xf16>) {
-  // expected-remark @below {{not lowered to Tensor Cores (stays on the general path): 100x128x64 is not a multiple of the}}
-  linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x128xf16>) outs(%c : memref<100x128xf32>)
-  // expected-remark @below {{element types f32 x f32 -> f32 (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32)}}
-  linalg.matmul ins(%af, %af : memref<128x128xf32>, memref<128x128xf32>) outs(%cf : memref<128x128xf32>)
-  // expected-remark @below {{dynamic shapes are not lowered to Tensor Cores}}
-  linalg.matmul ins(%ad, %bd : memref<?x128xf16>, memref<128x128xf16>) outs(%cd : memref<?x128xf32>)
-  // expected-remark @below {{operates on tensors; bufferize first (mpt-gpu-codegen does)}}
-  %t = linalg.matmul ins(%ta, %ta : tensor<128x128xf16>, tensor<128x128xf16>) outs(%tc : tensor<128x128xf32>) -> tensor<128x128xf32>
-  // expected-remark @below {{'linalg.batch_reduce_matmul' is not lowered to Tensor Cores yet}}
-  linalg.batch_reduce_matmul ins(%ba, %ba : memref<2x128x128xf16>, memref<2x128x128xf16>) outs(%bc : memref<128x128xf32>)
-  // expected-remark @below {{element types f16 x f16 -> f16}}
-  linalg.matmul ins(%ch, %ch : memref<128x128xf16>, memref<128x128xf16>) outs(%ch : memref<128x128xf16>)
-  return
-}

@@ -25,11 +25,14 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     tiles are loaded by TMA into swizzled shared memory guarded by an
     mbarrier and multiplied with `wgmma.mma_async` (m64n128k16).
 
-    Matmuls that cannot take the Tensor Core path are left unchanged (they
-    stay on the general path, which is correct for every shape) and a remark
-    says why: element types, dynamic shapes, tensor semantics (bufferize
-    first), or a dimension that is not a multiple of the tile. Every matmul
-    that is lowered gets a remark naming the kernel configuration. With
+    Matmuls that cannot take the Tensor Core path take the general path and
+    a remark says why (element types, dynamic shapes, tensor semantics
+    (bufferize first), a dimension that is not a multiple of the tile):
+    with `general=gpu` (default) a matmul or batch_matmul on statically
+    shaped memrefs becomes a SIMT GPU kernel (32x32 tiles per block, scalar
+    loops per thread, edges bounded: correct for every shape); anything else,
+    and everything with `general=host`, is left as it is. Every matmul that
+    is lowered gets a remark naming the kernel configuration. With
     `report=<file>` the same goes to a file, as text or JSON
     (`report-format`): per matmul its location, op, shape, whether it
     reached Tensor Cores, and the kernel function and configuration or the
@@ -50,6 +53,10 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
            "Columns computed by one warp (sm_80)">,
     Option<"stages", "stages", "int64_t", /*default=*/"3",
            "Shared-memory pipeline depth (sm_80, cp.async stages)">,
+    Option<"general", "general", "std::string", /*default=*/"\"gpu\"",
+           "What happens to matmuls that cannot take the Tensor Core path: "
+           "gpu (a SIMT GPU kernel, for statically shaped memref matmuls) or "
+           "host (left as they are)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Also write which matmuls reached Tensor Cores and why the others "
            "did not to this file ('-' for stderr)">,

@@ -32,6 +32,11 @@ struct GPUCodegenOptions : public mlir::PassPipelineOptions<GPUCodegenOptions> {
       llvm::cl::desc("Also write each kernel's PTX/cubin into this directory "
                      "(<kernel>.<chip>.ptx|cubin)"),
       llvm::cl::init("")};
+  Option<std::string> general{
+      *this, "general",
+      llvm::cl::desc("Matmuls that cannot use Tensor Cores: gpu (SIMT GPU "
+                     "kernel when statically shaped) or host (host loops)"),
+      llvm::cl::init("gpu")};
   Option<int64_t> tileM{*this, "tile-m",
                         llvm::cl::desc("sm_80 thread-block tile rows"),
                         llvm::cl::init(128)};
