@@ -9,6 +9,9 @@
 // RUN: %ptxas -arch=sm_80 -v %t/mm_bf16_tensorcore_kernel.sm_80.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=BATCH < %t/bmm_bf16_tensorcore_kernel.sm_80.ptx
 // RUN: %ptxas -arch=sm_80 -v %t/bmm_bf16_tensorcore_kernel.sm_80.ptx -o %t/bmm.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// The general-path SIMT kernel (shape not a multiple of the tile) assembles
+// too, without spills.
+// RUN: %ptxas -arch=sm_80 -v %t/odd_simt_kernel.sm_80.ptx -o %t/odd.cubin 2>&1 | FileCheck %s --check-prefix=SIMT
 // The host side calls the outlined entry, which launches the kernel.
 // RUN: FileCheck %s --check-prefix=HOST < %t/out.mlir
 
@@ -38,6 +41,8 @@
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 49152 bytes smem
 
+// SIMT: 0 bytes spill stores, 0 bytes spill loads
+
 // HOST-LABEL: llvm.func @mm_f16(
 // HOST: llvm.call @mm_f16_tensorcore(
 // HOST-LABEL: llvm.func @mm_f16_tensorcore(
@@ -56,5 +61,10 @@ func.func @mm_bf16(%A: memref<256x512xbf16>, %B: memref<512x256xbf16>, %C: memre
 
 func.func @bmm_bf16(%A: memref<2x128x256xbf16>, %B: memref<2x256x128xbf16>, %C: memref<2x128x128xf32>) {
   linalg.batch_matmul ins(%A, %B : memref<2x128x256xbf16>, memref<2x256x128xbf16>) outs(%C : memref<2x128x128xf32>)
+  return
+}
+
+func.func @odd(%A: memref<100x64xbf16>, %B: memref<64x130xbf16>, %C: memref<100x130xf32>) {
+  linalg.matmul ins(%A, %B : memref<100x64xbf16>, memref<64x130xbf16>) outs(%C : memref<100x130xf32>)
   return
 }
