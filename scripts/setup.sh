@@ -2,6 +2,8 @@
 # Sets up everything mpt needs on Debian 12 and builds it, idempotently and
 # quietly: the Debian packages (MLIR/LLVM 22, CMake, Ninja), then a CMake +
 # Ninja build in build/. Safe to run again; it only does what is missing.
+# Then the Python frontend's pinned environment (.venv: torch, torch-mlir,
+# numpy, matplotlib) via scripts/setup-python.sh, unless MPT_SKIP_PYTHON=1.
 #   MPT_BUILD_DIR   build directory (default: <repo>/build)
 #   MPT_JOBS        parallel build jobs (default: number of cores)
 set -euo pipefail
@@ -37,4 +39,7 @@ ninja -C "$build" -j "$jobs" all > "$build/ninja.log" 2>&1 || {
   tail -50 "$build/ninja.log" >&2
   exit 1
 }
+if [ "${MPT_SKIP_PYTHON:-0}" != 1 ]; then
+  "$repo/scripts/setup-python.sh" >&2
+fi
 log "done: $build/bin/mpt-opt"

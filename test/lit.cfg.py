@@ -31,21 +31,32 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.mpt_tools_dir, config.llvm_tools_dir]
-tools = ["mpt-opt", "mlir-opt", "mlir-runner", "FileCheck", "not", "count"]
+tools = ["mpt-opt", "mpt-run", "mlir-opt", "mlir-runner", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The project's Python (the venv made by scripts/setup-python.sh), with a
 # `torch` feature when the frontend's packages import.
 venv_python = os.path.join(config.mpt_src_root, ".venv", "bin", "python")
 python = venv_python if os.path.exists(venv_python) else shutil.which("python3")
+# lit's default substitutions already define %python (the interpreter lit
+# runs under) and the first definition wins: replace it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", python))
-try:
-    subprocess.run([python, "-c", "import torch, torch_mlir"], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=120)
-    config.available_features.add("torch")
-except Exception:
-    pass
+def python_imports(modules):
+    try:
+        subprocess.run([python, "-c", "import " + ", ".join(modules)],
+                       check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        return True
+    except Exception:
+        return False
+
+
+for feature, modules in [("torch", ["torch", "torch_mlir"]),
+                         ("numpy", ["numpy"]),
+                         ("matplotlib", ["matplotlib"])]:
+    if python_imports(modules):
+        config.available_features.add(feature)
 
 # CUDA's ptxas assembles the Tensor Core kernels; tests that need it are
 # reported as unsupported where it is missing.

@@ -1,6 +1,7 @@
 //===- InitAll.cpp - register mpt's dialect and passes --------------------===//
 #include "mpt/InitAll.h"
 #include "mpt/IR/MPTDialect.h"
+#include "mpt/Pipelines/LowerToCPU.h"
 #include "mpt/Transforms/Passes.h"
 #include "mpt/Conversion/Passes.h"
 #include "mpt/Pipelines/GPUCodegen.h"
@@ -25,5 +26,6 @@ void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
 void mpt::registerAllPasses() {
   registerMPTTransformsPasses();
   registerMPTConversionPasses();
+  registerLowerToCPUPipeline();
   registerGPUCodegenPipeline();
 }

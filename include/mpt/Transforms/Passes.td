@@ -107,4 +107,121 @@ def LossScalingReport : Pass<"mpt-loss-scaling-report", "mlir::ModuleOp"> {
   let dependentDialects = ["mpt::MPTDialect"];
 }
 
+def StripContractAttributes : Pass<"mpt-strip-contract-attributes", "mlir::func::FuncOp"> {
+  let summary = "Remove the training-contract attributes (mpt.role, mpt.updates, ...) from a step";
+  let description = [{
+    Removes every `mpt.*` argument and result attribute of the function
+    (`mpt.role`, `mpt.updates`, `mpt.initial_value`). Lowering pipelines run
+    it once nothing needs the contract any more, so that the LLVM dialect
+    function does not carry attributes that LLVM IR translation cannot
+    handle (it warns about each one).
+  }];
+}
+
+def DecomposeAggregateOps : Pass<"mpt-decompose-aggregate-ops", "mlir::func::FuncOp"> {
+  let summary = "Decompose aggregate ops (linalg.softmax, ...) into simpler ones";
+  let description = [{
+    Rewrites every op that implements `linalg::AggregatedOpInterface`
+    (`linalg.softmax`, ...) into the ops its `decomposeOperation`
+    produces (linalg.generic reductions and elementwise ops), which the
+    upstream CPU
+    lowering handles; `convert-linalg-to-loops` has no lowering for the
+    aggregates themselves. Upstream has the rewrite only as a transform-dialect
+    op (`transform.structured.decompose_interface`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
+def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
+  let summary = "Paint each op low precision or f32 and insert the casts";
+  let description = [{
+    Decides per op what runs in f16/bf16 (allow / deny / infer / clear
+    painting, as TensorFlow grappler's auto_mixed_precision, on lists
+    modelled on PyTorch autocast), keeps reductions, training markers, the
+    update region, the loss and the function signature in f32, keeps ops
+    that would read or write a value the low type cannot hold (a -1e9 mask
+    in f16) in f32, then inserts `arith.truncf` / `arith.extf` casts, one
+    per value and type, next to the producer. Allow ops (matmul, conv) get
+    low-precision inputs and keep an f32 accumulator and result. With
+    `master-weights`, parameters get low-precision working copies carried
+    across steps as optimizer state. See docs/Autocast.md;
+    `--mpt-precision-report` prints the decisions.
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
+           "Low-precision type: f16 or bf16">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "JSON policy file with \"allow\", \"deny\", \"infer\", "
+           "\"clear\" and \"remove\" lists of op names">,
+    ListOption<"allow", "allow", "std::string",
+               "Op names to put on the allow list (low-precision inputs, "
+               "f32 accumulator)">,
+    ListOption<"deny", "deny", "std::string",
+               "Op names to put on the deny list (f32)">,
+    ListOption<"infer", "infer", "std::string",
+               "Op names to put on the infer list (low between allow ops)">,
+    ListOption<"clear", "clear", "std::string",
+               "Op names to put on the clear list (follow neighbours)">,
+    Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
+           "Keep a low-precision working copy of each parameter as optimizer "
+           "state, next to the f32 master weight (Apex O2)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
+def MptCastCleanup : Pass<"mpt-cast-cleanup", "mlir::func::FuncOp"> {
+  let summary = "Remove cast round trips, merge duplicate casts, drop dead casts";
+  let description = [{
+    Replaces `arith.truncf(arith.extf(x))` by `x` when the types match
+    (exact), keeps one cast per value and result type (moved right after the
+    value's producer, or to the start of its block for block arguments) and
+    erases casts whose result is unused. Only `arith.extf` and
+    `arith.truncf` are touched; the pass is idempotent.
+  }];
+}
+
+def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
+  let summary = "Report the precision autocast gives every op, and why";
+  let description = [{
+    Runs autocast, with the same options, on a copy of every function and
+    reports what it did: each op with its precision (low, f32 or unchanged),
+    the reason (list, painting step, training region, range fact), its
+    training region and source location; totals of ops per precision, casts
+    inserted, and the memory estimate before and after. The IR is not
+    changed. Run it on the f32 input, with the options given to
+    `--mpt-autocast`.
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
+           "Low-precision type: f16 or bf16">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "JSON policy file with \"allow\", \"deny\", \"infer\", "
+           "\"clear\" and \"remove\" lists of op names">,
+    ListOption<"allow", "allow", "std::string",
+               "Op names to put on the allow list (low-precision inputs, "
+               "f32 accumulator)">,
+    ListOption<"deny", "deny", "std::string",
+               "Op names to put on the deny list (f32)">,
+    ListOption<"infer", "infer", "std::string",
+               "Op names to put on the infer list (low between allow ops)">,
+    ListOption<"clear", "clear", "std::string",
+               "Op names to put on the clear list (follow neighbours)">,
+    Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
+           "Keep a low-precision working copy of each parameter as optimizer "
+           "state, next to the f32 master weight (Apex O2)">,
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Report format: text or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the report to ('-' for stderr)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 #endif // MPT_TRANSFORMS_PASSES_TD

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Times --mpt-autocast on a large generated transformer training step, as a
+ratio to what mpt-opt needs anyway to parse, verify and print the same file,
+for N and 2N layers, measured in one run (MLIR's --mlir-timing).
+
+  ratio = time(MptAutocast pass) / time(Parser + Output)
+
+A ratio at or under 1.0 means autocast costs no more than reading and
+writing the IR; the ratio staying flat from N to 2N layers means autocast
+grows linearly, like parsing does. This is a benchmark, not a test: the
+numbers depend on the machine.
+
+Usage: bench.py [--mpt-opt build/bin/mpt-opt] [--layers 96] [--repeat 5]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_transformer  # noqa: E402
+
+
+def timing(mpt_opt, path, extra):
+    out = subprocess.run([mpt_opt, path, "-o", os.devnull, "--mlir-timing"] + extra,
+                         check=True, capture_output=True, text=True).stderr
+    times = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
+        if m:
+            times.setdefault(m.group(2), float(m.group(1)))
+    return times
+
+
+def count_ops(mpt_opt, path):
+    out = subprocess.run([mpt_opt, path, "--print-op-stats", "-o", os.devnull],
+                         check=True, capture_output=True, text=True).stderr
+    return sum(int(m.group(1)) for m in re.finditer(r",\s*([0-9]+)\s*$", out, re.M))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    repo = os.path.dirname(os.path.dirname(HERE))
+    parser.add_argument("--mpt-opt", default=os.path.join(repo, "build", "bin", "mpt-opt"))
+    parser.add_argument("--layers", type=int, default=96, help="N; 2N is measured too")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per size; the median is kept")
+    parser.add_argument("--options", default="", help="autocast options, e.g. dtype=bf16")
+    args = parser.parse_args()
+
+    autocast = "--mpt-autocast" + (f"={args.options}" if args.options else "")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for layers in (args.layers, 2 * args.layers):
+            path = os.path.join(tmp, f"step{layers}.mlir")
+            with open(path, "w") as f:
+                f.write(gen_transformer.generate(layers, 16, 32, 64, 8))
+            ops = count_ops(args.mpt_opt, path)
+            pass_times, io_times = [], []
+            for _ in range(args.repeat):
+                t = timing(args.mpt_opt, path, [autocast])
+                pass_times.append(t["MptAutocast"])
+                io_times.append(t["Parser"] + t["Output"])
+            rows.append((layers, ops, statistics.median(pass_times), statistics.median(io_times)))
+
+    print(f"{'layers':>7} {'ops':>8} {'autocast s':>11} {'parse+print s':>14} {'ratio':>6}")
+    for layers, ops, p, io in rows:
+        print(f"{layers:>7} {ops:>8} {p:>11.4f} {io:>14.4f} {p / io:>6.2f}")
+    (l1, o1, p1, _), (l2, o2, p2, _) = rows
+    print(f"autocast time {l2} vs {l1} layers: x{p2 / p1:.2f} for x{o2 / o1:.2f} ops")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+//===- PrecisionPolicy.h - which ops may run in low precision --*- C++ -*-===//
+//
+// The allow / deny / infer / clear lists autocast paints with: mpt's default
+// lists (docs/Autocast.md), a JSON policy file and the pass's list options.
+// Built once per pass run; read-only afterwards, so pass instances running
+// on several functions in parallel share it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_ANALYSIS_PRECISIONPOLICY_H
+#define MPT_ANALYSIS_PRECISIONPOLICY_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mpt {
+
+/// The list an op name is on.
+enum class OpList {
+  /// Low-precision inputs, FP32 accumulator and output (matmul, conv).
+  Allow,
+  /// FP32; taints downstream infer/clear ops (exp, log, softmax, losses).
+  Deny,
+  /// Elementwise arithmetic: low precision when between allow ops.
+  Infer,
+  /// No numeric effect (data movement): follows its low-precision neighbours.
+  Clear,
+};
+llvm::StringRef stringifyOpList(OpList list);
+
+/// The low-precision floating-point type autocast targets.
+enum class LowPrecisionType { F16, BF16 };
+
+/// What the user asked for: the pass options.
+struct PolicyOptions {
+  std::string dtype = "f16";
+  /// Path of a JSON policy file; empty for none.
+  std::string policyFile;
+  std::vector<std::string> allow, deny, infer, clear;
+};
+
+class PrecisionPolicy {
+public:
+  /// Builds the policy from the defaults, the policy file and the options.
+  /// Emits one diagnostic and fails on: an unsupported dtype, an unreadable
+  /// or malformed policy file (at the file's line, naming the key), an op
+  /// name that no registered dialect defines, an op the user put on two
+  /// lists. May load registered dialects to check op names, so call it
+  /// before multi-threaded execution (a pass's initialize()).
+  static mlir::FailureOr<PrecisionPolicy> build(mlir::MLIRContext *context,
+                                                const PolicyOptions &options);
+
+  /// The list `opName` is on, if any.
+  std::optional<OpList> lookup(llvm::StringRef opName) const;
+  /// Where the entry for `opName` comes from: "default", "policy file
+  /// <path>" or "option '<list>'". Empty when the op is on no list.
+  llvm::StringRef getSource(llvm::StringRef opName) const;
+  /// Whether the user (file or options) listed `opName`: user entries take
+  /// precedence over mpt's structural classification of linalg ops.
+  bool isUserListed(llvm::StringRef opName) const;
+
+  LowPrecisionType getLowPrecision() const { return lowPrecision; }
+  mlir::FloatType getLowType(mlir::MLIRContext *context) const;
+  llvm::StringRef getLowTypeName() const;
+  /// Largest finite and smallest positive (subnormal) magnitude of the low
+  /// type: values outside them overflow to inf or flush to zero.
+  double getLowTypeMax() const;
+  double getLowTypeMinSubnormal() const;
+
+  /// The supported dtypes, for diagnostics.
+  static llvm::StringRef getSupportedDtypes() { return "f16, bf16"; }
+
+private:
+  struct Entry {
+    OpList list;
+    bool user = false;
+    std::string source;
+  };
+  llvm::StringMap<Entry> entries;
+  /// The entries that name a family ("linalg.conv_*"), split at the '*'.
+  struct Pattern {
+    std::string prefix, suffix;
+    OpList list;
+  };
+  std::vector<Pattern> patterns;
+  LowPrecisionType lowPrecision = LowPrecisionType::F16;
+};
+
+} // namespace mpt
+
+#endif // MPT_ANALYSIS_PRECISIONPOLICY_H

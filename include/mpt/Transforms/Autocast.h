@@ -1,0 +1,83 @@
+//===- Autocast.h - apply a precision plan, tidy casts ---------*- C++ -*-===//
+//
+// The C++ API behind `--mpt-autocast`, `--mpt-precision-report` and
+// `--mpt-cast-cleanup`, for embedders that build their own pipelines.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_TRANSFORMS_AUTOCAST_H
+#define MPT_TRANSFORMS_AUTOCAST_H
+
+#include "mpt/Analysis/PrecisionPlan.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mpt {
+
+/// Counts of the casts a rewrite left in the function.
+struct CastCounts {
+  /// arith.extf / arith.truncf on tensors.
+  unsigned tensorCasts = 0;
+  /// Scalar casts inside linalg bodies (the f32 "opmath" of low ops).
+  unsigned bodyCasts = 0;
+};
+CastCounts countCasts(mlir::Operation *root);
+
+/// Rewrites `func` as `plan` says: low ops get low-precision operands (and
+/// results, for infer/clear ops), with casts placed after each producer
+/// and reused; then cleans the casts up (cleanupCasts). Ops of the plan
+/// the rewrite leaves unused (a tensor.empty replaced by a low-precision
+/// one) are erased, or, when `keptDeadOps` is given, left in place and
+/// listed there so the plan can still be printed.
+void applyPrecisionPlan(
+    mlir::FunctionOpInterface func, const PrecisionPlan &plan,
+    llvm::SmallVectorImpl<mlir::Operation *> *keptDeadOps = nullptr);
+
+/// Removes truncf(extf(x)) round trips (exact), merges casts of one value
+/// to one type into a single cast placed right after the producer, and
+/// erases unused casts. Touches only arith.extf / arith.truncf; idempotent.
+void cleanupCasts(mlir::Operation *root);
+
+/// A low-precision working copy of a parameter (master-weights mode).
+struct WorkingCopy {
+  /// The f32 parameter argument (the master weight).
+  unsigned param;
+  /// The low-precision working-copy argument (role "optimizer_state").
+  unsigned arg;
+  /// The result that returns the next step's working copy.
+  unsigned result;
+};
+
+/// Apex O2-style master weights: each f32 parameter that the step reads in
+/// `lowType` (through a cast at function entry) and updates gets a working
+/// copy in `lowType`, carried across steps as an extra argument (role
+/// "optimizer_state") and an extra result (`mpt.updates` of that argument,
+/// the updated master weight truncated). The step reads the working copy
+/// instead of casting the master. Parameters without such a cast or update
+/// are left alone. Fails (with a diagnostic) on a function with parameters
+/// and more than one return. Run it after applyPrecisionPlan.
+mlir::LogicalResult
+addWorkingCopies(mlir::FunctionOpInterface func, mlir::Type lowType,
+                 llvm::SmallVectorImpl<WorkingCopy> &added);
+
+/// What a report needs about one function: the plan (owned by the caller)
+/// and the measurements around the rewrite.
+struct AutocastSummary {
+  /// Whether the function has training markers (else: plain autocast).
+  bool trainingStep = false;
+  MemoryEstimate memoryBefore, memoryAfter;
+  CastCounts castsBefore, castsAfter;
+  /// Master-weights mode: the working copies added.
+  llvm::SmallVector<WorkingCopy> workingCopies;
+};
+
+/// Prints the precision report of the functions (text or JSON).
+void printPrecisionReport(
+    llvm::ArrayRef<std::tuple<mlir::FunctionOpInterface, const PrecisionPlan *,
+                              AutocastSummary>>
+        functions,
+    bool json, llvm::raw_ostream &os);
+
+} // namespace mpt
+
+#endif // MPT_TRANSFORMS_AUTOCAST_H

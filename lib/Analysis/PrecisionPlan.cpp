@@ -1,0 +1,903 @@
+//===- PrecisionPlan.cpp - the precision autocast gives each op -----------===//
+//
+// 1. Classify each op: the user's lists, then (for linalg ops) structure and
+//    body, then mpt's default lists.
+// 2. Force FP32 where a training rule or a range fact says so.
+// 3. Paint like TensorFlow grappler's auto_mixed_precision, on the graph of
+//    ops linked by the operands whose type follows the consumer's precision:
+//    a. deny taints forward through infer/clear ops that lie on a path from
+//       a deny op to an infer or deny op;
+//    b. infer/clear ops both downstream and upstream of allow ops (through
+//       untainted infer/clear ops) become low;
+//    c. low spreads through clear ops in both directions (from an allow
+//       op only to its inputs: its result is f32).
+// Every step is a breadth-first search: linear in ops + operands.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/MPTOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
+#include <cmath>
+#include <deque>
+
+using namespace mlir;
+using namespace mpt;
+
+StringRef mpt::stringifyOpClass(OpClass opClass) {
+  switch (opClass) {
+  case OpClass::Allow:
+    return "allow";
+  case OpClass::Deny:
+    return "deny";
+  case OpClass::Infer:
+    return "infer";
+  case OpClass::Clear:
+    return "clear";
+  case OpClass::Reduction:
+    return "reduction";
+  case OpClass::Marker:
+    return "marker";
+  case OpClass::Unlisted:
+    return "unlisted";
+  case OpClass::ControlFlow:
+    return "control-flow";
+  case OpClass::NoF32Data:
+    return "none";
+  }
+  llvm_unreachable("unknown class");
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The body block argument of `operand` of a linalg op, or null where the
+/// op's body has none (the init of linalg.map).
+static BlockArgument getBodyArgument(linalg::LinalgOp op, OpOperand *operand) {
+  Block *body = op.getBlock();
+  if (!body)
+    return nullptr;
+  unsigned index = operand->getOperandNumber();
+  if (body->getNumArguments() == op->getNumOperands())
+    return body->getArgument(index);
+  if (index < body->getNumArguments() && index < op.getNumDpsInputs())
+    return body->getArgument(index);
+  return nullptr;
+}
+
+/// Whether `op` is an op of the mpt dialect: a training marker or a loss
+/// scaling op (when loss scaling ran first). They work in f32.
+static bool isMarker(Operation *op) {
+  return isa<MPTDialect>(op->getDialect());
+}
+
+void PrecisionPlan::getPrecisionOperands(Operation *op, OpClass opClass,
+                                         SmallVectorImpl<OpOperand *> &out) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    // f32 tensors, or low-precision ones on a second run.
+    auto tensor = dyn_cast<TensorType>(operand.get().getType());
+    if (!tensor || !isa<FloatType>(tensor.getElementType()))
+      continue;
+    if (linalgOp && linalgOp.isDpsInit(&operand)) {
+      // An allow op keeps its FP32 accumulator; an init the body never
+      // reads carries no data.
+      if (opClass == OpClass::Allow)
+        continue;
+      BlockArgument arg = getBodyArgument(linalgOp, &operand);
+      if (!arg || arg.use_empty())
+        continue;
+    }
+    out.push_back(&operand);
+  }
+}
+
+namespace {
+/// The float type facts of an op's operands and results.
+struct TypeFacts {
+  bool f32Tensor = false, lowTensor = false, otherFloatTensor = false,
+       intTensor = false, floatScalar = false;
+  std::string otherFloatName;
+};
+} // namespace
+
+static TypeFacts getTypeFacts(Operation *op, Type lowType) {
+  TypeFacts facts;
+  auto visit = [&](Type type) {
+    if (auto tensor = dyn_cast<TensorType>(type)) {
+      Type element = tensor.getElementType();
+      if (element.isF32())
+        facts.f32Tensor = true;
+      else if (element == lowType)
+        facts.lowTensor = true;
+      else if (isa<FloatType>(element)) {
+        facts.otherFloatTensor = true;
+        llvm::raw_string_ostream os(facts.otherFloatName);
+        if (facts.otherFloatName.empty())
+          element.print(os);
+      } else if (element.isIntOrIndex()) {
+        facts.intTensor = true;
+      }
+    } else if (isa<FloatType>(type)) {
+      facts.floatScalar = true;
+    }
+  };
+  for (Type type : op->getOperandTypes())
+    visit(type);
+  for (Type type : op->getResultTypes())
+    visit(type);
+  return facts;
+}
+
+/// Whether `exp` computes a logistic sigmoid 1 / (1 + exp(-x)) whose result
+/// is bounded in (0, 1): safe in low precision although exp is denied.
+static bool isSigmoidExp(Operation *exp) {
+  auto isOne = [](Value v) {
+    FloatAttr attr;
+    return matchPattern(v, m_Constant(&attr)) &&
+           attr.getValueAsDouble() == 1.0;
+  };
+  if (!exp->hasOneUse())
+    return false;
+  auto add = dyn_cast<arith::AddFOp>(*exp->user_begin());
+  if (!add || !(isOne(add.getLhs()) || isOne(add.getRhs())) ||
+      !add->hasOneUse())
+    return false;
+  auto div = dyn_cast<arith::DivFOp>(*add->user_begin());
+  return div && div.getRhs() == add.getResult() && isOne(div.getLhs());
+}
+
+/// Whether a body op only moves or compares data (no float arithmetic).
+static bool isNeutralBodyOp(Operation *op) {
+  if (isa<linalg::YieldOp, linalg::IndexOp, arith::ConstantOp,
+          arith::ExtFOp, arith::TruncFOp>(op))
+    return true;
+  auto isFloat = [](Type t) { return isa<FloatType>(t); };
+  return llvm::none_of(op->getOperandTypes(), isFloat) &&
+         llvm::none_of(op->getResultTypes(), isFloat);
+}
+
+namespace {
+struct Classification {
+  OpClass opClass;
+  std::string detail;
+};
+} // namespace
+
+static OpClass classOfList(OpList list) {
+  switch (list) {
+  case OpList::Allow:
+    return OpClass::Allow;
+  case OpList::Deny:
+    return OpClass::Deny;
+  case OpList::Infer:
+    return OpClass::Infer;
+  case OpList::Clear:
+    return OpClass::Clear;
+  }
+  llvm_unreachable("unknown list");
+}
+
+static Classification classifyLinalg(linalg::LinalgOp op,
+                                     const PrecisionPolicy &policy) {
+  if (linalg::isaContractionOpInterface(op))
+    return {OpClass::Allow, "structure: contraction"};
+  if (linalg::isaConvolutionOpInterface(op))
+    return {OpClass::Allow, "structure: convolution"};
+  Operation *unlisted = nullptr;
+  Operation *denied = nullptr;
+  bool computes = false, onlyClear = true;
+  op->walk([&](Operation *bodyOp) {
+    if (bodyOp == op.getOperation() || isNeutralBodyOp(bodyOp))
+      return;
+    computes = true;
+    std::optional<OpList> list = policy.lookup(bodyOp->getName().getStringRef());
+    if (list == OpList::Deny && !denied && !isSigmoidExp(bodyOp))
+      denied = bodyOp;
+    else if (!list && !unlisted)
+      unlisted = bodyOp;
+    if (list != OpList::Clear)
+      onlyClear = false;
+  });
+  if (denied)
+    return {OpClass::Deny,
+            ("body uses " + denied->getName().getStringRef() + " (deny list)")
+                .str()};
+  if (op.getNumReductionLoops() > 0)
+    return {OpClass::Reduction, "structure: reduction iterator"};
+  if (unlisted)
+    return {OpClass::Unlisted,
+            ("body uses " + unlisted->getName().getStringRef() +
+             ", which is on no list")
+                .str()};
+  if (!computes)
+    return {OpClass::Clear, "structure: data movement only"};
+  if (onlyClear)
+    return {OpClass::Clear, "structure: body uses only clear ops"};
+  return {OpClass::Infer, "structure: elementwise arithmetic"};
+}
+
+static Classification classify(Operation *op, const PrecisionPolicy &policy) {
+  StringRef name = op->getName().getStringRef();
+  if (policy.isUserListed(name))
+    return {classOfList(*policy.lookup(name)),
+            (stringifyOpList(*policy.lookup(name)) + " list, " +
+             policy.getSource(name))
+                .str()};
+  std::optional<OpList> list = policy.lookup(name);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  // Generic ops (and ops on no list) are classified by structure and body:
+  // frontends decompose layer_norm, softmax and losses into generics.
+  if (linalgOp && (!list || isa<linalg::GenericOp, linalg::MapOp>(op)))
+    return classifyLinalg(linalgOp, policy);
+  if (list) {
+    if (*list == OpList::Deny && isa<linalg::ReduceOp>(op))
+      return {OpClass::Reduction, "default deny list (reduction)"};
+    return {classOfList(*list),
+            ("default " + stringifyOpList(*list) + " list").str()};
+  }
+  return {OpClass::Unlisted, "on no list"};
+}
+
+/// Whether mpt knows how to give `op` low-precision types.
+static bool canRewrite(Operation *op, OpClass opClass, const TypeFacts &facts) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    Block *body = linalgOp.getBlock();
+    return body && (body->getNumArguments() == op->getNumOperands() ||
+                    body->getNumArguments() == linalgOp.getNumDpsInputs());
+  }
+  if (isa<tensor::PadOp>(op))
+    return true;
+  if (op->getNumRegions() != 0 || facts.floatScalar)
+    return false;
+  StringRef name = op->getName().getStringRef();
+  if (name.starts_with("tosa.")) {
+    // The allow ops are rewritten to TOSA's f16/bf16 profiles (matmul:
+    // f32 result; convolutions: low result, f32 accumulator). tosa.clamp's
+    // bounds are attributes of the element type.
+    if (opClass == OpClass::Allow)
+      return isa<tosa::MatMulOp, tosa::Conv2DOp, tosa::Conv3DOp,
+                 tosa::DepthwiseConv2DOp, tosa::TransposeConv2DOp>(op);
+    return name != "tosa.clamp";
+  }
+  return opClass != OpClass::Allow;
+}
+
+//===----------------------------------------------------------------------===//
+// Range facts
+//===----------------------------------------------------------------------===//
+
+namespace {
+class RangeFacts {
+public:
+  RangeFacts(const PrecisionPolicy &policy) : policy(policy) {}
+
+  /// Why `value` cannot be represented in the low type, or empty.
+  StringRef getProblem(Value value) const {
+    auto it = problems.find(value);
+    return it == problems.end() ? StringRef() : StringRef(it->second);
+  }
+
+  /// Records the facts of `op`'s results (ops visited in program order).
+  void visit(Operation *op, OpClass opClass) {
+    if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumResults() == 1) {
+      Attribute attr;
+      if (matchPattern(op->getResult(0), m_Constant(&attr))) {
+        std::string problem = checkAttr(attr);
+        if (!problem.empty())
+          problems[op->getResult(0)] =
+              problem + " (" + op->getName().getStringRef().str() + " at " +
+              formatLocation(op->getLoc()) + ")";
+      }
+      return;
+    }
+    // linalg.fill and data movement carry their inputs' values.
+    if (opClass != OpClass::Clear)
+      return;
+    for (Value operand : op->getOperands()) {
+      StringRef problem = getProblem(operand);
+      if (problem.empty())
+        continue;
+      for (Value result : op->getResults())
+        problems[result] = problem.str();
+      return;
+    }
+  }
+
+  /// Why `op` must not run in low precision, or empty: it reads (directly
+  /// or in its body) a value that does not fit.
+  std::string checkConsumer(Operation *op) const {
+    for (Value operand : op->getOperands()) {
+      StringRef problem = getProblem(operand);
+      if (!problem.empty())
+        return ("reads " + problem).str();
+    }
+    if (op->getNumRegions() == 0)
+      return "";
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value value : above) {
+      StringRef problem = getProblem(value);
+      if (!problem.empty())
+        return ("body reads " + problem).str();
+    }
+    std::string found;
+    op->walk([&](arith::ConstantOp constant) {
+      if (!found.empty())
+        return;
+      std::string problem = checkAttr(constant.getValue());
+      if (!problem.empty())
+        found = "body uses " + problem + " (at " +
+                formatLocation(constant.getLoc()) + ")";
+    });
+    return found;
+  }
+
+private:
+  /// Why a float constant does not fit the low type, or empty.
+  std::string checkAttr(Attribute attr) const {
+    auto check = [&](const APFloat &value) -> std::string {
+      double v = value.convertToDouble();
+      if (!std::isfinite(v) || v == 0.0)
+        return "";
+      double magnitude = std::fabs(v);
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      if (magnitude > policy.getLowTypeMax())
+        os << "constant " << llvm::format("%g", v) << " overflows "
+           << policy.getLowTypeName() << " (max "
+           << llvm::format("%g", policy.getLowTypeMax()) << ")";
+      else if (magnitude < policy.getLowTypeMinSubnormal())
+        os << "constant " << llvm::format("%g", v) << " flushes to zero in "
+           << policy.getLowTypeName() << " (smallest subnormal "
+           << llvm::format("%g", policy.getLowTypeMinSubnormal()) << ")";
+      return text;
+    };
+    if (auto floatAttr = dyn_cast<FloatAttr>(attr))
+      return check(floatAttr.getValue());
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
+      if (dense.isSplat())
+        return check(dense.getSplatValue<APFloat>());
+      for (const APFloat &value : dense.getValues<APFloat>()) {
+        std::string problem = check(value);
+        if (!problem.empty())
+          return problem;
+      }
+    }
+    return "";
+  }
+
+  const PrecisionPolicy &policy;
+  llvm::DenseMap<Value, std::string> problems;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Painting
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class NodeKind : uint8_t { None, Allow, Deny, Infer, Clear };
+
+/// The op graph painting runs on, in compressed adjacency form.
+struct PaintGraph {
+  SmallVector<NodeKind> kind;
+  SmallVector<unsigned> succBegin, succ, predBegin, pred;
+
+  void build(unsigned numNodes,
+             ArrayRef<std::pair<unsigned, unsigned>> edges) {
+    auto compress = [&](bool forward, SmallVector<unsigned> &begin,
+                        SmallVector<unsigned> &list) {
+      begin.assign(numNodes + 1, 0);
+      for (auto [from, to] : edges)
+        ++begin[(forward ? from : to) + 1];
+      for (unsigned i = 0; i < numNodes; ++i)
+        begin[i + 1] += begin[i];
+      list.assign(edges.size(), 0);
+      SmallVector<unsigned> fill(begin.begin(), begin.end() - 1);
+      for (auto [from, to] : edges)
+        list[fill[forward ? from : to]++] = forward ? to : from;
+    };
+    compress(true, succBegin, succ);
+    compress(false, predBegin, pred);
+  }
+  ArrayRef<unsigned> successors(unsigned n) const {
+    return ArrayRef<unsigned>(succ).slice(succBegin[n],
+                                          succBegin[n + 1] - succBegin[n]);
+  }
+  ArrayRef<unsigned> predecessors(unsigned n) const {
+    return ArrayRef<unsigned>(pred).slice(predBegin[n],
+                                          predBegin[n + 1] - predBegin[n]);
+  }
+
+  /// Breadth-first search from `roots` along successors (or predecessors),
+  /// entering only nodes `canEnter` accepts. Calls `reached(node, from)`
+  /// for each node entered, with the root it was reached from.
+  void search(ArrayRef<unsigned> roots, bool forward,
+              llvm::function_ref<bool(unsigned)> canEnter,
+              llvm::function_ref<void(unsigned, unsigned)> reached) const {
+    SmallVector<int> origin(kind.size(), -1);
+    std::deque<unsigned> queue;
+    for (unsigned root : roots) {
+      if (origin[root] != -1)
+        continue;
+      origin[root] = root;
+      queue.push_back(root);
+    }
+    while (!queue.empty()) {
+      unsigned node = queue.front();
+      queue.pop_front();
+      for (unsigned next : forward ? successors(node) : predecessors(node)) {
+        if (origin[next] != -1 || !canEnter(next))
+          continue;
+        origin[next] = origin[node];
+        reached(next, origin[node]);
+        queue.push_back(next);
+      }
+    }
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// PrecisionPlan
+//===----------------------------------------------------------------------===//
+
+PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
+                             const PrecisionPolicy &policy,
+                             const TrainingGraph &graph)
+    : policy(policy) {
+  Type lowType = policy.getLowType(func->getContext());
+
+  // Ops in program order; control flow is entered, other regions (linalg
+  // bodies) belong to their op.
+  std::function<void(Region &)> collect = [&](Region &region) {
+    for (Block &block : region)
+      for (Operation &op : block) {
+        if (op.hasTrait<OpTrait::IsTerminator>())
+          continue;
+        ops.push_back(&op);
+        if (isa<RegionBranchOpInterface>(op))
+          for (Region &nested : op.getRegions())
+            collect(nested);
+      }
+  };
+  collect(func.getFunctionBody());
+
+  RangeFacts ranges(policy);
+  SmallVector<bool> canLower(ops.size(), false);
+  llvm::DenseMap<Operation *, unsigned> nodeOf;
+  PaintGraph paint;
+  paint.kind.assign(ops.size(), NodeKind::None);
+
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    OpDecision &decision = decisions[op];
+    decision.region = graph.getRegion(op);
+    nodeOf[op] = index;
+    TypeFacts facts = getTypeFacts(op, lowType);
+
+    if (isa<RegionBranchOpInterface, CallOpInterface>(op)) {
+      decision.opClass = OpClass::ControlFlow;
+      decision.reason = DecisionReason::ControlFlow;
+      continue;
+    }
+    if (isMarker(op)) {
+      decision.opClass = OpClass::Marker;
+      decision.precision = OpPrecision::FP32;
+      decision.reason = DecisionReason::TrainingMarker;
+      continue;
+    }
+    bool noData = (!facts.f32Tensor && !facts.lowTensor) ||
+                  facts.otherFloatTensor ||
+                  op->hasTrait<OpTrait::ConstantLike>() ||
+                  isa<tensor::EmptyOp>(op);
+    if (noData) {
+      decision.opClass = OpClass::NoF32Data;
+      decision.reason = DecisionReason::NoF32Data;
+      if (facts.otherFloatTensor)
+        decision.detail = facts.otherFloatName + " tensors: left alone";
+      else if (op->hasTrait<OpTrait::ConstantLike>() &&
+               (facts.f32Tensor || facts.lowTensor))
+        decision.detail = "constant: cast where a low-precision op reads it";
+      else if (isa<tensor::EmptyOp>(op))
+        decision.detail = "no data (tensor.empty)";
+      else if (facts.intTensor)
+        decision.detail = "integer tensors: left alone";
+      else
+        decision.detail = "no f32 tensors";
+      ranges.visit(op, OpClass::NoF32Data);
+      continue;
+    }
+
+    Classification classification = classify(op, policy);
+    decision.opClass = classification.opClass;
+    decision.classDetail = classification.detail;
+    ranges.visit(op, decision.opClass);
+
+    switch (decision.opClass) {
+    case OpClass::Unlisted:
+      decision.precision = OpPrecision::FP32;
+      decision.reason = DecisionReason::Unlisted;
+      continue;
+    case OpClass::Deny:
+      decision.precision = OpPrecision::FP32;
+      decision.reason = DecisionReason::DenyOp;
+      paint.kind[index] = NodeKind::Deny;
+      continue;
+    case OpClass::Reduction:
+      decision.precision = OpPrecision::FP32;
+      decision.reason = DecisionReason::ReductionOp;
+      paint.kind[index] = NodeKind::Deny;
+      continue;
+    default:
+      break;
+    }
+
+    // Allow, infer, clear: training and range rules first.
+    decision.precision = OpPrecision::FP32;
+    if (graph.isTrainingStep() && decision.region == TrainingRegion::Update) {
+      decision.reason = DecisionReason::UpdateRegion;
+      paint.kind[index] = NodeKind::Deny;
+      continue;
+    }
+    std::string rangeProblem = ranges.checkConsumer(op);
+    if (!rangeProblem.empty()) {
+      decision.reason = DecisionReason::RangeUnsafe;
+      decision.detail = rangeProblem;
+      paint.kind[index] = NodeKind::Deny;
+      continue;
+    }
+    if (!canRewrite(op, decision.opClass, facts)) {
+      decision.reason = DecisionReason::NoLowPrecisionRewrite;
+      continue;
+    }
+    canLower[index] = true;
+    paint.kind[index] = decision.opClass == OpClass::Allow ? NodeKind::Allow
+                        : decision.opClass == OpClass::Infer
+                            ? NodeKind::Infer
+                            : NodeKind::Clear;
+  }
+
+  // Values carried by scf.for and scf.if: one clear node each, numbered
+  // after the ops. Each has the values that flow into it (inits and yield
+  // operands); its members (iter_arg, result) are what its users read.
+  llvm::DenseMap<Value, unsigned> carriedNodeOf;
+  SmallVector<SmallVector<Value, 2>> carriedInputs;
+  auto isCarriable = [&](Type type) {
+    auto tensor = dyn_cast<TensorType>(type);
+    return tensor && (tensor.getElementType().isF32() ||
+                      tensor.getElementType() == lowType);
+  };
+  for (Operation *op : ops) {
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+      for (unsigned i = 0, e = forOp.getNumResults(); i < e; ++i) {
+        if (!isCarriable(forOp.getResult(i).getType()))
+          continue;
+        unsigned node = ops.size() + carried.size();
+        carried.push_back(CarriedValue{op, i});
+        carriedNodeOf[forOp.getRegionIterArgs()[i]] = node;
+        carriedNodeOf[forOp.getResult(i)] = node;
+        carriedInputs.push_back({forOp.getInitArgs()[i], yield.getOperand(i)});
+      }
+    } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      if (ifOp.getElseRegion().empty())
+        continue;
+      for (unsigned i = 0, e = ifOp.getNumResults(); i < e; ++i) {
+        if (!isCarriable(ifOp.getResult(i).getType()))
+          continue;
+        unsigned node = ops.size() + carried.size();
+        carried.push_back(CarriedValue{op, i});
+        carriedNodeOf[ifOp.getResult(i)] = node;
+        carriedInputs.push_back({ifOp.thenYield().getOperand(i),
+                                 ifOp.elseYield().getOperand(i)});
+      }
+    }
+  }
+  unsigned numNodes = ops.size() + carried.size();
+  paint.kind.resize(numNodes, NodeKind::Clear);
+  canLower.resize(numNodes, true);
+  for (auto [k, value] : llvm::enumerate(carried)) {
+    // The update region stays f32; so does a value that may hold a number
+    // the low type cannot (a -1e9 init).
+    if (graph.isTrainingStep() &&
+        graph.getRegion(value.owner) == TrainingRegion::Update) {
+      value.reason = DecisionReason::UpdateRegion;
+    } else {
+      for (Value input : carriedInputs[k])
+        if (StringRef problem = ranges.getProblem(input); !problem.empty()) {
+          value.reason = DecisionReason::RangeUnsafe;
+          value.detail = ("carries " + problem).str();
+          break;
+        }
+    }
+    if (value.reason == DecisionReason::UpdateRegion ||
+        value.reason == DecisionReason::RangeUnsafe) {
+      paint.kind[ops.size() + k] = NodeKind::Deny;
+      canLower[ops.size() + k] = false;
+    }
+  }
+
+  // The node a value comes from: casts are transparent, a carried value is
+  // its node.
+  auto nodeOfValue = [&](Value value) -> std::optional<unsigned> {
+    while (true) {
+      auto carriedIt = carriedNodeOf.find(value);
+      if (carriedIt != carriedNodeOf.end())
+        return carriedIt->second;
+      Operation *def = value.getDefiningOp();
+      if (!def)
+        return std::nullopt;
+      if (isa<arith::ExtFOp, arith::TruncFOp>(def) &&
+          isa<TensorType>(value.getType())) {
+        value = def->getOperand(0);
+        continue;
+      }
+      auto it = nodeOf.find(def);
+      if (it == nodeOf.end() || paint.kind[it->second] == NodeKind::None)
+        return std::nullopt;
+      return it->second;
+    }
+  };
+
+  // Edges along the operands whose type follows the consumer's precision.
+  SmallVector<std::pair<unsigned, unsigned>> edges;
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    if (paint.kind[index] == NodeKind::None)
+      continue;
+    OpClass operandClass = paint.kind[index] == NodeKind::Allow
+                               ? OpClass::Allow
+                               : OpClass::Infer;
+    SmallVector<OpOperand *> operands;
+    getPrecisionOperands(op, operandClass, operands);
+    for (OpOperand *operand : operands)
+      if (std::optional<unsigned> producer = nodeOfValue(operand->get()))
+        edges.push_back({*producer, static_cast<unsigned>(index)});
+  }
+  for (auto [k, inputs] : llvm::enumerate(carriedInputs))
+    for (Value input : inputs)
+      if (std::optional<unsigned> producer = nodeOfValue(input))
+        edges.push_back({*producer, static_cast<unsigned>(ops.size() + k)});
+  paint.build(numNodes, edges);
+  auto causeOf = [&](unsigned node) {
+    return node < ops.size() ? ops[node] : carried[node - ops.size()].owner;
+  };
+
+  auto isKind = [&](unsigned n, NodeKind k) { return paint.kind[n] == k; };
+  auto isInferOrClear = [&](unsigned n) {
+    return isKind(n, NodeKind::Infer) || isKind(n, NodeKind::Clear);
+  };
+  SmallVector<unsigned> denyNodes, allowNodes, inferOrDenyNodes;
+  for (unsigned n = 0, e = numNodes; n < e; ++n) {
+    if (isKind(n, NodeKind::Deny))
+      denyNodes.push_back(n);
+    if (isKind(n, NodeKind::Allow))
+      allowNodes.push_back(n);
+    if (isKind(n, NodeKind::Deny) || isKind(n, NodeKind::Infer))
+      inferOrDenyNodes.push_back(n);
+  }
+
+  // a. Deny taint.
+  SmallVector<int> taintedBy(numNodes, -1);
+  paint.search(denyNodes, /*forward=*/true, isInferOrClear,
+               [&](unsigned n, unsigned from) { taintedBy[n] = from; });
+  SmallVector<bool> reachesInferOrDeny(numNodes, false);
+  for (unsigned n : inferOrDenyNodes)
+    reachesInferOrDeny[n] = true;
+  paint.search(inferOrDenyNodes, /*forward=*/false, isInferOrClear,
+               [&](unsigned n, unsigned) { reachesInferOrDeny[n] = true; });
+  SmallVector<bool> tainted(numNodes, false);
+  for (unsigned n = 0, e = numNodes; n < e; ++n)
+    tainted[n] = taintedBy[n] != -1 && reachesInferOrDeny[n];
+
+  // b. Between allow ops.
+  auto paintable = [&](unsigned n) {
+    return isInferOrClear(n) && !tainted[n];
+  };
+  SmallVector<bool> downstream(numNodes, false), upstream(numNodes, false);
+  paint.search(allowNodes, /*forward=*/true, paintable,
+               [&](unsigned n, unsigned) { downstream[n] = true; });
+  paint.search(allowNodes, /*forward=*/false, paintable,
+               [&](unsigned n, unsigned) { upstream[n] = true; });
+  SmallVector<bool> low(numNodes, false);
+  SmallVector<unsigned> lowNodes(allowNodes);
+  for (unsigned n : allowNodes)
+    low[n] = true;
+  for (unsigned n = 0, e = numNodes; n < e; ++n)
+    if (downstream[n] && upstream[n]) {
+      low[n] = true;
+      lowNodes.push_back(n);
+    }
+
+  // c. Clear ops follow low neighbours both ways.
+  SmallVector<int> followed(numNodes, -1);
+  auto followsLow = [&](unsigned n) {
+    return isKind(n, NodeKind::Clear) && !tainted[n] && !low[n];
+  };
+  // Both directions at once: a clear op reached backwards may lead forward
+  // to another clear op.
+  {
+    SmallVector<unsigned> queue(lowNodes);
+    for (size_t head = 0; head < queue.size(); ++head) {
+      unsigned node = queue[head];
+      auto visit = [&](unsigned next) {
+        if (!followsLow(next) || followed[next] != -1)
+          return;
+        followed[next] = node;
+        queue.push_back(next);
+      };
+      // An allow op's result is f32 (its accumulator): a clear op after it
+      // gains nothing from low precision, only a rounding.
+      if (!isKind(node, NodeKind::Allow))
+        for (unsigned next : paint.successors(node))
+          visit(next);
+      for (unsigned next : paint.predecessors(node))
+        visit(next);
+    }
+  }
+
+  auto decide = [&](unsigned index, OpPrecision &precision,
+                    DecisionReason &reason, Operation *&cause) {
+    if (isKind(index, NodeKind::Allow)) {
+      precision = OpPrecision::Low;
+      reason = DecisionReason::AllowOp;
+    } else if (tainted[index]) {
+      reason = DecisionReason::DenyTaint;
+      cause = causeOf(taintedBy[index]);
+    } else if (low[index]) {
+      precision = OpPrecision::Low;
+      reason = DecisionReason::BetweenAllowOps;
+    } else if (followed[index] != -1) {
+      precision = OpPrecision::Low;
+      reason = DecisionReason::ClearFollowsLow;
+      cause = causeOf(followed[index]);
+    } else {
+      reason = DecisionReason::NotBetweenAllowOps;
+    }
+  };
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    if (!canLower[index])
+      continue;
+    OpDecision &decision = decisions[op];
+    decide(index, decision.precision, decision.reason, decision.cause);
+  }
+  for (auto [k, value] : llvm::enumerate(carried))
+    if (canLower[ops.size() + k])
+      decide(ops.size() + k, value.precision, value.reason, value.cause);
+}
+
+std::string PrecisionPlan::describe(const CarriedValue &value) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef low = policy.getLowTypeName();
+  auto causeText = [&]() {
+    return (value.cause->getName().getStringRef() + " at " +
+            formatLocation(value.cause->getLoc()))
+        .str();
+  };
+  switch (value.reason) {
+  case DecisionReason::BetweenAllowOps:
+    os << "carried value between allow ops: painted " << low;
+    break;
+  case DecisionReason::ClearFollowsLow:
+    os << "carried value next to " << low << " op " << causeText()
+       << ": painted " << low;
+    break;
+  case DecisionReason::DenyTaint:
+    os << "carried value downstream of f32 op " << causeText()
+       << " before another infer/deny op: stays f32";
+    break;
+  case DecisionReason::UpdateRegion:
+    os << "carried value in the update region: stays f32";
+    break;
+  case DecisionReason::RangeUnsafe:
+    os << "range: " << value.detail << ": kept f32";
+    break;
+  default:
+    os << "carried value not between allow ops: stays f32";
+    break;
+  }
+  return text;
+}
+
+const OpDecision &PrecisionPlan::getDecision(Operation *op) const {
+  auto it = decisions.find(op);
+  assert(it != decisions.end() && "op is not part of the plan");
+  return it->second;
+}
+
+bool PrecisionPlan::isLow(Operation *op) const {
+  auto it = decisions.find(op);
+  return it != decisions.end() && it->second.precision == OpPrecision::Low;
+}
+
+std::string PrecisionPlan::describe(Operation *op) const {
+  const OpDecision &d = getDecision(op);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef low = policy.getLowTypeName();
+  auto causeText = [&]() {
+    return (d.cause->getName().getStringRef() + " at " +
+            formatLocation(d.cause->getLoc()))
+        .str();
+  };
+  switch (d.reason) {
+  case DecisionReason::AllowOp:
+    os << "allow (" << d.classDetail << "): " << low;
+    if (isa<tosa::Conv2DOp, tosa::Conv3DOp, tosa::DepthwiseConv2DOp,
+            tosa::TransposeConv2DOp>(op))
+      os << " inputs and result, f32 accumulator (TOSA's " << low
+         << " profile)";
+    else
+      os << " inputs, f32 accumulator and result";
+    break;
+  case DecisionReason::BetweenAllowOps:
+    os << stringifyOpClass(d.opClass) << " (" << d.classDetail
+       << ") between allow ops: painted " << low;
+    break;
+  case DecisionReason::ClearFollowsLow:
+    os << "clear (" << d.classDetail << ") next to " << low << " op "
+       << causeText() << ": painted " << low;
+    break;
+  case DecisionReason::DenyOp:
+    os << "deny (" << d.classDetail << ")";
+    break;
+  case DecisionReason::ReductionOp:
+    os << "reduction (" << d.classDetail << "): accumulates in f32";
+    break;
+  case DecisionReason::DenyTaint:
+    os << stringifyOpClass(d.opClass) << " (" << d.classDetail
+       << ") downstream of f32 op " << causeText()
+       << " before another infer/deny op: stays f32";
+    break;
+  case DecisionReason::NotBetweenAllowOps:
+    os << stringifyOpClass(d.opClass) << " (" << d.classDetail
+       << ") not between allow ops: stays f32";
+    break;
+  case DecisionReason::UpdateRegion:
+    os << stringifyOpClass(d.opClass)
+       << " op in the update region: the optimizer runs in f32";
+    break;
+  case DecisionReason::TrainingMarker:
+    if (isa<GradientOp, GradSeedOp>(op))
+      os << "training marker: gradients and the seed stay f32";
+    else
+      os << "loss scaling op: stays f32";
+    break;
+  case DecisionReason::RangeUnsafe:
+    os << "range: " << d.detail << ": kept f32";
+    break;
+  case DecisionReason::NoLowPrecisionRewrite:
+    os << stringifyOpClass(d.opClass) << " (" << d.classDetail
+       << "), but mpt has no low-precision rewrite for this op: kept f32";
+    break;
+  case DecisionReason::Unlisted:
+    os << "unlisted (" << d.classDetail << "): kept f32";
+    break;
+  case DecisionReason::ControlFlow:
+    if (isa<scf::ForOp, scf::IfOp>(op))
+      os << "control flow: its carried values are painted (listed below)";
+    else if (isa<CallOpInterface>(op))
+      os << "call: operands and results keep their types";
+    else
+      os << "control flow: carried values keep their types";
+    break;
+  case DecisionReason::NoF32Data:
+    os << d.detail;
+    break;
+  }
+  return text;
+}

@@ -1,0 +1,87 @@
+//===- LowerToCPU.cpp - the --mpt-lower-to-cpu pipeline -------------------===//
+//
+// The pass list is the one established in
+// shared/reference/cpu-execution-mlir22.md for MLIR 22, plus buffer
+// deallocation (a step runs many times in one process).
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Pipelines/LowerToCPU.h"
+#include "mpt/Conversion/Passes.h"
+#include "mpt/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/Transforms/RequestCWrappers.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
+                                  const LowerToCPUOptions &options) {
+  // The loss-scaling ops first, then the markers: afterwards the step is
+  // upstream MLIR only.
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createLowerLossScaling());
+  funcPm.addPass(createStripTrainingMarkers());
+  // Nothing below reads the contract; LLVM IR translation would warn about
+  // every mpt.* attribute on the lowered function.
+  funcPm.addPass(createStripContractAttributes());
+  // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
+  // hand-written or autocast steps produce) becomes linalg.generic.
+  funcPm.addPass(createConvertElementwiseToLinalgPass());
+  // linalg.softmax, tensor.concat, ...: convert-linalg-to-loops has no
+  // lowering for aggregates.
+  funcPm.addPass(createDecomposeAggregateOps());
+  if (options.emitCInterface)
+    funcPm.addPass(LLVM::createLLVMRequestCWrappersPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.allowReturnAllocsFromLoops = true;
+  // Plain contiguous memrefs at the boundary: the caller passes and receives
+  // descriptors with identity strides.
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (options.deallocate) {
+    bufferization::BufferDeallocationPipelineOptions dealloc;
+    bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  }
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // On scalars only, after linalg is gone: the expanded bf16 casts are
+  // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
+  // not contain.
+  if (options.expandBF16) {
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  }
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mpt::registerLowerToCPUPipeline() {
+  PassPipelineRegistration<LowerToCPUOptions>(
+      "mpt-lower-to-cpu",
+      "Lower a training step (tensors, linalg, mpt markers) to the LLVM "
+      "dialect for the host CPU: strip the markers, bufferize, lower to LLVM",
+      buildLowerToCPUPipeline);
+}

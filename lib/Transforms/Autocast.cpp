@@ -1,0 +1,54 @@
+//===- Autocast.cpp - the --mpt-autocast pass -----------------------------===//
+#include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/Transforms/Autocast.h"
+#include "mpt/Transforms/Passes.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_MPTAUTOCAST
+#include "mpt/Transforms/Passes.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
+  using MptAutocastBase::MptAutocastBase;
+
+  // The policy may load dialects to check op names: build it before the
+  // functions run in parallel. Copies of the pass share it.
+  LogicalResult initialize(MLIRContext *context) override {
+    PolicyOptions options;
+    options.dtype = dtype;
+    options.policyFile = policy;
+    options.allow.assign(allow.begin(), allow.end());
+    options.deny.assign(deny.begin(), deny.end());
+    options.infer.assign(infer.begin(), infer.end());
+    options.clear.assign(clear.begin(), clear.end());
+    FailureOr<PrecisionPolicy> built = PrecisionPolicy::build(context, options);
+    if (failed(built))
+      return failure();
+    precisionPolicy = std::make_shared<const PrecisionPolicy>(std::move(*built));
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return markAllAnalysesPreserved();
+    auto &graph = getAnalysis<TrainingGraph>();
+    if (!graph.isValid())
+      return signalPassFailure();
+    PrecisionPlan plan(func, *precisionPolicy, graph);
+    applyPrecisionPlan(func, plan);
+    SmallVector<WorkingCopy> copies;
+    if (masterWeights &&
+        failed(addWorkingCopies(
+            func, precisionPolicy->getLowType(&getContext()), copies)))
+      return signalPassFailure();
+  }
+
+  std::shared_ptr<const PrecisionPolicy> precisionPolicy;
+};
+} // namespace

@@ -1,0 +1,628 @@
+//===- AutocastRewrite.cpp - apply a precision plan, tidy casts -----------===//
+//
+// Ops are rewritten in place, in program order. When an op's result turns
+// low precision, its existing users get an `arith.extf` of it placed right
+// after the op; a later low-precision user asking for the low value looks
+// through that extf. So users that stay f32 keep reading f32 and, for ops,
+// no truncf(extf(x)) round trip is built. Carried values (scf.for, scf.if)
+// change type in two steps around the op rewrites (the IR is consistent
+// again after the second); a cast they create before its value's producer
+// turns low becomes a round trip that cleanupCasts removes.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Transforms/Autocast.h"
+#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/TrainingContract.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+class PlanRewriter {
+public:
+  PlanRewriter(const PrecisionPlan &plan, MLIRContext *context)
+      : plan(plan), builder(context),
+        lowType(plan.getPolicy().getLowType(context)) {}
+
+  void run(SmallVectorImpl<Operation *> *keptDeadOps) {
+    // Carried values: the loop's own argument turns low first, so the ops
+    // of the body see it; yields and results follow once the body is done.
+    for (const CarriedValue &value : plan.getCarriedValues())
+      if (value.precision == OpPrecision::Low)
+        retypeCarriedEntry(value);
+    for (Operation *op : plan.getOps())
+      if (plan.isLow(op))
+        rewrite(op);
+    for (const CarriedValue &value : plan.getCarriedValues())
+      if (value.precision == OpPrecision::Low)
+        retypeCarriedExit(value);
+    for (Operation *replaced : replacedDefs) {
+      if (!replaced->use_empty())
+        continue;
+      if (keptDeadOps)
+        keptDeadOps->push_back(replaced);
+      else
+        replaced->erase();
+    }
+  }
+
+private:
+  static bool isFloatTensor(Type type) {
+    auto tensor = dyn_cast<TensorType>(type);
+    return tensor && isa<FloatType>(tensor.getElementType());
+  }
+  Type toLow(Type type) { return cast<TensorType>(type).clone(lowType); }
+
+  void setInsertionAfterDefinition(Value value) {
+    if (Operation *def = value.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      setInsertionAfterArgumentCasts(cast<BlockArgument>(value).getOwner());
+  }
+
+  /// Casts of block arguments go at the start of the block, in the order
+  /// they are created.
+  void setInsertionAfterArgumentCasts(Block *block) {
+    auto it = block->begin();
+    while (it != block->end() && isa<arith::ExtFOp, arith::TruncFOp>(*it) &&
+           isa<BlockArgument>(it->getOperand(0)) &&
+           cast<BlockArgument>(it->getOperand(0)).getOwner() == block)
+      ++it;
+    builder.setInsertionPoint(block, it);
+  }
+
+  /// `value` as `type`: itself, the input of the extf that produced it
+  /// (extension is exact, so that input is the same number), or one cast
+  /// placed right after its producer and shared by all users.
+  Value getCast(Value value, Type type) {
+    if (value.getType() == type)
+      return value;
+    if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+      if (ext.getIn().getType() == type)
+        return ext.getIn();
+    Value &cached = casts[{value, type}];
+    if (cached)
+      return cached;
+    OpBuilder::InsertionGuard guard(builder);
+    setInsertionAfterDefinition(value);
+    cached = createCast(value, type);
+    return cached;
+  }
+
+  Value createCast(Value value, Type type) {
+    unsigned from = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+    unsigned to = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    if (to > from)
+      return arith::ExtFOp::create(builder, value.getLoc(), type, value);
+    return arith::TruncFOp::create(builder, value.getLoc(), type, value);
+  }
+
+  /// Storage for an init the body never reads: a low-precision
+  /// tensor.empty next to the original one, or a cast.
+  Value getStorage(Value value, Type type) {
+    auto empty = value.getDefiningOp<tensor::EmptyOp>();
+    if (!empty || value.getType() == type)
+      return getCast(value, type);
+    Value &cached = empties[{value, type}];
+    if (cached)
+      return cached;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(empty);
+    cached = tensor::EmptyOp::create(builder, empty.getLoc(), type,
+                                     empty.getDynamicSizes());
+    replacedDefs.insert(empty);
+    return cached;
+  }
+
+  /// Gives a body argument the low element type; its users keep computing
+  /// in f32 (opmath) through an extf at the start of the body.
+  void retypeBodyArgument(BlockArgument arg) {
+    Type oldType = arg.getType();
+    if (oldType == lowType)
+      return;
+    arg.setType(lowType);
+    if (arg.use_empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(arg.getOwner());
+    Value ext = arith::ExtFOp::create(builder, arg.getLoc(), oldType, arg);
+    arg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// Gives `result` a low-precision type; users that were there keep
+  /// reading f32 through an extf right after the op.
+  void retypeResult(OpResult result) {
+    Type oldType = result.getType();
+    Type newType = toLow(oldType);
+    if (oldType == newType)
+      return;
+    result.setType(newType);
+    if (result.use_empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(result.getOwner());
+    Value ext = arith::ExtFOp::create(builder, result.getLoc(), oldType, result);
+    result.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// A carried value's init and iter_arg (scf.for).
+  void retypeCarriedEntry(const CarriedValue &value) {
+    auto forOp = dyn_cast<scf::ForOp>(value.owner);
+    if (!forOp)
+      return;
+    OpOperand &init = forOp.getInitArgsMutable()[value.index];
+    init.set(getCast(init.get(), toLow(init.get().getType())));
+    BlockArgument iterArg = forOp.getRegionIterArgs()[value.index];
+    Type oldType = iterArg.getType();
+    if (oldType == init.get().getType())
+      return;
+    iterArg.setType(init.get().getType());
+    if (iterArg.use_empty())
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    setInsertionAfterArgumentCasts(iterArg.getOwner());
+    Value ext = arith::ExtFOp::create(builder, iterArg.getLoc(), oldType,
+                                      iterArg);
+    iterArg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  }
+
+  /// A carried value's yield operands and result.
+  void retypeCarriedExit(const CarriedValue &value) {
+    SmallVector<Operation *, 2> yields;
+    if (auto forOp = dyn_cast<scf::ForOp>(value.owner))
+      yields.push_back(forOp.getBody()->getTerminator());
+    else if (auto ifOp = dyn_cast<scf::IfOp>(value.owner))
+      yields.append({ifOp.thenYield(), ifOp.elseYield()});
+    for (Operation *yield : yields) {
+      OpOperand &operand = yield->getOpOperand(value.index);
+      operand.set(getCast(operand.get(), toLow(operand.get().getType())));
+    }
+    retypeResult(value.owner->getResult(value.index));
+  }
+
+  /// Truncates the value a body yields for a low result.
+  void truncateYield(Operation *yield, unsigned index) {
+    Value yielded = yield->getOperand(index);
+    if (yielded.getType() == lowType)
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(yield);
+    yield->setOperand(index, arith::TruncFOp::create(builder, yield->getLoc(),
+                                                      lowType, yielded));
+  }
+
+  void rewrite(Operation *op) {
+    const OpDecision &decision = plan.getDecision(op);
+    bool allow = decision.opClass == OpClass::Allow;
+
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      // The fill value must have the output's element type; the plan made
+      // sure it fits.
+      OpOperand *value = fill.getDpsInputOperand(0);
+      if (isa<FloatType>(value->get().getType())) {
+        value->set(getCast(value->get(), lowType));
+        retypeBodyArgument(fill.getBlock()->getArgument(0));
+      }
+    }
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      Block *body = linalgOp.getBlock();
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isFloatTensor(operand.get().getType()))
+          continue;
+        bool init = linalgOp.isDpsInit(&operand);
+        if (allow && init)
+          continue; // f32 accumulator
+        Type type = toLow(operand.get().getType());
+        unsigned index = operand.getOperandNumber();
+        BlockArgument arg;
+        if (body->getNumArguments() == op->getNumOperands() ||
+            (index < body->getNumArguments() && !init))
+          arg = body->getArgument(index);
+        bool read = arg && !arg.use_empty();
+        operand.set(init && !read ? getStorage(operand.get(), type)
+                                  : getCast(operand.get(), type));
+        if (arg)
+          retypeBodyArgument(arg);
+      }
+      if (allow)
+        return;
+      for (OpResult result : op->getResults()) {
+        if (!isFloatTensor(result.getType()))
+          continue;
+        retypeResult(result);
+        truncateYield(body->getTerminator(), result.getResultNumber());
+      }
+      return;
+    }
+
+    if (allow) {
+      rewriteTosaAllowOp(op);
+      return;
+    }
+    for (OpOperand &operand : op->getOpOperands())
+      if (isFloatTensor(operand.get().getType()))
+        operand.set(getCast(operand.get(), toLow(operand.get().getType())));
+    for (OpResult result : op->getResults())
+      if (isFloatTensor(result.getType()))
+        retypeResult(result);
+    if (auto pad = dyn_cast<tensor::PadOp>(op))
+      truncateYield(pad.getRegion().front().getTerminator(), 0);
+  }
+
+  /// A TOSA zero point in the low type: a new constant next to the old one
+  /// (TOSA wants zero points to be constants), else a cast.
+  Value getZeroPoint(Value value, Type type) {
+    DenseFPElementsAttr attr;
+    Operation *def = value.getDefiningOp();
+    if (value.getType() == type || !def ||
+        !matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+      return getCast(value, type);
+    Value &cached = zeroPoints[{value, type}];
+    if (cached)
+      return cached;
+    APFloat zero = attr.getSplatValue<APFloat>();
+    bool losesInfo = false;
+    zero.convert(cast<FloatType>(lowType).getFloatSemantics(),
+                 APFloat::rmNearestTiesToEven, &losesInfo);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(def);
+    cached = tosa::ConstOp::create(
+        builder, def->getLoc(), type,
+        DenseElementsAttr::get(cast<ShapedType>(type), zero));
+    replacedDefs.insert(def);
+    return cached;
+  }
+
+  /// TOSA's low-precision profiles: tosa.matmul takes f16/bf16 inputs and
+  /// zero points and returns f32; the convolutions take low-precision input,
+  /// weight, bias and zero points, accumulate in f32 (acc_type) and return
+  /// the low type.
+  void rewriteTosaAllowOp(Operation *op) {
+    auto lowOperand = [&](unsigned index, bool zeroPoint) {
+      OpOperand &operand = op->getOpOperand(index);
+      if (!isFloatTensor(operand.get().getType()))
+        return;
+      Type type = toLow(operand.get().getType());
+      operand.set(zeroPoint ? getZeroPoint(operand.get(), type)
+                            : getCast(operand.get(), type));
+    };
+    if (isa<tosa::MatMulOp>(op)) {
+      lowOperand(0, false);
+      lowOperand(1, false);
+      lowOperand(2, true);
+      lowOperand(3, true);
+      return;
+    }
+    // conv2d, conv3d, depthwise_conv2d, transpose_conv2d: input, weight,
+    // bias, input_zp, weight_zp.
+    lowOperand(0, false);
+    lowOperand(1, false);
+    lowOperand(2, false);
+    lowOperand(3, true);
+    lowOperand(4, true);
+    op->setAttr("acc_type", TypeAttr::get(Float32Type::get(op->getContext())));
+    retypeResult(op->getResult(0));
+  }
+
+  const PrecisionPlan &plan;
+  OpBuilder builder;
+  Type lowType;
+  llvm::DenseMap<std::pair<Value, Type>, Value> casts, empties, zeroPoints;
+  /// tensor.empty and zero-point constants replaced by low-precision ones:
+  /// erased at the end if nothing else uses them.
+  llvm::SetVector<Operation *> replacedDefs;
+};
+} // namespace
+
+void mpt::applyPrecisionPlan(FunctionOpInterface func,
+                             const PrecisionPlan &plan,
+                             SmallVectorImpl<Operation *> *keptDeadOps) {
+  PlanRewriter(plan, func->getContext()).run(keptDeadOps);
+  cleanupCasts(func);
+}
+
+LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
+                                   SmallVectorImpl<WorkingCopy> &added) {
+  Region &body = func.getFunctionBody();
+  SmallVector<Operation *> returns;
+  for (Block &block : body)
+    if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+      returns.push_back(&block.back());
+  bool hasParams = llvm::any_of(
+      llvm::seq<unsigned>(0, func.getNumArguments()),
+      [&](unsigned i) { return getArgRole(func, i) == ArgRole::Param; });
+  if (!hasParams)
+    return success();
+  if (returns.size() != 1)
+    return func.emitError()
+           << "master-weights needs a function with one return; this one has "
+           << returns.size();
+  Operation *ret = returns.front();
+  MLIRContext *context = func->getContext();
+  OpBuilder builder(context);
+
+  unsigned numParams = func.getNumArguments();
+  for (unsigned param = 0; param < numParams; ++param) {
+    if (getArgRole(func, param) != ArgRole::Param)
+      continue;
+    Value master = func.getArgument(param);
+    auto masterType = dyn_cast<TensorType>(master.getType());
+    if (!masterType || !masterType.getElementType().isF32())
+      continue;
+    Type copyType = masterType.clone(lowType);
+    arith::TruncFOp entryCast;
+    for (Operation *user : master.getUsers())
+      if (auto trunc = dyn_cast<arith::TruncFOp>(user))
+        if (trunc.getType() == copyType)
+          entryCast = trunc;
+    std::optional<unsigned> result;
+    for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
+      if (getUpdatedArg(func, r) == param)
+        result = r;
+    if (!entryCast || !result)
+      continue;
+
+    unsigned arg = func.getNumArguments();
+    NamedAttribute role(StringAttr::get(context, MPTDialect::kRoleAttrName),
+                        StringAttr::get(context, "optimizer_state"));
+    if (failed(func.insertArgument(arg, copyType,
+                                   DictionaryAttr::get(context, role),
+                                   master.getLoc())))
+      return func.emitError("cannot append a working-copy argument");
+    entryCast.getResult().replaceAllUsesWith(func.getArgument(arg));
+    entryCast.erase();
+
+    // The next step's working copy: the updated master, truncated next to
+    // where it is computed.
+    Value updated = ret->getOperand(*result);
+    if (Operation *def = updated.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(
+          cast<BlockArgument>(updated).getOwner());
+    Value nextCopy =
+        arith::TruncFOp::create(builder, updated.getLoc(), copyType, updated);
+    unsigned newResult = func.getNumResults();
+    NamedAttribute updates(
+        StringAttr::get(context, MPTDialect::kUpdatesAttrName),
+        IntegerAttr::get(IntegerType::get(context, 64), arg));
+    if (failed(func.insertResult(newResult, copyType,
+                                 DictionaryAttr::get(context, updates))))
+      return func.emitError("cannot append a working-copy result");
+    ret->insertOperands(ret->getNumOperands(), nextCopy);
+    added.push_back({param, arg, newResult});
+  }
+  return success();
+}
+
+static bool isCast(Operation *op) {
+  return isa<arith::ExtFOp, arith::TruncFOp>(op);
+}
+
+void mpt::cleanupCasts(Operation *root) {
+  SmallVector<Operation *> castOps;
+  root->walk([&](Operation *op) {
+    if (isCast(op))
+      castOps.push_back(op);
+  });
+
+  // truncf(extf(x)) is x when the types match: extension is exact.
+  for (Operation *op : castOps) {
+    auto trunc = dyn_cast<arith::TruncFOp>(op);
+    if (!trunc)
+      continue;
+    auto ext = trunc.getIn().getDefiningOp<arith::ExtFOp>();
+    if (ext && ext.getIn().getType() == trunc.getType())
+      trunc.getResult().replaceAllUsesWith(ext.getIn());
+  }
+
+  // One cast per value and type, right after the producer, which
+  // dominates every user of the value.
+  llvm::DenseMap<std::tuple<Value, Type, OperationName>, Operation *> kept;
+  for (Operation *op : castOps) {
+    if (op->use_empty())
+      continue;
+    auto key = std::make_tuple(op->getOperand(0), op->getResult(0).getType(),
+                               op->getName());
+    auto [it, inserted] = kept.insert({key, op});
+    if (inserted)
+      continue;
+    Operation *first = it->second;
+    Value input = op->getOperand(0);
+    if (Operation *def = input.getDefiningOp()) {
+      if (first->getPrevNode() != def || first->getBlock() != def->getBlock())
+        first->moveAfter(def);
+    } else {
+      Block *owner = cast<BlockArgument>(input).getOwner();
+      if (first->getBlock() != owner || first != &owner->front())
+        first->moveBefore(&owner->front());
+    }
+    op->getResult(0).replaceAllUsesWith(first->getResult(0));
+  }
+
+  // Unused casts, users before producers.
+  for (Operation *op : llvm::reverse(castOps))
+    if (op->use_empty())
+      op->erase();
+}
+
+CastCounts mpt::countCasts(Operation *root) {
+  CastCounts counts;
+  root->walk([&](Operation *op) {
+    if (!isCast(op))
+      return;
+    if (isa<TensorType>(op->getResult(0).getType()))
+      ++counts.tensorCasts;
+    else if (op->getParentOfType<linalg::LinalgOp>())
+      ++counts.bodyCasts;
+  });
+  return counts;
+}
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Totals {
+  unsigned low = 0, fp32 = 0, unchanged = 0;
+};
+} // namespace
+
+static StringRef precisionName(const OpDecision &d, StringRef lowName) {
+  switch (d.precision) {
+  case OpPrecision::Low:
+    return lowName;
+  case OpPrecision::FP32:
+    return "f32";
+  case OpPrecision::Unchanged:
+    return "unchanged";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+static Totals countTotals(const PrecisionPlan &plan) {
+  Totals totals;
+  for (Operation *op : plan.getOps()) {
+    switch (plan.getDecision(op).precision) {
+    case OpPrecision::Low:
+      ++totals.low;
+      break;
+    case OpPrecision::FP32:
+      ++totals.fp32;
+      break;
+    case OpPrecision::Unchanged:
+      ++totals.unchanged;
+      break;
+    }
+  }
+  return totals;
+}
+
+void mpt::printPrecisionReport(
+    ArrayRef<std::tuple<FunctionOpInterface, const PrecisionPlan *,
+                        AutocastSummary>>
+        functions,
+    bool json, llvm::raw_ostream &os) {
+  if (json) {
+    llvm::json::Array entries;
+    for (auto &[constFunc, plan, summary] : functions) {
+      FunctionOpInterface func = constFunc;
+      StringRef lowName = plan->getPolicy().getLowTypeName();
+      Totals totals = countTotals(*plan);
+      llvm::json::Array ops;
+      for (Operation *op : plan->getOps()) {
+        const OpDecision &d = plan->getDecision(op);
+        ops.push_back(llvm::json::Object{
+            {"op", op->getName().getStringRef()},
+            {"loc", formatLocation(op->getLoc())},
+            {"region", stringifyTrainingRegion(d.region)},
+            {"class", stringifyOpClass(d.opClass)},
+            {"precision", precisionName(d, lowName)},
+            {"reason", plan->describe(op)}});
+      }
+      llvm::json::Array copies;
+      for (const WorkingCopy &copy : summary.workingCopies)
+        copies.push_back(llvm::json::Object{
+            {"param_arg", static_cast<int64_t>(copy.param)},
+            {"working_copy_arg", static_cast<int64_t>(copy.arg)},
+            {"working_copy_result", static_cast<int64_t>(copy.result)}});
+      llvm::json::Array carriedValues;
+      for (const CarriedValue &value : plan->getCarriedValues())
+        carriedValues.push_back(llvm::json::Object{
+            {"op", value.owner->getName().getStringRef()},
+            {"loc", formatLocation(value.owner->getLoc())},
+            {"index", static_cast<int64_t>(value.index)},
+            {"precision",
+             value.precision == OpPrecision::Low ? lowName : "f32"},
+            {"reason", plan->describe(value)}});
+      entries.push_back(llvm::json::Object{
+          {"carried_values", std::move(carriedValues)},
+          {"working_copies", std::move(copies)},
+          {"training_step", summary.trainingStep},
+          {"function", func.getName()},
+          {"loc", formatLocation(func.getLoc())},
+          {"dtype", lowName},
+          {"ops_by_precision",
+           llvm::json::Object{{lowName, static_cast<int64_t>(totals.low)},
+                              {"f32", static_cast<int64_t>(totals.fp32)},
+                              {"unchanged",
+                               static_cast<int64_t>(totals.unchanged)}}},
+          {"casts_inserted",
+           static_cast<int64_t>(summary.castsAfter.tensorCasts) -
+               static_cast<int64_t>(summary.castsBefore.tensorCasts)},
+          {"tensor_casts",
+           llvm::json::Object{
+               {"before",
+                static_cast<int64_t>(summary.castsBefore.tensorCasts)},
+               {"after",
+                static_cast<int64_t>(summary.castsAfter.tensorCasts)}}},
+          {"body_casts",
+           llvm::json::Object{
+               {"before", static_cast<int64_t>(summary.castsBefore.bodyCasts)},
+               {"after", static_cast<int64_t>(summary.castsAfter.bodyCasts)}}},
+          {"memory_before", memoryEstimateToJson(summary.memoryBefore)},
+          {"memory_after", memoryEstimateToJson(summary.memoryAfter)},
+          {"ops", std::move(ops)}});
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"functions", std::move(entries)}}))
+       << "\n";
+    return;
+  }
+  for (auto &[constFunc, plan, summary] : functions) {
+    FunctionOpInterface func = constFunc;
+    StringRef lowName = plan->getPolicy().getLowTypeName();
+    Totals totals = countTotals(*plan);
+    os << "mpt precision report: @" << func.getName() << " ("
+       << formatLocation(func.getLoc()) << "), dtype " << lowName << "\n";
+    if (!summary.trainingStep)
+      os << "  no training markers: plain autocast, every op counts as "
+            "forward\n";
+    os << "  ops: " << lowName << " " << totals.low << ", f32 " << totals.fp32
+       << ", unchanged " << totals.unchanged << "\n";
+    // Cleanup may also merge casts the input already had, so before and
+    // after are printed with the difference.
+    os << "  casts inserted: "
+       << static_cast<int64_t>(summary.castsAfter.tensorCasts) -
+              static_cast<int64_t>(summary.castsBefore.tensorCasts)
+       << " on tensors (" << summary.castsBefore.tensorCasts << " -> "
+       << summary.castsAfter.tensorCasts << "); scalar casts in linalg bodies "
+       << summary.castsBefore.bodyCasts << " -> "
+       << summary.castsAfter.bodyCasts << " (f32 opmath)\n";
+    for (const WorkingCopy &copy : summary.workingCopies)
+      os << "  master weights: arg #" << copy.param
+         << " (f32 master) has working copy arg #" << copy.arg << " ("
+         << lowName << "), returned as result #" << copy.result << "\n";
+    os << "  memory estimate before:\n";
+    printMemoryEstimate(summary.memoryBefore, os, "    ");
+    os << "  memory estimate after:\n";
+    printMemoryEstimate(summary.memoryAfter, os, "    ");
+    os << "  ops:\n";
+    llvm::DenseMap<Operation *, SmallVector<const CarriedValue *>> carriedOf;
+    for (const CarriedValue &value : plan->getCarriedValues())
+      carriedOf[value.owner].push_back(&value);
+    for (Operation *op : plan->getOps()) {
+      const OpDecision &d = plan->getDecision(op);
+      os << "    " << formatLocation(op->getLoc()) << " "
+         << op->getName().getStringRef() << " ["
+         << stringifyTrainingRegion(d.region) << "] "
+         << precisionName(d, lowName) << ": " << plan->describe(op) << "\n";
+      for (const CarriedValue *value : carriedOf.lookup(op))
+        os << "      carried value #" << value->index << ": "
+           << (value->precision == OpPrecision::Low ? lowName : "f32")
+           << ": " << plan->describe(*value) << "\n";
+    }
+  }
+}

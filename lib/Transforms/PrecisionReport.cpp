@@ -1,0 +1,100 @@
+//===- PrecisionReport.cpp - the --mpt-precision-report pass --------------===//
+//
+// The report applies autocast to a copy of each function and prints the
+// plan it applied, so it cannot disagree with `--mpt-autocast`.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/Transforms/Autocast.h"
+#include "mpt/Transforms/Passes.h"
+
+#include "llvm/ADT/ScopeExit.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_MPTPRECISIONREPORT
+#include "mpt/Transforms/Passes.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+struct MptPrecisionReportPass
+    : public mpt::impl::MptPrecisionReportBase<MptPrecisionReportPass> {
+  using MptPrecisionReportBase::MptPrecisionReportBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (failed(parseReportFormat(format)))
+      return emitError(UnknownLoc::get(context))
+                 << "unknown report format '" << format
+                 << "'; expected text or json",
+             failure();
+    PolicyOptions options;
+    options.dtype = dtype;
+    options.policyFile = policy;
+    options.allow.assign(allow.begin(), allow.end());
+    options.deny.assign(deny.begin(), deny.end());
+    options.infer.assign(infer.begin(), infer.end());
+    options.clear.assign(clear.begin(), clear.end());
+    FailureOr<PrecisionPolicy> built = PrecisionPolicy::build(context, options);
+    if (failed(built))
+      return failure();
+    precisionPolicy = std::make_shared<const PrecisionPolicy>(std::move(*built));
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> copies;
+    llvm::scope_exit eraseCopies([&] {
+      for (func::FuncOp copy : copies)
+        copy.erase();
+    });
+    SmallVector<std::unique_ptr<TrainingGraph>> graphs;
+    SmallVector<std::unique_ptr<PrecisionPlan>> plans;
+    std::vector<std::tuple<FunctionOpInterface, const PrecisionPlan *,
+                           AutocastSummary>>
+        reports;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      func::FuncOp copy = func.clone();
+      copies.push_back(copy);
+      auto graph = std::make_unique<TrainingGraph>(copy);
+      if (!graph->isValid())
+        return signalPassFailure();
+      AutocastSummary summary;
+      summary.trainingStep = graph->isTrainingStep();
+      summary.memoryBefore = graph->estimateMemory();
+      summary.castsBefore = countCasts(copy);
+      auto plan = std::make_unique<PrecisionPlan>(copy, *precisionPolicy,
+                                                  *graph);
+      // The copy is erased after printing, with the ops left unused.
+      SmallVector<Operation *> deadOps;
+      applyPrecisionPlan(copy, *plan, &deadOps);
+      if (masterWeights &&
+          failed(addWorkingCopies(copy, precisionPolicy->getLowType(&getContext()),
+                                  summary.workingCopies)))
+        return signalPassFailure();
+      summary.castsAfter = countCasts(copy);
+      summary.memoryAfter = TrainingGraph(copy).estimateMemory();
+      reports.push_back({copy, plan.get(), summary});
+      graphs.push_back(std::move(graph));
+      plans.push_back(std::move(plan));
+    }
+
+    std::string error;
+    std::unique_ptr<ReportStream> stream = ReportStream::open(output, error);
+    if (!stream) {
+      getOperation().emitError() << error;
+      return signalPassFailure();
+    }
+    printPrecisionReport(reports, *parseReportFormat(format) == ReportFormat::Json,
+                         stream->os());
+    markAllAnalysesPreserved();
+  }
+
+  std::shared_ptr<const PrecisionPolicy> precisionPolicy;
+};
+} // namespace

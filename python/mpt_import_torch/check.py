@@ -1,0 +1,100 @@
+"""Eager cross-check: the functional step (what gets traced) against
+torch.optim on a copy of the model, over a few steps of the same batch."""
+
+import copy
+import dataclasses
+
+import torch
+
+from . import UserError, losses, optim, step
+
+
+def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
+    params = [a.value.clone() for a in spec.args[:spec.n_params]]
+    x, y = spec.values("data")
+    state = [s.clone() for s in spec.values("optimizer_state")]
+    lr = spec.values("hyperparameter")[0]
+    model = copy.deepcopy(spec.model)
+    with torch.no_grad():
+        for p, v in zip(model.parameters(), params):
+            p.copy_(v)
+    opt = optim.torch_optimizer(spec.opt, model.parameters())
+    lf = losses.get(spec.loss_name)
+    # Adam normalises each update by sqrt(v): where a gradient is ~0, float
+    # noise in it changes the update by up to lr, so compare at lr scale.
+    if spec.opt.name != "sgd":
+        atol = max(atol, 0.1 * spec.opt.lr)
+    worst = 0.0
+    losses_diff = []
+    for k in range(n_steps):
+        loss, params, state = step.eager_step(spec, params, x, y, state, lr)
+        opt.zero_grad()
+        ref_loss = lf(model(x), y)
+        ref_loss.backward()
+        opt.step()
+        losses_diff.append(abs(float(loss) - float(ref_loss.detach())))
+        if k == 0:
+            # Strict after one step.  Later losses are only reported: rounding
+            # differences (a few ulp) grow fast in ill-conditioned models; e.g.
+            # ResNet-18 with batch 2 has BatchNorm over 2 values at 1x1
+            # spatial size, with gradients ~1/sqrt(eps).
+            for p, r in zip(params, model.parameters()):
+                d = float((p - r.detach()).abs().max())
+                if not torch.allclose(p, r.detach(), rtol=rtol, atol=atol):
+                    raise UserError(f"functional step differs from torch.optim after step 0: max |diff| {d:.3g}")
+                worst = max(worst, d)
+    return (f"functional step matches torch.optim.{type(opt).__name__} after one step (params max "
+            f"|diff| {worst:.2e}); loss |diff| at steps 0..{n_steps - 1}: "
+            + " ".join(f"{d:.1e}" for d in losses_diff))
+
+
+def _eager_f64(spec):
+    """The eager step in float64: the reference both f32 executions approximate."""
+    p64 = [p.double() for p in spec.values("param")]
+    x, y = spec.values("data")
+    x64 = x.double() if x.is_floating_point() else x
+    y64 = y.double() if y.is_floating_point() else y
+    spec64 = dataclasses.replace(spec, model=copy.deepcopy(spec.model).double())
+    return step.eager_step(spec64, p64, x64, y64, [s.double() for s in spec.values("optimizer_state")],
+                           spec.values("hyperparameter")[0].double())
+
+
+def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
+    """Runs the imported MLIR (markers stripped) with torch-mlir's
+    ExecutionEngine on the step's initial arguments and compares the loss
+    and every updated value with the eager functional step.
+
+    A result passes if it is allclose(rtol, atol) to eager float32, or if its
+    distance to eager float64 is at most twice eager float32's own distance
+    to float64 (+atol): ill-conditioned steps (ResNet-18 with batch 2) move by
+    more than rounding under any change of summation order."""
+    from . import execute
+    res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
+    loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
+                                          spec.values("optimizer_state"), spec.values("hyperparameter")[0])
+    if spec.opt.name != "sgd":
+        atol = max(atol, 0.1 * spec.opt.lr)
+    want = [loss] + list(params) + list(state)
+    if len(res) != len(want):
+        raise UserError(f"imported step returns {len(res)} results, expected {len(want)}")
+    ref64 = None
+    worst, n_f64 = 0.0, 0
+    for i, (r, w) in enumerate(zip(res, want)):
+        r, w = torch.from_numpy(r), w.detach()
+        d = float((r.double() - w.double()).abs().max()) if r.numel() else 0.0
+        if not torch.allclose(r, w, rtol=rtol, atol=atol):
+            if ref64 is None:
+                l64, p64, s64 = _eager_f64(spec)
+                ref64 = [l64] + list(p64) + list(s64)
+            w64 = ref64[i].detach()
+            d_mlir = float((r.double() - w64).abs().max())
+            d_eager = float((w.double() - w64).abs().max())
+            if d_mlir > 2 * d_eager + atol:
+                raise UserError(f"imported step result #{i} differs from eager PyTorch: max |diff| {d:.3g} "
+                                f"(vs float64: imported {d_mlir:.3g}, eager float32 {d_eager:.3g})")
+            n_f64 += 1
+        worst = max(worst, d)
+    extra = (f"; {n_f64} results differ from eager f32 by more than rounding but are as close to the "
+             f"float64 step as eager f32 is (ill-conditioned)") if n_f64 else ""
+    return (f"imported MLIR step matches eager PyTorch (loss {float(res[0]):.6f}, "
+            f"max |diff| {worst:.2e}{extra})")

@@ -1,0 +1,138 @@
+"""Import the two traced graphs with torch-mlir and fuse them into one
+func.func that follows the mpt training-graph contract."""
+
+import warnings
+
+from torch_mlir import fx, ir
+from torch_mlir.dialects import func as func_d
+from . import decomp
+
+from . import UserError
+
+OUTPUT_TYPE = "linalg-on-tensors"
+UPSTREAM_DIALECTS = ("func", "arith", "math", "linalg", "tensor", "tosa", "scf", "builtin",
+                     "mpt", "cf", "bufferization")
+
+
+def import_graph(gm, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fx.stateless_fx_import(gm, output_type=OUTPUT_TYPE, model_name=name)
+        except Exception as e:  # torch-mlir raises its own error types
+            lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+            errs = [l for l in lines if "error:" in l] or lines or [type(e).__name__]
+            raise UserError(f"torch-mlir could not lower the {name} graph: {errs[0]}")
+
+
+def _only_func(module):
+    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    assert len(funcs) == 1, f"expected one func.func, got {len(funcs)}"
+    return funcs[0]
+
+
+def _index_in_block(block, op):
+    for i, o in enumerate(block.operations):
+        if o.operation == op:
+            return i
+    raise AssertionError("op not in block")
+
+
+def fuse(text_a, text_b, spec, func_name="step"):
+    """text_a: fwd_bwd(params, data, seed) -> (loss, grads);
+    text_b: opt(params, grads, state, lr) -> (new_params, new_state)."""
+    n_p, n_d, n_s = spec.n_params, spec.n_data, spec.n_state
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = True
+    with ctx, ir.Location.unknown():
+        mod = ir.Module.parse(text_a)
+        mod_b = ir.Module.parse(text_b)
+        fa, fb = _only_func(mod), _only_func(mod_b)
+        blk_a = fa.regions[0].blocks[0]
+        blk_b = fb.regions[0].blocks[0]
+        ret_a = blk_a.operations[len(blk_a.operations) - 1]
+        ret_b = blk_b.operations[len(blk_b.operations) - 1]
+        assert len(blk_a.arguments) == n_p + n_d + 1
+        assert len(blk_b.arguments) == 2 * n_p + n_s + 1
+        assert len(ret_a.operands) == 1 + n_p and len(ret_b.operands) == n_p + n_s
+
+        # New arguments: optimizer state and lr, appended after the seed.
+        new_args = [blk_a.add_argument(blk_b.arguments[2 * n_p + i].type, ir.Location.unknown())
+                    for i in range(n_s + 1)]
+
+        # Seed: "mpt.grad_seed"(loss), right after the loss is computed.
+        loss = ret_a.operands[0]
+        seed_arg = blk_a.arguments[n_p + n_d]
+        if isinstance(loss.owner, ir.Block):
+            raise UserError("the loss is a function argument")
+        loss_def = loss.owner.operation
+        ops = list(blk_a.operations)
+        after = ops[_index_in_block(blk_a, loss_def) + 1]
+        seed_op = ir.Operation.create("mpt.grad_seed", results=[seed_arg.type], operands=[loss],
+                                      ip=ir.InsertionPoint(after))
+        first_use = min((_index_in_block(blk_a, u.owner) for u in seed_arg.uses), default=None)
+        if first_use is not None and first_use < _index_in_block(blk_a, seed_op):
+            raise UserError("backward uses the seed before the loss is computed (unexpected graph order)")
+        seed_arg.replace_all_uses_with(seed_op.result)
+
+        # One "mpt.gradient" per parameter gradient, then the optimizer.
+        grads = []
+        for i in range(n_p):
+            g = ret_a.operands[1 + i]
+            grads.append(ir.Operation.create("mpt.gradient", results=[g.type], operands=[g],
+                                             ip=ir.InsertionPoint(ret_a)).result)
+        b_ops = list(blk_b.operations)[:-1]
+        for op in b_ops:
+            op.operation.move_before(ret_a)
+        repl = list(blk_a.arguments[:n_p]) + grads + new_args
+        for b_arg, v in zip(blk_b.arguments, repl):
+            b_arg.replace_all_uses_with(v)
+        results = [loss] + list(ret_b.operands)
+        func_d.ReturnOp(results, ip=ir.InsertionPoint(ret_a))
+        ret_a.operation.erase()
+        blk_a.erase_argument(n_p + n_d)
+        fb.operation.erase()
+
+        # Signature and contract attributes.
+        arg_types = [a.type for a in blk_a.arguments]
+        res_types = [v.type for v in results]
+        fa.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, res_types))
+        fa.attributes["sym_name"] = ir.StringAttr.get(func_name)
+        roles = [a.role for a in spec.args]
+        assert len(roles) == len(arg_types)
+        fa.attributes["arg_attrs"] = ir.ArrayAttr.get([
+            ir.DictAttr.get({"mpt.role": ir.StringAttr.get(r)}) for r in roles])
+        i64 = ir.IntegerType.get_signless(64)
+        res_attrs = [ir.DictAttr.get({"mpt.role": ir.StringAttr.get("loss")})]
+        first_state = n_p + n_d
+        for i in range(n_p):
+            res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, i)}))
+        for i in range(n_s):
+            res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, first_state + i)}))
+        fa.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
+        if not mod.operation.verify():
+            raise UserError("fused step does not verify")
+        _check_dialects(mod)
+        return mod
+
+
+def _check_dialects(mod):
+    bad = set()
+
+    def visit(op):
+        d = op.name.split(".")[0]
+        if d not in UPSTREAM_DIALECTS:
+            bad.add(op.name)
+        return ir.WalkResult.ADVANCE
+    mod.operation.walk(visit)
+    if bad:
+        raise UserError("imported step uses ops outside upstream MLIR: " + ", ".join(sorted(bad)))
+
+
+def import_step(spec, func_name="step"):
+    from . import step as step_mod
+    gm_a, gm_b = step_mod.trace(spec, decomposition_table=decomp.table())
+    a = import_graph(gm_a, "fwd_bwd")
+    b = import_graph(gm_b, "opt")
+    return fuse(a.operation.get_asm(enable_debug_info=True), b.operation.get_asm(enable_debug_info=True),
+                spec, func_name)

@@ -1,0 +1,899 @@
+//===- mpt-run.cpp - run training steps on the CPU ------------------------===//
+//
+// Loads a training step written to the contract (docs/TrainingGraphContract.md),
+// optionally runs passes on it (--passes), lowers it with
+// --mpt-lower-to-cpu, JIT-compiles it with MLIR's ExecutionEngine and runs it
+// for N steps, feeding every `mpt.updates` result back into its argument.
+// docs/Running.md is the user documentation.
+//
+//===----------------------------------------------------------------------===//
+#include "NpyIO.h"
+
+#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/MPTOps.h"
+#include "mpt/IR/TrainingContract.h"
+#include "mpt/InitAll.h"
+#include "mpt/Pipelines/LowerToCPU.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace mpt;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory runCategory("mpt-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<step.mlir>"),
+                                          cl::init("-"), cl::cat(runCategory));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("The step function (default: the only "
+                                "function with a loss result)"),
+              cl::value_desc("name"), cl::cat(runCategory));
+static cl::opt<std::string> prePasses(
+    "passes",
+    cl::desc("Pass pipeline to run on the module before lowering, as for "
+             "mpt-opt --pass-pipeline (the builtin.module(...) wrapper may "
+             "be left out), e.g. 'func.func(mpt-strip-training-markers)'"),
+    cl::value_desc("pipeline"), cl::cat(runCategory));
+static cl::opt<unsigned> numSteps("steps", cl::desc("Steps to run"),
+                                  cl::init(1), cl::cat(runCategory));
+static cl::list<std::string>
+    inputFiles("inputs",
+               cl::desc("A .npz file of argument values keyed by argument "
+                        "name, 'argN' or 'N' (repeatable)"),
+               cl::value_desc("file.npz"), cl::cat(runCategory));
+static cl::list<std::string>
+    inputArrays("input",
+                cl::desc("One argument's value from a .npy file (repeatable)"),
+                cl::value_desc("name=file.npy"), cl::cat(runCategory));
+static cl::opt<std::string> dataFile(
+    "data",
+    cl::desc("A .npz file of data batches: each entry is an argument's value "
+             "with a leading batch axis; step i uses batch i mod N"),
+    cl::value_desc("file.npz"), cl::cat(runCategory));
+static cl::opt<std::string> initSpec(
+    "init",
+    cl::desc("Initialise arguments no file gives: 'seed:N' (parameters "
+             "Kaiming-uniform, optimizer state zeros, loss_grad ones)"),
+    cl::value_desc("seed:N"), cl::cat(runCategory));
+static cl::list<std::string>
+    hparams("hparam", cl::desc("A hyperparameter's value (repeatable)"),
+            cl::value_desc("name=value"), cl::cat(runCategory));
+static cl::opt<std::string> logFile("log",
+                                    cl::desc("Per-step log file ('-': stdout)"),
+                                    cl::value_desc("file"), cl::init("-"),
+                                    cl::cat(runCategory));
+static cl::opt<std::string> logFormat("log-format",
+                                      cl::desc("Log format: csv or jsonl"),
+                                      cl::init("csv"), cl::cat(runCategory));
+static cl::opt<std::string>
+    saveFile("save",
+             cl::desc("Write the final value of every updated argument "
+                      "(parameters, optimizer state, loss scale) to a .npz"),
+             cl::value_desc("file.npz"), cl::cat(runCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("JIT optimisation level 0-3"),
+                                  cl::init(2), cl::Prefix,
+                                  cl::cat(runCategory));
+static cl::list<std::string> sharedLibs(
+    "shared-libs",
+    cl::desc("Libraries the JIT-compiled step may call (default: MLIR's "
+             "C runner utilities, for f16/bf16 conversion helpers)"),
+    cl::CommaSeparated, cl::cat(runCategory));
+static cl::opt<bool> noProgress("no-progress",
+                                cl::desc("No progress line on a terminal"),
+                                cl::cat(runCategory));
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Reports an error that ends the run: one line on stderr, exit code 1.
+[[noreturn]] static void fail(const llvm::Twine &message) {
+  llvm::errs() << "mpt-run: error: " << message << "\n";
+  std::exit(1);
+}
+
+//===----------------------------------------------------------------------===//
+// The step's signature
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ArgInfo {
+  std::string name;
+  std::optional<ArgRole> role;
+  ElementKind kind;
+  SmallVector<int64_t> shape;
+  std::optional<double> initialValue;
+  /// Index of the result that updates this argument.
+  std::optional<unsigned> updatedBy;
+
+  std::string describe(unsigned index) const {
+    std::string s = "argument '" + name + "' (#" + std::to_string(index);
+    if (role)
+      s += ", " + stringifyArgRole(*role).str();
+    return s + ")";
+  }
+  std::string typeString() const {
+    std::string s = "tensor<";
+    for (int64_t d : shape)
+      s += std::to_string(d) + "x";
+    return s + getElementName(kind).str() + ">";
+  }
+};
+
+struct ResultInfo {
+  ElementKind kind;
+  SmallVector<int64_t> shape;
+  std::optional<unsigned> updates;
+};
+
+struct StepSignature {
+  std::string funcName;
+  SmallVector<ArgInfo> args;
+  SmallVector<ResultInfo> results;
+  unsigned lossResult;
+  std::optional<unsigned> lossScaleArg, trackerArg;
+};
+} // namespace
+
+static std::optional<ElementKind> getElementKind(Type type) {
+  if (type.isF32())
+    return ElementKind::F32;
+  if (type.isF16())
+    return ElementKind::F16;
+  if (type.isBF16())
+    return ElementKind::BF16;
+  if (type.isSignlessInteger(32))
+    return ElementKind::I32;
+  if (type.isSignlessInteger(64))
+    return ElementKind::I64;
+  if (type.isSignlessInteger(1))
+    return ElementKind::I1;
+  return std::nullopt;
+}
+
+/// The kind and shape of a step argument or result, or a diagnostic.
+static FailureOr<std::pair<ElementKind, SmallVector<int64_t>>>
+checkBoundaryType(func::FuncOp func, Type type, const Twine &what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<ElementKind> kind;
+  if (tensor && tensor.hasStaticShape())
+    kind = getElementKind(tensor.getElementType());
+  if (!kind) {
+    func.emitError() << what << " has type " << type
+                     << "; mpt-run needs ranked tensors with static shapes of "
+                        "f32, f16, bf16, i32, i64 or i1";
+    return failure();
+  }
+  return std::make_pair(*kind, SmallVector<int64_t>(tensor.getShape()));
+}
+
+/// The SSA name an argument has in the source (`%w1` -> "w1"), read back
+/// from the source text at the argument's location; "argN" otherwise.
+static std::string getArgName(BlockArgument arg, llvm::SourceMgr &sourceMgr) {
+  std::string fallback = "arg" + std::to_string(arg.getArgNumber());
+  auto loc = dyn_cast<FileLineColLoc>(arg.getLoc());
+  if (!loc || sourceMgr.getNumBuffers() == 0)
+    return fallback;
+  llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(
+      sourceMgr.getMainFileID(), loc.getLine(), loc.getColumn());
+  if (!at.isValid())
+    return fallback;
+  StringRef text(at.getPointer(),
+                 sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                         ->getBufferEnd() -
+                     at.getPointer());
+  if (!text.consume_front("%"))
+    return fallback;
+  size_t n = 0;
+  while (n < text.size() &&
+         (llvm::isAlnum(text[n]) || StringRef("_$.-").contains(text[n])))
+    ++n;
+  return n ? text.substr(0, n).str() : fallback;
+}
+
+static func::FuncOp findStep(ModuleOp module) {
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!entryName.empty()) {
+      if (func.getSymName() == entryName)
+        return func;
+      continue;
+    }
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+      if (isLossResult(func, i)) {
+        candidates.push_back(func);
+        break;
+      }
+  }
+  if (!entryName.empty())
+    fail("no function named '" + entryName + "' in " + inputFilename);
+  if (candidates.empty())
+    fail("no function in " + inputFilename +
+         " has a result marked mpt.role = \"loss\"; mpt-run runs training "
+         "steps written to the contract (docs/TrainingGraphContract.md)");
+  if (candidates.size() > 1)
+    fail("several functions have a loss result; choose one with --entry");
+  return candidates.front();
+}
+
+/// Checks the step against the contract and what mpt-run can execute;
+/// diagnostics go to the handler, which reports them as errors.
+static FailureOr<StepSignature>
+analyseStep(func::FuncOp func, ArrayRef<std::string> argNames) {
+  TrainingGraph graph(func);
+  if (!graph.isValid())
+    return failure();
+  StepSignature sig;
+  sig.funcName = func.getSymName().str();
+  std::optional<unsigned> loss = graph.getLossResultIndex();
+  if (!loss) {
+    func.emitError() << "the step has no result marked mpt.role = \"loss\"";
+    return failure();
+  }
+  sig.lossResult = *loss;
+
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    ArgInfo info;
+    info.name = i < argNames.size() ? argNames[i] : "arg" + std::to_string(i);
+    info.role = getArgRole(func, i);
+    auto kindShape = checkBoundaryType(
+        func, func.getArgument(i).getType(),
+        "argument #" + Twine(i) + " ('" + info.name + "')");
+    if (failed(kindShape))
+      return failure();
+    std::tie(info.kind, info.shape) = *kindShape;
+    if (auto attr = func.getArgAttr(i, "mpt.initial_value")) {
+      if (auto f = dyn_cast<FloatAttr>(attr))
+        info.initialValue = f.getValueAsDouble();
+      else
+        info.initialValue =
+            static_cast<double>(cast<IntegerAttr>(attr).getInt());
+    }
+    if (info.role == ArgRole::LossScale)
+      sig.lossScaleArg = i;
+    if (info.role == ArgRole::LossScaleGrowthTracker)
+      sig.trackerArg = i;
+    sig.args.push_back(std::move(info));
+  }
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    ResultInfo info;
+    auto kindShape = checkBoundaryType(func, func.getResultTypes()[i],
+                                       "result #" + Twine(i));
+    if (failed(kindShape))
+      return failure();
+    std::tie(info.kind, info.shape) = *kindShape;
+    info.updates = getUpdatedArg(func, i);
+    if (info.updates)
+      sig.args[*info.updates].updatedBy = i;
+    sig.results.push_back(std::move(info));
+  }
+  const ResultInfo &lossInfo = sig.results[sig.lossResult];
+  if (lossInfo.kind != ElementKind::F32 && lossInfo.kind != ElementKind::F16 &&
+      lossInfo.kind != ElementKind::BF16) {
+    func.emitError() << "the loss (result #" << sig.lossResult
+                     << ") must be a floating-point tensor";
+    return failure();
+  }
+  if (llvm::any_of(lossInfo.shape, [](int64_t d) { return d != 1; })) {
+    func.emitError() << "the loss (result #" << sig.lossResult
+                     << ") must hold one element to be logged";
+    return failure();
+  }
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// Argument values
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where each argument's value comes from.
+struct ArgValues {
+  /// The current value of every argument.
+  SmallVector<HostArray> current;
+  /// For arguments fed from --data: the batches, stacked.
+  std::map<unsigned, HostArray> batches;
+  int64_t numBatches = 0;
+};
+} // namespace
+
+/// The index of the argument `key` names: its name, "argN" or "N".
+static std::optional<unsigned> lookupArg(const StepSignature &sig,
+                                         StringRef key) {
+  for (auto [i, arg] : llvm::enumerate(sig.args))
+    if (arg.name == key)
+      return i;
+  unsigned index;
+  StringRef digits = key;
+  digits.consume_front("arg");
+  if (!digits.getAsInteger(10, index) && index < sig.args.size())
+    return index;
+  return std::nullopt;
+}
+
+/// Checks that `array` holds a value of `arg` (`batched`: a stack of values
+/// along a leading axis of any length, as --data gives them).
+static void checkMatches(const ArgInfo &arg, unsigned index,
+                         const HostArray &array, bool batched,
+                         const Twine &source) {
+  ArrayRef<int64_t> dims = array.shape;
+  bool ok = array.kind == arg.kind;
+  if (batched)
+    ok = ok && !dims.empty() && dims.drop_front() == ArrayRef(arg.shape);
+  else
+    ok = ok && dims == ArrayRef(arg.shape);
+  if (ok)
+    return;
+  HostArray expected = HostArray::zeros(arg.kind, arg.shape);
+  std::string want = expected.describe();
+  if (batched)
+    want = (arg.shape.empty() ? "(N," : "(N, ") + want.substr(1);
+  fail(source + " is " + array.describe() + " but " + arg.describe(index) +
+       " needs " + want + " (" + arg.typeString() + ")");
+}
+
+static void initialiseParam(HostArray &array, std::mt19937_64 &rng) {
+  // Kaiming-uniform for ReLU networks: U(-b, b), b = sqrt(6 / fan_in), with
+  // fan_in the product of all dimensions but the last (the [in, out] and
+  // HWCF layouts of the examples). Vectors (biases) start at zero.
+  if (array.shape.size() < 2)
+    return;
+  int64_t fanIn = array.getNumElements() / array.shape.back();
+  double bound = std::sqrt(6.0 / static_cast<double>(fanIn));
+  for (int64_t i = 0, e = array.getNumElements(); i < e; ++i) {
+    // 53 random bits -> [0, 1), spelled out so the values do not depend on
+    // the standard library's distributions.
+    double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    array.setFromDouble(i, (2.0 * u - 1.0) * bound);
+  }
+}
+
+static ArgValues gatherArgValues(const StepSignature &sig) {
+  unsigned numArgs = sig.args.size();
+  SmallVector<std::optional<HostArray>> given(numArgs);
+  SmallVector<std::string> givenBy(numArgs);
+  ArgValues values;
+
+  auto give = [&](unsigned index, HostArray array, const std::string &source) {
+    if (given[index] || values.batches.count(index))
+      fail(sig.args[index].describe(index) + " is given twice: by " +
+           givenBy[index] + " and by " + source);
+    given[index] = std::move(array);
+    givenBy[index] = source;
+  };
+
+  for (const std::string &path : inputFiles) {
+    auto arrays = readNpzFile(path);
+    if (!arrays)
+      fail(toString(arrays.takeError()));
+    for (auto &[key, array] : *arrays) {
+      std::string source = path + ":" + key;
+      std::optional<unsigned> index = lookupArg(sig, key);
+      if (!index)
+        fail(source + " matches no argument of @" + sig.funcName);
+      checkMatches(sig.args[*index], *index, array, /*batched=*/false, source);
+      give(*index, std::move(array), source);
+    }
+  }
+  for (StringRef spec : inputArrays) {
+    auto [key, path] = spec.split('=');
+    if (path.empty())
+      fail("--input expects name=file.npy, got '" + spec + "'");
+    std::optional<unsigned> index = lookupArg(sig, key);
+    if (!index)
+      fail("--input " + spec + ": '" + key + "' matches no argument of @" +
+           sig.funcName);
+    auto array = readNpyFile(path);
+    if (!array)
+      fail(toString(array.takeError()));
+    checkMatches(sig.args[*index], *index, *array, /*batched=*/false, path);
+    give(*index, std::move(*array), path.str());
+  }
+  if (!dataFile.empty()) {
+    auto arrays = readNpzFile(dataFile);
+    if (!arrays)
+      fail(toString(arrays.takeError()));
+    std::string firstKey;
+    for (auto &[key, array] : *arrays) {
+      std::string source = dataFile + ":" + key;
+      std::optional<unsigned> index = lookupArg(sig, key);
+      if (!index)
+        fail(source + " matches no argument of @" + sig.funcName);
+      const ArgInfo &arg = sig.args[*index];
+      checkMatches(arg, *index, array, /*batched=*/true, source);
+      if (values.numBatches == 0) {
+        values.numBatches = array.shape.front();
+        firstKey = key;
+      } else if (array.shape.front() != values.numBatches) {
+        fail(source + " has " + Twine(array.shape.front()) +
+             " batches but " + dataFile + ":" + firstKey + " has " +
+             Twine(values.numBatches));
+      }
+      if (given[*index])
+        fail(arg.describe(*index) + " is given twice: by " + givenBy[*index] +
+             " and by " + source);
+      if (array.shape.front() == 0)
+        fail(source + " holds no batch");
+      values.batches.emplace(*index, std::move(array));
+      givenBy[*index] = source;
+    }
+  }
+  for (StringRef spec : hparams) {
+    auto [key, text] = spec.split('=');
+    double value;
+    if (text.empty() || text.trim().getAsDouble(value))
+      fail("--hparam expects name=number, got '" + spec + "'");
+    std::optional<unsigned> index = lookupArg(sig, key);
+    if (!index)
+      fail("--hparam " + spec + ": '" + key + "' matches no argument of @" +
+           sig.funcName);
+    const ArgInfo &arg = sig.args[*index];
+    if (arg.role != ArgRole::Hyperparameter)
+      fail("--hparam " + spec + ": " + arg.describe(*index) +
+           " is not a hyperparameter");
+    HostArray array = HostArray::zeros(arg.kind, arg.shape);
+    for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
+      array.setFromDouble(i, value);
+    give(*index, std::move(array), "--hparam " + spec.str());
+  }
+
+  std::optional<uint64_t> seed;
+  if (!initSpec.empty()) {
+    StringRef spec = initSpec;
+    uint64_t value;
+    if (!spec.consume_front("seed:") || spec.getAsInteger(10, value))
+      fail("--init expects seed:N, got '" + initSpec + "'");
+    seed = value;
+  }
+  std::mt19937_64 rng(seed.value_or(0));
+
+  values.current.resize(numArgs);
+  for (unsigned i = 0; i < numArgs; ++i) {
+    const ArgInfo &arg = sig.args[i];
+    if (values.batches.count(i)) {
+      values.current[i] = HostArray::zeros(arg.kind, arg.shape);
+      continue;
+    }
+    if (given[i]) {
+      values.current[i] = std::move(*given[i]);
+      continue;
+    }
+    HostArray array = HostArray::zeros(arg.kind, arg.shape);
+    if (arg.initialValue) {
+      for (int64_t k = 0, e = array.getNumElements(); k < e; ++k)
+        array.setFromDouble(k, *arg.initialValue);
+    } else if (seed && arg.role == ArgRole::Param) {
+      initialiseParam(array, rng);
+    } else if (seed && arg.role == ArgRole::OptimizerState) {
+      // zeros
+    } else if (seed && arg.role == ArgRole::LossGrad) {
+      // dL/dL = 1
+      for (int64_t k = 0, e = array.getNumElements(); k < e; ++k)
+        array.setFromDouble(k, 1.0);
+    } else {
+      std::string how = arg.role == ArgRole::Hyperparameter
+                            ? "--hparam " + arg.name + "=VALUE or --inputs"
+                        : arg.role == ArgRole::Data ? "--data or --inputs"
+                                                    : "--inputs or --init";
+      fail(arg.describe(i) + " has no value: give it with " + how);
+    }
+    values.current[i] = std::move(array);
+  }
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Calling the compiled step
+//===----------------------------------------------------------------------===//
+
+/// The 8-byte words of a memref descriptor as the C interface lays it out:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+static size_t getDescriptorWords(size_t rank) { return 3 + 2 * rank; }
+
+static void *allocateCopy(const HostArray &array) {
+  // One spare byte so that empty tensors still get a distinct pointer.
+  void *buffer = std::malloc(array.data.size() + 1);
+  if (!buffer)
+    fail("out of memory");
+  std::memcpy(buffer, array.data.data(), array.data.size());
+  return buffer;
+}
+
+static void fillDescriptor(int64_t *words, void *buffer,
+                           ArrayRef<int64_t> shape) {
+  words[0] = reinterpret_cast<int64_t>(buffer);
+  words[1] = reinterpret_cast<int64_t>(buffer);
+  words[2] = 0;
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    words[3 + d] = shape[d];
+    words[3 + shape.size() + d] = stride;
+    stride *= shape[d];
+  }
+}
+
+namespace {
+struct StepOutputs {
+  SmallVector<HostArray> results;
+};
+} // namespace
+
+static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
+                            const SmallVector<HostArray> &args) {
+  // Inputs are copied: the compiled step may write into its argument
+  // buffers (one-shot bufferization reuses them in place), and data batches
+  // must stay intact for the next cycle.
+  SmallVector<void *> argBuffers;
+  SmallVector<SmallVector<int64_t>> argDescs;
+  for (auto [info, array] : llvm::zip_equal(sig.args, args)) {
+    argBuffers.push_back(allocateCopy(array));
+    argDescs.emplace_back(getDescriptorWords(info.shape.size()));
+    fillDescriptor(argDescs.back().data(), argBuffers.back(), info.shape);
+  }
+  size_t resultWords = 0;
+  for (const ResultInfo &r : sig.results)
+    resultWords += getDescriptorWords(r.shape.size());
+  SmallVector<int64_t> resultStruct(resultWords, 0);
+
+  // _mlir_ciface_<f>(results*, arg0*, arg1*, ...) through the packed
+  // wrapper: every entry points at one argument of the C interface.
+  SmallVector<void *> pointers;
+  pointers.push_back(resultStruct.data());
+  for (auto &desc : argDescs)
+    pointers.push_back(desc.data());
+  SmallVector<void *> packed;
+  for (void *&p : pointers)
+    packed.push_back(&p);
+  if (llvm::Error err =
+          engine.invokePacked("_mlir_ciface_" + sig.funcName, packed))
+    fail("running the step failed: " + toString(std::move(err)));
+
+  StepOutputs out;
+  std::set<void *> toFree;
+  int64_t *words = resultStruct.data();
+  for (const ResultInfo &r : sig.results) {
+    HostArray array = HostArray::zeros(r.kind, r.shape);
+    auto *aligned = reinterpret_cast<uint8_t *>(words[1]);
+    int64_t offset = words[2];
+    int64_t stride = 1;
+    for (size_t d = r.shape.size(); d-- > 0;) {
+      if (words[3 + d] != r.shape[d] ||
+          (r.shape[d] != 1 && words[3 + r.shape.size() + d] != stride))
+        fail("the compiled step returned a non-contiguous or mis-shaped "
+             "buffer; mpt-run expects --mpt-lower-to-cpu's identity layouts");
+      stride *= r.shape[d];
+    }
+    if (!array.data.empty())
+      std::memcpy(array.data.data(),
+                  aligned + offset * getElementSize(r.kind), array.data.size());
+    toFree.insert(reinterpret_cast<void *>(words[0]));
+    out.results.push_back(std::move(array));
+    words += getDescriptorWords(r.shape.size());
+  }
+  // A returned buffer may be an argument buffer or returned twice: free
+  // each allocation exactly once.
+  for (void *buffer : argBuffers)
+    toFree.insert(buffer);
+  for (void *buffer : toFree)
+    std::free(buffer);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Logging
+//===----------------------------------------------------------------------===//
+
+static std::string formatNumber(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  // 9 significant digits round-trip every float exactly.
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
+namespace {
+class StepLogger {
+public:
+  StepLogger(llvm::raw_ostream &os, bool json, bool hasScale, bool hasSkip)
+      : os(os), json(json), hasScale(hasScale), hasSkip(hasSkip) {
+    if (json)
+      return;
+    os << "step,loss";
+    if (hasScale)
+      os << ",loss_scale";
+    if (hasSkip)
+      os << ",skipped";
+    os << "\n";
+  }
+  void log(unsigned step, double loss, double scale, bool skipped) {
+    if (json) {
+      llvm::json::Object line{{"step", step}};
+      // JSON has no NaN/inf: non-finite losses are null.
+      line["loss"] = std::isfinite(loss) ? llvm::json::Value(loss) : nullptr;
+      if (hasScale)
+        line["loss_scale"] =
+            std::isfinite(scale) ? llvm::json::Value(scale) : nullptr;
+      if (hasSkip)
+        line["skipped"] = skipped;
+      os << llvm::json::Value(std::move(line)) << "\n";
+    } else {
+      os << step << "," << formatNumber(loss);
+      if (hasScale)
+        os << "," << formatNumber(scale);
+      if (hasSkip)
+        os << "," << (skipped ? 1 : 0);
+      os << "\n";
+    }
+    os.flush();
+  }
+
+private:
+  llvm::raw_ostream &os;
+  bool json, hasScale, hasSkip;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+static int run(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mpt::registerAllPasses();
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mpt-run: run a training step on the CPU for N steps "
+      "(docs/Running.md)\n");
+  if (logFormat != "csv" && logFormat != "jsonl")
+    fail("--log-format must be csv or jsonl, got '" + logFormat + "'");
+  if (optLevel > 3)
+    fail("-O must be 0, 1, 2 or 3");
+
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mpt::registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  // Diagnostics become one line each, "file:line:col: error: message".
+  bool sawError = false;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      sawError = true;
+    StringRef severity =
+        diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
+        : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                            : "note";
+    llvm::errs() << formatLocation(diag.getLocation()) << ": " << severity
+                 << ": " << diag.str() << "\n";
+    return success();
+  });
+
+  std::string errorMessage;
+  auto file = openInputFile(inputFilename, &errorMessage);
+  if (!file)
+    fail(inputFilename + ": " + errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return 1;
+
+  func::FuncOp func = findStep(*module);
+  // Keep the source names across --passes (which may add arguments) as
+  // name locations on the block arguments.
+  for (BlockArgument arg : func.getArguments())
+    arg.setLoc(NameLoc::get(StringAttr::get(&context, getArgName(arg, sourceMgr)),
+                            arg.getLoc()));
+
+  if (!prePasses.empty()) {
+    // The pass manager is the module's: a builtin.module(...) wrapper would
+    // nest a second module level and silently run nothing.
+    StringRef pipeline = StringRef(prePasses).trim();
+    if (pipeline.consume_front("builtin.module(") && pipeline.consume_back(")"))
+      pipeline = pipeline.trim();
+    PassManager pm(&context);
+    std::string parseError;
+    llvm::raw_string_ostream parseErrorStream(parseError);
+    if (failed(parsePassPipeline(pipeline, pm, parseErrorStream))) {
+      // The parser's first line holds the reason; the rest is a caret.
+      StringRef reason = StringRef(parseError).split('\n').first;
+      size_t at = reason.find("error: ");
+      if (at != StringRef::npos)
+        reason = reason.drop_front(at + strlen("error: "));
+      fail("--passes '" + prePasses + "': " + reason);
+    }
+    if (failed(pm.run(*module)))
+      fail("--passes '" + prePasses + "' failed");
+    func = findStep(*module);
+  }
+
+  SmallVector<std::string> argNames;
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = dyn_cast<NameLoc>(arg.getLoc());
+    argNames.push_back(name ? name.getName().str()
+                            : "arg" + std::to_string(arg.getArgNumber()));
+  }
+  FailureOr<StepSignature> sig = analyseStep(func, argNames);
+  if (failed(sig))
+    return 1;
+
+  ArgValues values = gatherArgValues(*sig);
+
+  // Lower and compile only the step: other functions may not be runnable.
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != func && !other.isExternal())
+      other.erase();
+  {
+    PassManager pm(&context);
+    LowerToCPUOptions options;
+    buildLowerToCPUPipeline(pm, options);
+    if (failed(pm.run(*module)))
+      fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed");
+  }
+  // An op the pipeline has no lowering for survives it; name it here rather
+  // than let LLVM IR translation fail on it.
+  WalkResult unlowered = module->walk([&](Operation *op) {
+    if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' is not lowered to LLVM by --mpt-lower-to-cpu";
+    return WalkResult::interrupt();
+  });
+  if (unlowered.wasInterrupted())
+    return 1;
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  SmallVector<StringRef> libs;
+  for (const std::string &lib : sharedLibs)
+    libs.push_back(lib);
+  if (sharedLibs.empty())
+    libs.push_back(MPT_C_RUNNER_UTILS);
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
+      static_cast<int>(optLevel.getValue()));
+  engineOptions.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine)
+    fail("JIT compilation failed: " + toString(engine.takeError()));
+
+  std::error_code ec;
+  llvm::ToolOutputFile logOut(logFile, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    fail(logFile + ": cannot write: " + ec.message());
+  bool hasScale = sig->lossScaleArg.has_value();
+  // A skipped step is recognised from the growth tracker's update (see
+  // docs/Running.md): it needs both the scale and its tracker to be updated.
+  bool hasSkip = hasScale && sig->trackerArg &&
+                 sig->args[*sig->lossScaleArg].updatedBy &&
+                 sig->args[*sig->trackerArg].updatedBy;
+  StepLogger logger(logOut.os(), logFormat == "jsonl", hasScale, hasSkip);
+  // The progress line shares the terminal with a log written to stdout
+  // only if stdout is not that terminal.
+  bool progress = !noProgress &&
+                  llvm::sys::Process::StandardErrIsDisplayed() &&
+                  !(logFile == "-" && llvm::sys::Process::StandardOutIsDisplayed());
+
+  auto lastProgress = std::chrono::steady_clock::time_point();
+  double firstLoss = 0, lastLoss = 0;
+  unsigned numSkipped = 0;
+  for (unsigned step = 0; step < numSteps; ++step) {
+    for (auto &[index, stacked] : values.batches) {
+      HostArray &arg = values.current[index];
+      size_t bytes = arg.data.size();
+      int64_t batch = step % values.numBatches;
+      std::memcpy(arg.data.data(), stacked.data.data() + batch * bytes, bytes);
+    }
+    StepOutputs out = callStep(**engine, *sig, values.current);
+    double loss = out.results[sig->lossResult].getAsDouble(0);
+    double scale = hasScale
+                       ? values.current[*sig->lossScaleArg].getAsDouble(0)
+                       : 0.0;
+    bool skipped = false;
+    if (hasSkip) {
+      // An overflowing step resets the tracker and never raises the scale;
+      // a good step raises the tracker or, at the growth interval, the scale.
+      double newScale =
+          out.results[*sig->args[*sig->lossScaleArg].updatedBy].getAsDouble(0);
+      double newTracker =
+          out.results[*sig->args[*sig->trackerArg].updatedBy].getAsDouble(0);
+      skipped = newTracker == 0 && !(newScale > scale);
+    }
+    numSkipped += skipped;
+    logger.log(step, loss, scale, skipped);
+    if (step == 0)
+      firstLoss = loss;
+    lastLoss = loss;
+    for (auto [i, arg] : llvm::enumerate(sig->args))
+      if (arg.updatedBy)
+        values.current[i] = std::move(out.results[*arg.updatedBy]);
+    // At most ten updates a second: a terminal is slow next to a step.
+    auto now = std::chrono::steady_clock::now();
+    if (progress && (now - lastProgress > std::chrono::milliseconds(100) ||
+                     step + 1 == numSteps)) {
+      lastProgress = now;
+      llvm::errs() << "\rmpt-run: step " << (step + 1) << "/" << numSteps
+                   << "  loss " << formatNumber(loss) << "   ";
+    }
+  }
+  if (progress)
+    llvm::errs() << "\n";
+  logOut.keep();
+
+  if (!saveFile.empty()) {
+    SmallVector<std::pair<std::string, const HostArray *>> saved;
+    for (auto [i, arg] : llvm::enumerate(sig->args))
+      if (arg.updatedBy)
+        saved.emplace_back(arg.name, &values.current[i]);
+    if (llvm::Error err = writeNpzFile(saveFile, saved))
+      fail(toString(std::move(err)));
+  }
+  if (numSteps > 0 && progress) {
+    llvm::errs() << "mpt-run: " << numSteps << " steps of @" << sig->funcName
+                 << ", loss " << formatNumber(firstLoss) << " -> "
+                 << formatNumber(lastLoss);
+    if (hasSkip)
+      llvm::errs() << ", " << numSkipped << " skipped";
+    llvm::errs() << "\n";
+  }
+  return sawError ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  return run(argc, argv);
+}
