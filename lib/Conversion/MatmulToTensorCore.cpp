@@ -496,19 +496,20 @@ static bool isWorkgroup(MemRefType t) {
 }
 
 /// Promotion allocates i8 buffers viewed as typed tiles inside the K loop;
-/// multi-buffering needs typed allocations before the loop.
-static LogicalResult hoistSharedTiles(scf::ForOp kLoop) {
+/// multi-buffering needs typed allocations before the loop. Without a K
+/// loop (K is one k-tile) the typed tiles replace the views in place.
+static LogicalResult hoistSharedTiles(gpu::LaunchOp launch, scf::ForOp kLoop) {
   SmallVector<memref::ViewOp> views;
-  kLoop.walk([&](memref::ViewOp view) {
+  launch.walk([&](memref::ViewOp view) {
     auto alloc = view.getSource().getDefiningOp<memref::AllocOp>();
     if (alloc && isWorkgroup(alloc.getType()))
       views.push_back(view);
   });
   if (views.size() != 2)
-    return kLoop.emitError("internal error: expected 2 shared tiles, found ")
+    return launch.emitError("internal error: expected 2 shared tiles, found ")
            << views.size();
-  OpBuilder b(kLoop);
   for (memref::ViewOp view : views) {
+    OpBuilder b(kLoop ? kLoop.getOperation() : view.getOperation());
     auto tileType = cast<MemRefType>(view.getType());
     if (!tileType.getLayout().isIdentity() || !view.getSizes().empty() ||
         !matchPattern(view.getByteShift(), m_Zero()))
@@ -525,6 +526,35 @@ static LogicalResult hoistSharedTiles(scf::ForOp kLoop) {
     source.erase();
   }
   return success();
+}
+
+/// The A and B copies of a k-tile come out as two cp.async groups, each
+/// waited for and followed by a block barrier. One group per k-tile is what
+/// the pipeliner counts with (its waits allow `stages - 1` groups in
+/// flight): merge them, dropping the wait and barrier between (the two
+/// copies write different tiles and only read global memory).
+static void mergeCopyGroups(Block &body) {
+  SmallVector<nvgpu::DeviceAsyncCreateGroupOp> groups(
+      body.getOps<nvgpu::DeviceAsyncCreateGroupOp>());
+  if (groups.size() != 2)
+    return;
+  nvgpu::DeviceAsyncCreateGroupOp first = groups[0], second = groups[1];
+  auto firstWait =
+      dyn_cast_or_null<nvgpu::DeviceAsyncWaitOp>(first->getNextNode());
+  Operation *barrier = firstWait ? firstWait->getNextNode() : nullptr;
+  if (!firstWait || firstWait.getAsyncDependencies() != first.getResult() ||
+      !first->hasOneUse() || !isa_and_nonnull<gpu::BarrierOp>(barrier))
+    return;
+  SmallVector<Value> tokens(first.getInputTokens());
+  llvm::append_range(tokens, second.getInputTokens());
+  OpBuilder b(second);
+  auto merged = nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, second.getLoc(), second.getType(), tokens);
+  second.replaceAllUsesWith(merged.getResult());
+  second.erase();
+  barrier->erase();
+  firstWait.erase();
+  first.erase();
 }
 
 /// The pipeliner reads memory spaces as integers: spell workgroup as 3.
@@ -703,11 +733,13 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
     if (op->hasAttr(kKLoopAttr))
       kLoop = op;
   });
-  if (!launch || !kLoop)
-    return emitError(loc, "internal error: no gpu.launch / K loop after "
-                          "tiling");
-  if (failed(hoistSharedTiles(kLoop)))
+  if (!launch)
+    return emitError(loc, "internal error: no gpu.launch after tiling");
+  // No K loop when K is a single k-tile.
+  if (failed(hoistSharedTiles(launch, kLoop)))
     return failure();
+  if (kLoop)
+    mergeCopyGroups(*kLoop.getBody());
 
   // vector.contract / transfer_read -> nvgpu.mma.sync / nvgpu.ldmatrix.
   {
@@ -728,15 +760,17 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
 
   // The conversion rebuilt the K loop: find it again (the one whose body
   // issues the cp.async copies).
+  bool hadKLoop = static_cast<bool>(kLoop);
   kLoop = {};
   launch.walk([&](scf::ForOp op) {
     if (!op->getParentOfType<scf::ForOp>() &&
         !op.getOps<nvgpu::DeviceAsyncCopyOp>().empty())
       kLoop = op;
   });
-  if (!kLoop)
+  if (hadKLoop && !kLoop)
     return emitError(loc, "internal error: K loop lost");
-  kLoop->setAttr(kKLoopAttr, UnitAttr::get(module.getContext()));
+  if (kLoop)
+    kLoop->setAttr(kKLoopAttr, UnitAttr::get(module.getContext()));
   // XOR-swizzle the shared tiles' columns so that the cp.async writes and
   // the ldmatrix reads of a warp hit distinct banks.
   {
@@ -748,9 +782,10 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
         emitRemark(loc) << "shared tile " << tile.getType()
                         << " not swizzled: its accesses keep bank conflicts";
   }
-  if (cfg.stages > 1 &&
-      failed(applyTransformScript(module, buildPipelineScript(cfg.stages),
-                                  loc)))
+  // More stages than k-tiles would only prefetch tiles that do not exist.
+  int64_t stages = std::min(cfg.stages, shape.k / cfg.bk);
+  if (kLoop && stages > 1 &&
+      failed(applyTransformScript(module, buildPipelineScript(stages), loc)))
     return failure();
   sharedAllocsToGlobals(module, symbols, entry);
   entry.walk([](Operation *op) { op->removeAttr(kKLoopAttr); });

@@ -13,9 +13,13 @@
 // CHECK-LABEL: func.func private @f16_tensorcore
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4{{.*}}, {{.*}} = %c4{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) {
 // CHECK: memref.get_global @f16_tensorcore_smem_0 : memref<3x128x32xf16, 3>
+// One cp.async group per k-tile (A and B), three in flight before the loop;
+// each iteration waits for its own (2 groups may stay in flight).
 // CHECK: nvgpu.device_async_copy {{.*}} {bypassL1}
+// CHECK-COUNT-3: nvgpu.device_async_create_group
 // CHECK: scf.for {{.*}} iter_args(
-// CHECK: nvgpu.device_async_wait
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK-NOT: nvgpu.device_async_wait
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
@@ -81,3 +85,25 @@ func.func @batched(%A: memref<4x256x512xf16>, %B: memref<4x512x256xf16>, %C: mem
   return
 }
 
+
+// -----
+
+// K is one k-tile: no K loop (nothing to pipeline); K is two k-tiles: the
+// pipeline is two stages deep (no prefetch of k-tiles that do not exist).
+// CHECK-LABEL: func.func private @k32_tensorcore
+// CHECK-NOT: scf.for
+// CHECK: nvgpu.mma.sync
+// CHECK-LABEL: func.func private @k64_tensorcore
+// CHECK: memref.get_global @k64_tensorcore_smem_0 : memref<2x128x32xf16, 3>
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+func.func @k32(%A: memref<128x32xf16>, %B: memref<32x128xf16>, %C: memref<128x128xf32>) {
+  // expected-remark @below {{matmul 128x128x32 f16 lowered to Tensor Cores}}
+  linalg.matmul ins(%A, %B : memref<128x32xf16>, memref<32x128xf16>) outs(%C : memref<128x128xf32>)
+  return
+}
+func.func @k64(%A: memref<128x64xf16>, %B: memref<64x128xf16>, %C: memref<128x128xf32>) {
+  // expected-remark @below {{matmul 128x128x64 f16 lowered to Tensor Cores}}
+  linalg.matmul ins(%A, %B : memref<128x64xf16>, memref<64x128xf16>) outs(%C : memref<128x128xf32>)
+  return
+}
