@@ -2,6 +2,7 @@
 #include "mpt/InitAll.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/Pipelines/LowerToCPU.h"
+#include "mpt/Pipelines/MixedPrecision.h"
 #include "mpt/Transforms/Passes.h"
 #include "mpt/Conversion/Passes.h"
 #include "mpt/Pipelines/GPUCodegen.h"
@@ -27,5 +28,6 @@ void mpt::registerAllPasses() {
   registerMPTTransformsPasses();
   registerMPTConversionPasses();
   registerLowerToCPUPipeline();
+  registerMixedPrecisionPipeline();
   registerGPUCodegenPipeline();
 }

@@ -1,0 +1,82 @@
+//===- MixedPrecision.h - the --mpt-mixed-precision pipeline ---*- C++ -*-===//
+//
+// The whole mixed-precision rewrite of a training step: autocast (precision
+// painting and casts), loss scaling, cast cleanup, and the lowering of the
+// mpt ops, so that the output is upstream MLIR only (it keeps the contract's
+// argument/result attributes, which mpt-run reads).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_PIPELINES_MIXEDPRECISION_H
+#define MPT_PIPELINES_MIXEDPRECISION_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mpt {
+
+struct MixedPrecisionOptions
+    : public mlir::PassPipelineOptions<MixedPrecisionOptions> {
+  // Autocast (--mpt-autocast).
+  Option<std::string> dtype{*this, "dtype",
+                            llvm::cl::desc("Low-precision type: f16 or bf16"),
+                            llvm::cl::init("f16")};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("JSON policy file (lists and overrides, docs/Autocast.md)"),
+      llvm::cl::init("")};
+  ListOption<std::string> allow{
+      *this, "allow", llvm::cl::desc("Op names added to the allow list")};
+  ListOption<std::string> deny{
+      *this, "deny", llvm::cl::desc("Op names added to the deny list")};
+  ListOption<std::string> infer{
+      *this, "infer", llvm::cl::desc("Op names added to the infer list")};
+  ListOption<std::string> clear{
+      *this, "clear", llvm::cl::desc("Op names added to the clear list")};
+  Option<bool> masterWeights{
+      *this, "master-weights",
+      llvm::cl::desc("Keep FP32 master weights as optimizer state and "
+                     "low-precision working copies (Apex O2)"),
+      llvm::cl::init(false)};
+  // Loss scaling (--mpt-insert-loss-scaling).
+  Option<std::string> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("none, static or dynamic; default: dynamic for f16, "
+                     "none for bf16 (its range needs no scaling)"),
+      llvm::cl::init("")};
+  Option<double> initScale{*this, "init-scale",
+                           llvm::cl::desc("Initial (or static) loss scale"),
+                           llvm::cl::init(65536.0)};
+  Option<double> growthFactor{
+      *this, "growth-factor",
+      llvm::cl::desc("Scale multiplier after growth-interval clean steps"),
+      llvm::cl::init(2.0)};
+  Option<double> backoffFactor{
+      *this, "backoff-factor",
+      llvm::cl::desc("Scale multiplier on overflow"), llvm::cl::init(0.5)};
+  Option<int64_t> growthInterval{
+      *this, "growth-interval",
+      llvm::cl::desc("Clean steps before the scale grows"),
+      llvm::cl::init(2000)};
+  Option<double> minScale{
+      *this, "min-scale",
+      llvm::cl::desc("Floor of the scale on backoff (0: none; Keras uses 1)"),
+      llvm::cl::init(0.0)};
+};
+
+/// The loss-scaling mode the pipeline uses: the `loss-scale` option, or the
+/// default for the dtype.
+std::string getLossScaleMode(const MixedPrecisionOptions &options);
+
+/// Adds the passes of --mpt-mixed-precision to `pm`, a module pass manager.
+void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
+                                 const MixedPrecisionOptions &options);
+
+/// Registers --mpt-mixed-precision with the global pass registry.
+void registerMixedPrecisionPipeline();
+
+} // namespace mpt
+
+#endif // MPT_PIPELINES_MIXEDPRECISION_H

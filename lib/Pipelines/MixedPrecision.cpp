@@ -1,0 +1,56 @@
+//===- MixedPrecision.cpp - the --mpt-mixed-precision pipeline ------------===//
+#include "mpt/Pipelines/MixedPrecision.h"
+#include "mpt/Conversion/Passes.h"
+#include "mpt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+std::string mpt::getLossScaleMode(const MixedPrecisionOptions &options) {
+  if (!options.lossScale.empty())
+    return options.lossScale;
+  // bf16 has FP32's exponent range: gradients do not underflow.
+  return options.dtype == "bf16" ? "none" : "dynamic";
+}
+
+void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
+                                      const MixedPrecisionOptions &options) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+
+  MptAutocastOptions autocast;
+  autocast.dtype = options.dtype;
+  autocast.policy = options.policy;
+  autocast.allow.assign(options.allow.begin(), options.allow.end());
+  autocast.deny.assign(options.deny.begin(), options.deny.end());
+  autocast.infer.assign(options.infer.begin(), options.infer.end());
+  autocast.clear.assign(options.clear.begin(), options.clear.end());
+  autocast.masterWeights = options.masterWeights;
+  funcPm.addPass(createMptAutocast(autocast));
+
+  InsertLossScalingOptions scaling;
+  scaling.mode = getLossScaleMode(options);
+  scaling.initScale = options.initScale;
+  scaling.growthFactor = options.growthFactor;
+  scaling.backoffFactor = options.backoffFactor;
+  scaling.growthInterval = options.growthInterval;
+  scaling.minScale = options.minScale;
+  funcPm.addPass(createInsertLossScaling(scaling));
+
+  funcPm.addPass(createMptCastCleanup());
+  // Upstream MLIR only from here on.
+  funcPm.addPass(createLowerLossScaling());
+  funcPm.addPass(createStripTrainingMarkers());
+  funcPm.addPass(createCSEPass());
+}
+
+void mpt::registerMixedPrecisionPipeline() {
+  PassPipelineRegistration<MixedPrecisionOptions>(
+      "mpt-mixed-precision",
+      "Autocast, loss scaling, cast cleanup and lowering of the mpt ops: an "
+      "FP32 training step in, a mixed-precision step in upstream MLIR out",
+      buildMixedPrecisionPipeline);
+}
