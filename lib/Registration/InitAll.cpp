@@ -5,11 +5,23 @@
 #include "mpt/Pipelines/MixedPrecision.h"
 #include "mpt/Transforms/Passes.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Pipelines/GPUCodegen.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mpt::MPTDialect>();
+  // mpt-gpu-codegen serializes gpu.modules through LLVM IR (NVVM target).
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
 void mpt::registerAllPasses() {
@@ -17,4 +29,5 @@ void mpt::registerAllPasses() {
   registerMPTConversionPasses();
   registerLowerToCPUPipeline();
   registerMixedPrecisionPipeline();
+  registerGPUCodegenPipeline();
 }

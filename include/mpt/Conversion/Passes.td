@@ -4,6 +4,87 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
+  let summary = "Lower f16/bf16 x f16/bf16 -> f32 matmuls to Tensor Core GPU kernels";
+  let description = [{
+    Rewrites every `linalg.matmul` on memrefs whose inputs are both f16 or
+    both bf16 and whose accumulator is f32 into a `gpu.launch` that computes
+    it on NVIDIA Tensor Cores. The matmul is first outlined into its own
+    private function (`<caller>_tensorcore_<n>`), called where it was.
+
+    `chip=sm_80` (Ampere and later): thread-block tiles of
+    `tile-m x tile-n x tile-k`, one warp per `warp-m x warp-n` sub-tile; A
+    and B tiles are staged in shared memory by `cp.async` (16 bytes per
+    thread, L1 bypassed) in a `stages`-deep software pipeline; fragments are
+    read with `ldmatrix` and multiplied with `mma.sync.m16n8k16` (f32
+    accumulators kept in registers across the K loop). bf16 has its own
+    lowering to `nvvm.mma.sync` with operands packed as i32 (the upstream
+    vector-to-nvgpu route only handles f16).
+
+    `chip=sm_90a` (Hopper): one warpgroup per 64 x 128 output tile, A and B
+    tiles are loaded by TMA into swizzled shared memory guarded by an
+    mbarrier and multiplied with `wgmma.mma_async` (m64n128k16).
+
+    Matmuls that cannot take the Tensor Core path take the general path and
+    a remark says why (element types, dynamic shapes, tensor semantics
+    (bufferize first), a dimension that is not a multiple of the tile):
+    with `general=gpu` (default) a matmul or batch_matmul on statically
+    shaped memrefs becomes a SIMT GPU kernel (32x32 tiles per block, scalar
+    loops per thread, edges bounded: correct for every shape); anything else,
+    and everything with `general=host`, is left as it is. Every matmul that
+    is lowered gets a remark naming the kernel configuration. With
+    `report=<file>` the same goes to a file, as text or JSON
+    (`report-format`): per matmul its location, op, shape, whether it
+    reached Tensor Cores, and the kernel function and configuration or the
+    reason it did not.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target: sm_80 (mma.sync + cp.async) or sm_90a (wgmma + TMA)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"128",
+           "Thread-block tile rows (sm_80)">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"128",
+           "Thread-block tile columns (sm_80)">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"32",
+           "K extent of one shared-memory stage (sm_80)">,
+    Option<"warpM", "warp-m", "int64_t", /*default=*/"64",
+           "Rows computed by one warp (sm_80)">,
+    Option<"warpN", "warp-n", "int64_t", /*default=*/"64",
+           "Columns computed by one warp (sm_80)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"3",
+           "Shared-memory pipeline depth (sm_80, cp.async stages)">,
+    Option<"general", "general", "std::string", /*default=*/"\"gpu\"",
+           "What happens to matmuls that cannot take the Tensor Core path: "
+           "gpu (a SIMT GPU kernel, for statically shaped memref matmuls) or "
+           "host (left as they are)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Also write which matmuls reached Tensor Cores and why the others "
+           "did not to this file ('-' for stderr)">,
+    Option<"reportFormat", "report-format", "std::string",
+           /*default=*/"\"text\"", "Report format: text or json">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::affine::AffineDialect",
+    "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
+    "mlir::linalg::LinalgDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect",
+    "mlir::transform::TransformDialect", "mlir::vector::VectorDialect"];
+}
+
+def DumpGPUBinaries : Pass<"mpt-dump-gpu-binaries", "mlir::ModuleOp"> {
+  let summary = "Write the PTX or cubin of every gpu.binary to a file";
+  let description = [{
+    After `gpu-module-to-binary` (or `--mpt-gpu-codegen`), writes each object
+    of each `gpu.binary` to `<dir>/<binary>.<chip>.<ptx|cubin|fatbin|llvm>`
+    (PTX for format=isa, cubin for format=bin). The IR is unchanged.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory the files are written to (must exist)">,
+  ];
+}
+
 def LowerLossScaling : Pass<"mpt-lower-loss-scaling", "mlir::func::FuncOp"> {
   let summary = "Lower the mpt loss-scaling ops to linalg, arith and tensor";
   let description = [{

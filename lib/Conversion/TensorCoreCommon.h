@@ -1,0 +1,60 @@
+//===- TensorCoreCommon.h - shared pieces of the Tensor Core lowering -----===//
+#ifndef MPT_LIB_CONVERSION_TENSORCORECOMMON_H
+#define MPT_LIB_CONVERSION_TENSORCORECOMMON_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <optional>
+#include <string>
+
+namespace mpt::tensorcore {
+
+/// Operand layouts: NN = A[m][k] B[k][n]; TN = A[k][m]; NT = B[n][k].
+enum class Layout { NN, TN, NT };
+
+struct MatmulShape {
+  int64_t batch = 0; // 0: linalg.matmul; > 0: linalg.batch_matmul
+  int64_t m = 0, n = 0, k = 0;
+  mlir::Type elementType; // f16 or bf16
+  Layout layout = Layout::NN;
+};
+
+/// The shape of a matmul that Tensor Cores can compute, or nullopt with the
+/// reason in `whyNot`. Tile divisibility is checked by the caller.
+std::optional<MatmulShape> analyzeMatmul(mlir::linalg::LinalgOp op,
+                                         std::string &whyNot);
+std::string describe(const MatmulShape &shape);
+
+/// Moves `op` into a new private function (named after `baseName`, made
+/// unique) called in its place. With `retypeBF16AsF16`, the bf16 inputs are
+/// cast to f16 memrefs of the same shape inside the new function.
+mlir::func::FuncOp outlineMatmul(mlir::linalg::LinalgOp op,
+                                 mlir::SymbolTable &symbols,
+                                 llvm::StringRef baseName,
+                                 bool retypeBF16AsF16);
+
+/// Parses `script` (a module with @__transform_main) and applies it to
+/// `payload`.
+mlir::LogicalResult applyTransformScript(mlir::ModuleOp payload,
+                                         llvm::StringRef script,
+                                         mlir::Location loc);
+
+/// Rewrites the nvgpu.mma.sync ops under `kernelRoot` (built on f16-typed
+/// bf16 data) into nvvm.mma.sync bf16 with i32-packed operands.
+mlir::LogicalResult lowerMmaSyncAsBF16(mlir::Operation *kernelRoot);
+
+/// sm_90a: why `shape` cannot take the wgmma path ("" when it can).
+std::string wgmmaUnsupportedReason(const MatmulShape &shape);
+/// sm_90a: replaces the body of `entry` (A, B, C memrefs) by a TMA + wgmma
+/// kernel launch.
+mlir::LogicalResult lowerWithWgmma(mlir::ModuleOp module,
+                                   mlir::func::FuncOp entry,
+                                   const MatmulShape &shape);
+std::string wgmmaConfigDescription();
+
+} // namespace mpt::tensorcore
+
+#endif // MPT_LIB_CONVERSION_TENSORCORECOMMON_H
