@@ -133,6 +133,13 @@ def write_state_inputs(man, out):
     return path
 
 
+def run_tool(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise CompareError(f"cannot run {cmd[0]}: {e.strerror} (build it, or pass --mpt-run/--mpt-opt)")
+
+
 def run_mpt(mpt_run, out, mode, steps, growth_interval, passes):
     log = os.path.join(out, f"mpt_{mode}.csv")
     cmd = [mpt_run, os.path.join(out, "step.mlir"), "--inputs", os.path.join(out, "mpt_init.npz"),
@@ -142,7 +149,7 @@ def run_mpt(mpt_run, out, mode, steps, growth_interval, passes):
         passes = MPT_PASSES[mode] and MPT_PASSES[mode].format(gi=growth_interval)
     if passes:
         cmd.insert(2, "--passes=" + passes)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = run_tool(cmd)
     if r.returncode != 0:
         raise CompareError(f"mpt-run ({mode}) failed: {r.stderr.strip() or r.stdout.strip()}")
     return read_mpt_log(log), " ".join(cmd)
@@ -161,9 +168,8 @@ def mpt_category(op):
 
 def mpt_decisions(mpt_opt, out, dtype):
     path = os.path.join(out, f"precision_{dtype}.json")
-    r = subprocess.run([mpt_opt, os.path.join(out, "step.mlir"),
-                        f"--mpt-precision-report=dtype={dtype} format=json output={path}",
-                        "-o", os.devnull], capture_output=True, text=True)
+    r = run_tool([mpt_opt, os.path.join(out, "step.mlir"),
+                  f"--mpt-precision-report=dtype={dtype} format=json output={path}", "-o", os.devnull])
     if r.returncode != 0:
         raise CompareError(f"mpt-opt --mpt-precision-report ({dtype}) failed: {r.stderr.strip()}")
     with open(path) as fh:
