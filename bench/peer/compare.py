@@ -225,6 +225,11 @@ def curve_stats(a, b):
 def main(argv=None):
     p = torch_reference.cli.make_parser()
     p.prog = "compare.py"
+
+    def error(message):  # the importer's parser names itself; one line, exit 2
+        print(f"compare.py: error: {message}", file=sys.stderr)
+        sys.exit(2)
+    p.error = error
     p.description = __doc__.splitlines()[0]
     p.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
     p.add_argument("--distinct-batches", type=int, default=4,
