@@ -111,14 +111,15 @@ def torch_loss(name):
     return F.mse_loss
 
 
-def train(spec, batches, mode, record=False):
+def train(spec, batches, mode, record=False, growth_interval=2000):
     model = copy.deepcopy(spec.model)
     with torch.no_grad():
         for p, a in zip(model.parameters(), spec.args[:spec.n_params]):
             p.copy_(a.value)
     opt = optim.torch_optimizer(spec.opt, model.parameters())
     lf = torch_loss(spec.loss_name)
-    scaler = torch.amp.GradScaler("cpu") if mode == "f16" else None
+    scaler = (torch.amp.GradScaler("cpu", growth_interval=growth_interval)
+              if mode == "f16" else None)
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(mode)
     rows, rec = [], None
     for k, (x, y) in enumerate(batches):
@@ -176,6 +177,8 @@ def main(argv=None):
     p.add_argument("--out-dir", help="output directory (default bench/peer/out/<model>)")
     p.add_argument("--modes", default="fp32,bf16,f16", help="comma list of fp32,bf16,f16")
     p.add_argument("--emit-step", action="store_true", help="also write step.mlir (importer)")
+    p.add_argument("--growth-interval", type=int, default=2000,
+                   help="f16 GradScaler growth_interval (default 2000, torch's)")
     args = p.parse_args(argv)
     try:
         return run(args)
@@ -202,6 +205,7 @@ def run(args):
                         **{f"arg{i}": a.value.numpy() for i, a in enumerate(spec.args)})
     man = cli.manifest(spec, args, desc)
     man["reference"] = {"steps": args.steps, "distinct_batches": args.distinct_batches,
+                        "growth_interval": getattr(args, "growth_interval", 2000),
                         "data": "data.npz", "init": "init.npz", "losses": "losses.csv"}
     with open(os.path.join(out, "manifest.json"), "w") as fh:
         cli.dump_manifest(man, fh)
@@ -215,7 +219,8 @@ def run(args):
         notes["f16"] = "torch.autocast('cpu', dtype=float16) not supported by this torch"
     rows, reports = [], {}
     for m in modes:
-        r, rep = train(spec, batches, m, record=(m != "fp32"))
+        r, rep = train(spec, batches, m, record=(m != "fp32"),
+                       growth_interval=getattr(args, "growth_interval", 2000))
         rows += r
         if rep is not None:
             reports[m] = rep
