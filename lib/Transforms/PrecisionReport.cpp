@@ -31,14 +31,9 @@ struct MptPrecisionReportPass
                  << "unknown report format '" << format
                  << "'; expected text or json",
              failure();
-    PolicyOptions options;
-    options.dtype = dtype;
-    options.policyFile = policy;
-    options.allow.assign(allow.begin(), allow.end());
-    options.deny.assign(deny.begin(), deny.end());
-    options.infer.assign(infer.begin(), infer.end());
-    options.clear.assign(clear.begin(), clear.end());
-    FailureOr<PrecisionPolicy> built = PrecisionPolicy::build(context, options);
+    FailureOr<PrecisionPolicy> built =
+        PrecisionPolicy::build(context, PolicyOptions::get(dtype, policy, allow,
+                                                           deny, infer, clear));
     if (failed(built))
       return failure();
     precisionPolicy = std::make_shared<const PrecisionPolicy>(std::move(*built));

@@ -41,6 +41,22 @@ struct PolicyOptions {
   /// Path of a JSON policy file; empty for none.
   std::string policyFile;
   std::vector<std::string> allow, deny, infer, clear;
+
+  /// The policy options from a pass's options (--mpt-autocast,
+  /// --mpt-precision-report): any ranges of op names.
+  template <typename ListT>
+  static PolicyOptions get(llvm::StringRef dtype, llvm::StringRef policyFile,
+                           const ListT &allow, const ListT &deny,
+                           const ListT &infer, const ListT &clear) {
+    PolicyOptions options;
+    options.dtype = dtype.str();
+    options.policyFile = policyFile.str();
+    options.allow.assign(allow.begin(), allow.end());
+    options.deny.assign(deny.begin(), deny.end());
+    options.infer.assign(infer.begin(), infer.end());
+    options.clear.assign(clear.begin(), clear.end());
+    return options;
+  }
 };
 
 class PrecisionPolicy {
