@@ -41,6 +41,18 @@ using namespace mlir;
 using namespace mpt::tensorcore;
 
 static constexpr StringLiteral kEntryAttr = "mpt.tensorcore_entry";
+
+/// The start of every embedded transform script: the named sequence and the
+/// match of the function it works on (the one marked kEntryAttr).
+static std::string scriptPrologue() {
+  return ("module attributes {transform.with_named_sequence} {\n"
+          "transform.named_sequence @__transform_main(%root: !transform.any_op "
+          "{transform.readonly}) {\n"
+          "  %func = transform.structured.match ops{[\"func.func\"]} "
+          "attributes{" +
+          kEntryAttr + "} in %root : (!transform.any_op) -> !transform.any_op\n")
+      .str();
+}
 static constexpr StringLiteral kKLoopAttr = "mpt.k_loop";
 
 //===----------------------------------------------------------------------===//
@@ -247,13 +259,7 @@ copyDistribution(std::array<int64_t, 2> tile, int64_t threads) {
 static std::string buildBatchBlockScript(const SM80Config &c) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "module attributes {transform.with_named_sequence} {\n"
-     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n"
-     << "  %func = transform.structured.match ops{[\"func.func\"]} "
-        "attributes{"
-     << kEntryAttr
-     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+  os << scriptPrologue()
      << "  %mm = transform.structured.match ops{[\"linalg.batch_matmul\"]} in "
         "%func : (!transform.any_op) -> !transform.any_op\n"
      << llvm::formatv(
@@ -273,13 +279,7 @@ static std::string buildSM80Script(const SM80Config &c, Layout layout,
   auto bDist = *copyDistribution(bTile, c.threads());
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "module attributes {transform.with_named_sequence} {\n"
-     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n"
-     << "  %func = transform.structured.match ops{[\"func.func\"]} "
-        "attributes{"
-     << kEntryAttr
-     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+  os << scriptPrologue()
      << (blocksTiled ? "" : "  %mm = transform.structured.match "
                              "ops{[\"linalg.matmul\"]} in %func : "
                              "(!transform.any_op) -> !transform.any_op\n")
@@ -401,13 +401,7 @@ static std::string buildSM80Script(const SM80Config &c, Layout layout,
 static std::string buildPipelineScript(int64_t stages) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "module attributes {transform.with_named_sequence} {\n"
-     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n"
-     << "  %func = transform.structured.match ops{[\"func.func\"]} "
-        "attributes{"
-     << kEntryAttr
-     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+  os << scriptPrologue()
      << "  %allocs = transform.structured.match ops{[\"memref.alloc\"]} in "
         "%func : (!transform.any_op) -> !transform.op<\"memref.alloc\">\n"
      << llvm::formatv("  %mb = transform.memref.multibuffer %allocs {{factor "
@@ -432,13 +426,7 @@ static std::string buildPipelineScript(int64_t stages) {
 static std::string buildSimtScript(bool batched) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "module attributes {transform.with_named_sequence} {\n"
-     << "transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n"
-     << "  %func = transform.structured.match ops{[\"func.func\"]} "
-        "attributes{"
-     << kEntryAttr
-     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
+  os << scriptPrologue()
      << "  %mm = transform.structured.match interface{LinalgOp} in %func : "
         "(!transform.any_op) -> !transform.any_op\n"
      << (batched ? "  %t, %f = transform.structured.tile_using_forall %mm "
