@@ -63,6 +63,7 @@ llvm::json::Object memoryEstimateToJson(const MemoryEstimate &estimate) {
       {"gradients", byteCountsToJson(estimate.gradients)},
       {"optimizer_state", byteCountsToJson(estimate.optimizerState)},
       {"activations", byteCountsToJson(estimate.activations)},
+      {"param_copies", byteCountsToJson(estimate.paramCopies)},
       {"total_bytes", static_cast<int64_t>(estimate.total())}};
 }
 
@@ -89,6 +90,9 @@ void printMemoryEstimate(const MemoryEstimate &estimate, llvm::raw_ostream &os,
   printByteCounts("gradients", estimate.gradients, os, indent);
   printByteCounts("optimizer_state", estimate.optimizerState, os, indent);
   printByteCounts("activations", estimate.activations, os, indent);
+  // Only steps with cast weights have them; FP32 reports stay as they were.
+  if (estimate.paramCopies.total() || estimate.paramCopies.numDynamic)
+    printByteCounts("param_copies", estimate.paramCopies, os, indent);
   os << indent << llvm::left_justify("total", 16)
      << llvm::right_justify(std::to_string(estimate.total()), 12) << " B\n";
 }

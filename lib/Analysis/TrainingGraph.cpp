@@ -20,6 +20,7 @@
 #include "mpt/Analysis/TrainingGraph.h"
 #include "mpt/IR/MPTDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -480,10 +481,21 @@ MemoryEstimate TrainingGraph::estimateMemory() const {
   for (const auto &entry : regions) {
     if (entry.second != TrainingRegion::Forward)
       continue;
+    // A cast of a parameter (autocast's low-precision weight) is a copy of
+    // the weights, whatever the batch size: counted on its own.
+    auto isParamCopy = [&](Operation *op) {
+      if (!isa<arith::TruncFOp, arith::ExtFOp>(op))
+        return false;
+      auto arg = dyn_cast<BlockArgument>(op->getOperand(0));
+      return arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+             getArgRole(func, arg.getArgNumber()) == ArgRole::Param;
+    };
     for (Value v : entry.first->getResults())
       if (isa<ShapedType>(v.getType()) && readByBackward(v) &&
           kept.insert(v).second)
-        estimate.activations.add(v.getType());
+        (isParamCopy(entry.first) ? estimate.paramCopies
+                                  : estimate.activations)
+            .add(v.getType());
   }
   return estimate;
 }

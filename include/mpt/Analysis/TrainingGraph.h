@@ -52,9 +52,13 @@ struct ByteCounts {
 /// for the backward pass.
 struct MemoryEstimate {
   ByteCounts params, gradients, optimizerState, activations;
+  /// Low-precision copies of parameters that the backward pass reads
+  /// (autocast's cast weights): kept like activations, but per step, not
+  /// per sample.
+  ByteCounts paramCopies;
   uint64_t total() const {
     return params.total() + gradients.total() + optimizerState.total() +
-           activations.total();
+           activations.total() + paramCopies.total();
   }
 };
 
