@@ -32,14 +32,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-VENV_PY = os.path.join(REPO, ".venv", "bin", "python")
+sys.path.insert(0, os.path.join(REPO, "python"))
+from mpt_setup.venv import ensure_venv  # noqa: E402
+
 if __name__ == "__main__":
-    import importlib.util
-    if importlib.util.find_spec("torch_mlir") is None:  # not the venv: re-exec under it
-        if os.path.exists(VENV_PY) and os.environ.get("MPT_COMPARE_REEXEC") != "1":
-            os.environ["MPT_COMPARE_REEXEC"] = "1"
-            os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
-        sys.exit("compare.py: error: torch/torch-mlir not installed; run scripts/setup-python.sh")
+    ensure_venv(__file__, "compare.py")
 sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402

@@ -33,15 +33,11 @@ import sys
 import warnings
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VENV_PY = os.path.join(REPO, ".venv", "bin", "python")
-if __name__ == "__main__":
-    import importlib.util
-    if importlib.util.find_spec("torch_mlir") is None:  # not the venv: re-exec under it
-        if os.path.exists(VENV_PY) and os.environ.get("MPT_REFERENCE_REEXEC") != "1":
-            os.environ["MPT_REFERENCE_REEXEC"] = "1"
-            os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
-        sys.exit("torch_reference.py: error: torch/torch-mlir not installed; run scripts/setup-python.sh")
 sys.path.insert(0, os.path.join(REPO, "python"))
+from mpt_setup.venv import ensure_venv  # noqa: E402
+
+if __name__ == "__main__":
+    ensure_venv(__file__, "torch_reference.py")
 logging.getLogger("torch.utils.flop_counter").setLevel(logging.ERROR)
 warnings.filterwarnings("ignore")
 

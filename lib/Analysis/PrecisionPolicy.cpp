@@ -159,6 +159,15 @@ struct UserEntry {
 };
 } // namespace
 
+std::shared_ptr<const PrecisionPolicy>
+PrecisionPolicy::buildShared(MLIRContext *context,
+                             const PolicyOptions &options) {
+  FailureOr<PrecisionPolicy> built = build(context, options);
+  if (failed(built))
+    return nullptr;
+  return std::make_shared<const PrecisionPolicy>(std::move(*built));
+}
+
 FailureOr<PrecisionPolicy>
 PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   PrecisionPolicy policy;

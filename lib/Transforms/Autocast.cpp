@@ -19,13 +19,9 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
   // The policy may load dialects to check op names: build it before the
   // functions run in parallel. Copies of the pass share it.
   LogicalResult initialize(MLIRContext *context) override {
-    FailureOr<PrecisionPolicy> built =
-        PrecisionPolicy::build(context, PolicyOptions::get(dtype, policy, allow,
-                                                           deny, infer, clear));
-    if (failed(built))
-      return failure();
-    precisionPolicy = std::make_shared<const PrecisionPolicy>(std::move(*built));
-    return success();
+    precisionPolicy = PrecisionPolicy::buildShared(
+        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear));
+    return success(precisionPolicy != nullptr);
   }
 
   void runOnOperation() override {

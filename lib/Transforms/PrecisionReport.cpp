@@ -31,13 +31,9 @@ struct MptPrecisionReportPass
                  << "unknown report format '" << format
                  << "'; expected text or json",
              failure();
-    FailureOr<PrecisionPolicy> built =
-        PrecisionPolicy::build(context, PolicyOptions::get(dtype, policy, allow,
-                                                           deny, infer, clear));
-    if (failed(built))
-      return failure();
-    precisionPolicy = std::make_shared<const PrecisionPolicy>(std::move(*built));
-    return success();
+    precisionPolicy = PrecisionPolicy::buildShared(
+        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear));
+    return success(precisionPolicy != nullptr);
   }
 
   void runOnOperation() override {

@@ -14,6 +14,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ public:
   /// before multi-threaded execution (a pass's initialize()).
   static mlir::FailureOr<PrecisionPolicy> build(mlir::MLIRContext *context,
                                                 const PolicyOptions &options);
+  /// build() for a pass's initialize(): the policy the pass's copies share,
+  /// or null after the diagnostic.
+  static std::shared_ptr<const PrecisionPolicy>
+  buildShared(mlir::MLIRContext *context, const PolicyOptions &options);
 
   /// The list `opName` is on, if any.
   std::optional<OpList> lookup(llvm::StringRef opName) const;
