@@ -11,6 +11,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
 #include <cfloat>
@@ -195,6 +196,19 @@ PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   SmallVector<std::string> removed;
 
   if (!options.policyFile.empty()) {
+    // A policy is a small JSON file; a device or a huge file is a mistake
+    // that must not be read until memory runs out.
+    constexpr uint64_t kMaxPolicyBytes = 1 << 20;
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(options.policyFile, status) &&
+        (status.type() != llvm::sys::fs::file_type::regular_file ||
+         status.getSize() > kMaxPolicyBytes))
+      return emitError(unknown)
+                 << "autocast policy file '" << options.policyFile << "' "
+                 << (status.type() != llvm::sys::fs::file_type::regular_file
+                         ? "is not a regular file"
+                         : "is larger than 1 MiB"),
+             failure();
     auto buffer = llvm::MemoryBuffer::getFile(options.policyFile);
     if (!buffer)
       return emitError(unknown)

@@ -46,12 +46,24 @@ std::unique_ptr<ReportStream> ReportStream::open(StringRef path,
   return stream;
 }
 
+/// A byte count as JSON: a number, or "too large" when it does not fit.
+static llvm::json::Value bytesToJson(uint64_t bytes) {
+  if (isTooLarge(bytes))
+    return "too large";
+  return static_cast<int64_t>(bytes);
+}
+
+/// A byte count as text: the number, or "too large".
+static std::string bytesToText(uint64_t bytes) {
+  return isTooLarge(bytes) ? "too large" : std::to_string(bytes);
+}
+
 static llvm::json::Object byteCountsToJson(const ByteCounts &counts) {
   llvm::json::Object byType;
   for (const auto &[type, bytes] : counts.bytesByType)
-    byType[type] = static_cast<int64_t>(bytes);
+    byType[type] = bytesToJson(bytes);
   llvm::json::Object object{{"bytes_by_type", std::move(byType)},
-                            {"total_bytes", static_cast<int64_t>(counts.total())}};
+                            {"total_bytes", bytesToJson(counts.total())}};
   if (counts.numDynamic)
     object["dynamic_tensors"] = static_cast<int64_t>(counts.numDynamic);
   return object;
@@ -64,18 +76,18 @@ llvm::json::Object memoryEstimateToJson(const MemoryEstimate &estimate) {
       {"optimizer_state", byteCountsToJson(estimate.optimizerState)},
       {"activations", byteCountsToJson(estimate.activations)},
       {"param_copies", byteCountsToJson(estimate.paramCopies)},
-      {"total_bytes", static_cast<int64_t>(estimate.total())}};
+      {"total_bytes", bytesToJson(estimate.total())}};
 }
 
 static void printByteCounts(StringRef name, const ByteCounts &counts,
                             llvm::raw_ostream &os, StringRef indent) {
   os << indent;
   os.indent(0) << llvm::left_justify(name, 16) << llvm::right_justify(
-      std::to_string(counts.total()), 12) << " B";
+      bytesToText(counts.total()), 12) << " B";
   if (!counts.bytesByType.empty()) {
     os << "  (";
     llvm::interleaveComma(counts.bytesByType, os, [&](const auto &entry) {
-      os << entry.first << ": " << entry.second;
+      os << entry.first << ": " << bytesToText(entry.second);
     });
     os << ")";
   }
@@ -94,7 +106,7 @@ void printMemoryEstimate(const MemoryEstimate &estimate, llvm::raw_ostream &os,
   if (estimate.paramCopies.total() || estimate.paramCopies.numDynamic)
     printByteCounts("param_copies", estimate.paramCopies, os, indent);
   os << indent << llvm::left_justify("total", 16)
-     << llvm::right_justify(std::to_string(estimate.total()), 12) << " B\n";
+     << llvm::right_justify(bytesToText(estimate.total()), 12) << " B\n";
 }
 
 } // namespace mpt

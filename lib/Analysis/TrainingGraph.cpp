@@ -28,6 +28,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mpt;
@@ -55,19 +56,34 @@ void ByteCounts::add(Type type) {
   }
   if (!elementType.isIntOrFloat())
     return;
-  uint64_t count = shaped ? shaped.getNumElements() : 1;
+  // Saturating: a shape whose size does not fit reads as kTooLarge rather
+  // than wrapping to a small number (ShapedType::getNumElements wraps).
+  uint64_t count = 1;
+  if (shaped)
+    for (int64_t dim : shaped.getShape())
+      count = llvm::SaturatingMultiply(count, static_cast<uint64_t>(dim));
   uint64_t bits = elementType.getIntOrFloatBitWidth();
   std::string name;
   llvm::raw_string_ostream os(name);
   elementType.print(os);
   // i1 flags and the like are stored as whole bytes.
-  bytesByType[name] += count * ((bits + 7) / 8);
+  uint64_t &bytes = bytesByType[name];
+  bytes = llvm::SaturatingAdd(
+      bytes, llvm::SaturatingMultiply(count, (bits + 7) / 8));
 }
 
 uint64_t ByteCounts::total() const {
   uint64_t sum = 0;
   for (const auto &entry : bytesByType)
-    sum += entry.second;
+    sum = llvm::SaturatingAdd(sum, entry.second);
+  return sum;
+}
+
+uint64_t MemoryEstimate::total() const {
+  uint64_t sum = 0;
+  for (const ByteCounts *counts :
+       {&params, &gradients, &optimizerState, &activations, &paramCopies})
+    sum = llvm::SaturatingAdd(sum, counts->total());
   return sum;
 }
 
@@ -371,24 +387,39 @@ LogicalResult TrainingGraph::classify() {
     regions[op] = region;
   }
 
-  // Which parameter each gradient updates.
+  // Which parameter each gradient updates: the one parameter among those
+  // updated by a returned value the gradient flows into. The returned
+  // values are indexed once; each gradient then visits the smaller of its
+  // flow and the returned values (a step has a gradient and an update per
+  // parameter: visiting every result per gradient would be quadratic).
+  llvm::DenseMap<Value, SmallVector<unsigned, 1>> updatedParamsOf;
+  SmallVector<std::pair<Value, unsigned>> updates;
+  for (Operation *ret : returns)
+    for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+      std::optional<unsigned> arg = getUpdatedArg(func, i);
+      if (!arg || getArgRole(func, *arg) != ArgRole::Param)
+        continue;
+      updatedParamsOf[v].push_back(*arg);
+      updates.push_back({v, *arg});
+    }
   for (GradientOp grad : gradients) {
     DependenceGraph::ValueSet flow = graph.forwardSlice({grad.getGradient()});
-    std::optional<unsigned> match;
-    unsigned numMatches = 0;
-    for (Operation *ret : returns)
-      for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
-        std::optional<unsigned> arg = getUpdatedArg(func, i);
-        if (!arg || !flow.contains(v) ||
-            getArgRole(func, *arg) != ArgRole::Param ||
-            func.getArgument(*arg).getType() != grad.getType())
-          continue;
-        if (!match || *match != *arg)
-          ++numMatches;
-        match = arg;
-      }
-    if (numMatches == 1)
-      gradientParam[grad] = *match;
+    llvm::SmallSetVector<unsigned, 2> matches;
+    auto consider = [&](unsigned arg) {
+      if (func.getArgument(arg).getType() == grad.getType())
+        matches.insert(arg);
+    };
+    if (flow.size() < updates.size()) {
+      for (Value v : flow)
+        for (unsigned arg : updatedParamsOf.lookup(v))
+          consider(arg);
+    } else {
+      for (auto [v, arg] : updates)
+        if (flow.contains(v))
+          consider(arg);
+    }
+    if (matches.size() == 1)
+      gradientParam[grad] = matches.front();
   }
   return success();
 }

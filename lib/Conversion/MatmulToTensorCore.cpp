@@ -897,14 +897,15 @@ struct MatmulToTensorCorePass
       if (!whyNot.empty()) {
         entry.detail = whyNot;
         if (general == "gpu" && canRunSimt(op) && caller) {
+          // outlineMatmul erases `op`: ask what it is first.
+          bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
           func::FuncOp simt =
               outlineMatmul(op, symbols, (caller.getSymName() + "_simt").str(),
                             /*retypeBF16AsF16=*/false);
           simt->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
           if (failed(applyTransformScript(
                   module,
-                  buildSimtScript(isa<linalg::BatchMatmulOp>(
-                      op.getOperation())),
+                  buildSimtScript(batched),
                   simt.getLoc())))
             return signalPassFailure();
           simt->removeAttr(kEntryAttr);

@@ -38,13 +38,15 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   scaling.backoffFactor = options.backoffFactor;
   scaling.growthInterval = options.growthInterval;
   scaling.minScale = options.minScale;
-  funcPm.addPass(createInsertLossScaling(scaling));
+  // On the module: it checks the calls of the steps it re-signs.
+  pm.addPass(createInsertLossScaling(scaling));
 
-  funcPm.addPass(createMptCastCleanup());
+  OpPassManager &lowerPm = pm.nest<func::FuncOp>();
+  lowerPm.addPass(createMptCastCleanup());
   // Upstream MLIR only from here on.
-  funcPm.addPass(createLowerLossScaling());
-  funcPm.addPass(createStripTrainingMarkers());
-  funcPm.addPass(createCSEPass());
+  lowerPm.addPass(createLowerLossScaling());
+  lowerPm.addPass(createStripTrainingMarkers());
+  lowerPm.addPass(createCSEPass());
 }
 
 void mpt::registerMixedPrecisionPipeline() {

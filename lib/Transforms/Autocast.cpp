@@ -29,7 +29,10 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
     if (func.isExternal())
       return markAllAnalysesPreserved();
     auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid())
+    if (!graph.isValid() ||
+        (graph.isTrainingStep() &&
+         failed(checkNoOtherLowType(
+             func, precisionPolicy->getLowType(&getContext())))))
       return signalPassFailure();
     PrecisionPlan plan(func, *precisionPolicy, graph);
     applyPrecisionPlan(func, plan);

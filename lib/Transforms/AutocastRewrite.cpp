@@ -72,13 +72,17 @@ private:
   }
 
   /// Casts of block arguments go at the start of the block, in the order
-  /// they are created.
+  /// they are created. The end of that run of casts is remembered per block
+  /// and only scanned forward: a step has one cast per parameter, and
+  /// rescanning from the start for each would be quadratic.
   void setInsertionAfterArgumentCasts(Block *block) {
-    auto it = block->begin();
+    Operation *&last = lastArgumentCast[block];
+    auto it = last ? std::next(last->getIterator()) : block->begin();
     while (it != block->end() && isa<arith::ExtFOp, arith::TruncFOp>(*it) &&
            isa<BlockArgument>(it->getOperand(0)) &&
            cast<BlockArgument>(it->getOperand(0)).getOwner() == block)
       ++it;
+    last = it == block->begin() ? nullptr : &*std::prev(it);
     builder.setInsertionPoint(block, it);
   }
 
@@ -319,6 +323,9 @@ private:
   OpBuilder builder;
   Type lowType;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts, empties, zeroPoints;
+  /// The last cast of a block argument at the start of each block (null:
+  /// none yet), see setInsertionAfterArgumentCasts.
+  llvm::DenseMap<Block *, Operation *> lastArgumentCast;
   /// tensor.empty and zero-point constants replaced by low-precision ones:
   /// erased at the end if nothing else uses them.
   llvm::SetVector<Operation *> replacedDefs;
@@ -329,7 +336,7 @@ void mpt::applyPrecisionPlan(FunctionOpInterface func,
                              const PrecisionPlan &plan,
                              SmallVectorImpl<Operation *> *keptDeadOps) {
   PlanRewriter(plan, func->getContext()).run(keptDeadOps);
-  cleanupCasts(func);
+  cleanupCasts(func, keptDeadOps);
 }
 
 LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
@@ -410,7 +417,8 @@ static bool isCast(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp>(op);
 }
 
-void mpt::cleanupCasts(Operation *root) {
+void mpt::cleanupCasts(Operation *root,
+                       SmallVectorImpl<Operation *> *detachedOps) {
   SmallVector<Operation *> castOps;
   root->walk([&](Operation *op) {
     if (isCast(op))
@@ -451,10 +459,20 @@ void mpt::cleanupCasts(Operation *root) {
     op->getResult(0).replaceAllUsesWith(first->getResult(0));
   }
 
-  // Unused casts, users before producers.
-  for (Operation *op : llvm::reverse(castOps))
-    if (op->use_empty())
+  // Unused casts, users before producers. A caller that still reads them
+  // (the report prints the plan, which may name input casts) gets them
+  // detached, with their operands dropped so their producers can go too.
+  for (Operation *op : llvm::reverse(castOps)) {
+    if (!op->use_empty())
+      continue;
+    if (!detachedOps) {
       op->erase();
+      continue;
+    }
+    op->dropAllReferences();
+    op->remove();
+    detachedOps->push_back(op);
+  }
 }
 
 CastCounts mpt::countCasts(Operation *root) {
@@ -625,4 +643,46 @@ void mpt::printPrecisionReport(
            << ": " << plan->describe(*value) << "\n";
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Input check
+//===----------------------------------------------------------------------===//
+
+LogicalResult mpt::checkNoOtherLowType(FunctionOpInterface func,
+                                       Type lowType) {
+  // f16 and bf16 are the two low types; a step holding the other one was
+  // autocast before, and painting it again would leave those ops as they
+  // are.
+  auto isOtherLow = [&](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return isa<Float16Type, BFloat16Type>(element) && element != lowType;
+  };
+  auto explain = [&](InFlightDiagnostic diag, Type type) {
+    diag << getElementTypeOrSelf(type) << " but autocast runs with dtype "
+         << lowType << ": the step was already autocast to "
+         << getElementTypeOrSelf(type)
+         << " (autocast the FP32 step, or use that dtype)";
+    return failure();
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (isOtherLow(type))
+      return explain(func.emitError() << "argument #" << i << " is ", type);
+  Operation *found = nullptr;
+  Type foundType;
+  func.getFunctionBody().walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (isOtherLow(type)) {
+        found = op;
+        foundType = type;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (found)
+    return explain(found->emitError()
+                       << "'" << found->getName().getStringRef()
+                       << "' produces ",
+                   foundType);
+  return success();
 }

@@ -121,16 +121,59 @@ struct InsertLossScalingPass
       markAllAnalysesPreserved();
       return;
     }
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return markAllAnalysesPreserved();
-    auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid())
+    ModuleOp module = getOperation();
+    // Dynamic mode re-signs the steps: their calls, collected once.
+    llvm::DenseMap<StringAttr, SmallVector<func::CallOp>> callsTo;
+    if (parsedMode == Mode::Dynamic)
+      module.walk([&](func::CallOp call) {
+        callsTo[call.getCalleeAttr().getAttr()].push_back(call);
+      });
+    bool changed = false, failedAny = false;
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      auto &graph = getChildAnalysis<TrainingGraph>(func);
+      if (!graph.isValid()) {
+        failedAny = true;
+        continue;
+      }
+      if (!looksLikeStep(func, graph))
+        continue;
+      if (failed(checkStep(func, graph)) ||
+          failed(checkCalls(func, callsTo.lookup(func.getSymNameAttr())))) {
+        failedAny = true;
+        continue;
+      }
+      changed = true;
+      if (failed(rewrite(func, graph)))
+        failedAny = true;
+    }
+    if (failedAny)
       return signalPassFailure();
-    if (!looksLikeStep(func, graph))
-      return markAllAnalysesPreserved();
-    if (failed(checkStep(func, graph)) || failed(rewrite(func, graph)))
-      return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+
+  /// Dynamic mode appends the scale state to the step's arguments and
+  /// results; a call written against the old signature would no longer
+  /// verify. (A call that already passes the state, as a test driver may,
+  /// is fine.)
+  LogicalResult checkCalls(func::FuncOp func, ArrayRef<func::CallOp> calls) {
+    if (parsedMode != Mode::Dynamic)
+      return success();
+    for (func::CallOp call : calls) {
+      if (call.getNumOperands() != func.getNumArguments())
+        continue;
+      InFlightDiagnostic diag = call.emitError()
+          << "calls @" << func.getSymName()
+          << ", which dynamic loss scaling gives two more arguments and "
+             "results (the loss scale and its growth tracker); calls are not "
+             "rewritten: pass and return the scale state here, or use "
+             "mode=static";
+      diag.attachNote(func.getLoc()) << "the step";
+      return failure();
+    }
+    return success();
   }
 
   /// The bad inputs: each one diagnostic at its location.
@@ -288,11 +331,34 @@ struct InsertLossScalingPass
       return op->getBlock() == body && !op->isBeforeInBlock(firstReader);
     };
     llvm::SetVector<Operation *> toMove;
+    llvm::DenseSet<Value> gradientValues(gradients.begin(), gradients.end());
     for (GradientOp grad : graph.getGradients()) {
       if (!firstReader->isBeforeInBlock(grad))
         continue;
+      size_t firstNew = toMove.size();
       if (failed(getBackwardSlice(grad.getOperation(), &toMove, options)))
         return grad.emitError() << "cannot compute the ops this gradient needs";
+      // A gradient computed from an op that reads another gradient cannot
+      // be checked together with it before that read.
+      for (Operation *op : toMove.getArrayRef().drop_front(firstNew)) {
+        WalkResult found = op->walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands())
+            if (gradientValues.contains(operand)) {
+              InFlightDiagnostic diag =
+                  grad.emitError()
+                  << "this gradient is computed from an op that reads "
+                     "another gradient; loss scaling checks all gradients "
+                     "at once, before any op reads one";
+              diag.attachNote(nested->getLoc())
+                  << "this '" << nested->getName().getStringRef()
+                  << "' reads a gradient";
+              return WalkResult::interrupt();
+            }
+          return WalkResult::advance();
+        });
+        if (found.wasInterrupted())
+          return failure();
+      }
       toMove.insert(grad.getOperation());
     }
     // Only side-effect-free computations may be reordered with the ops

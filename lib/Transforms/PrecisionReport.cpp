@@ -38,7 +38,13 @@ struct MptPrecisionReportPass
 
   void runOnOperation() override {
     SmallVector<func::FuncOp> copies;
+    // Ops the rewrite left unused, kept until the plan is printed: casts
+    // detached from the copies, other ops still inside them.
+    SmallVector<Operation *> deadOps;
     llvm::scope_exit eraseCopies([&] {
+      for (Operation *op : deadOps)
+        if (!op->getBlock())
+          op->destroy();
       for (func::FuncOp copy : copies)
         copy.erase();
     });
@@ -53,7 +59,10 @@ struct MptPrecisionReportPass
       func::FuncOp copy = func.clone();
       copies.push_back(copy);
       auto graph = std::make_unique<TrainingGraph>(copy);
-      if (!graph->isValid())
+      if (!graph->isValid() ||
+          (graph->isTrainingStep() &&
+           failed(checkNoOtherLowType(
+               func, precisionPolicy->getLowType(&getContext())))))
         return signalPassFailure();
       AutocastSummary summary;
       summary.trainingStep = graph->isTrainingStep();
@@ -61,8 +70,6 @@ struct MptPrecisionReportPass
       summary.castsBefore = countCasts(copy);
       auto plan = std::make_unique<PrecisionPlan>(copy, *precisionPolicy,
                                                   *graph);
-      // The copy is erased after printing, with the ops left unused.
-      SmallVector<Operation *> deadOps;
       applyPrecisionPlan(copy, *plan, &deadOps);
       if (masterWeights &&
           failed(addWorkingCopies(copy, precisionPolicy->getLowType(&getContext()),

@@ -47,6 +47,11 @@ struct ByteCounts {
   uint64_t total() const;
 };
 
+/// Byte counts saturate: a count above this (the largest int64, what JSON
+/// and the reports can print) is reported as "too large".
+constexpr uint64_t kLargestByteCount = INT64_MAX;
+inline bool isTooLarge(uint64_t bytes) { return bytes > kLargestByteCount; }
+
 /// The static memory of one step: what lives across it (parameters, their
 /// gradients, optimizer state) and the activations the forward pass keeps
 /// for the backward pass.
@@ -56,10 +61,7 @@ struct MemoryEstimate {
   /// (autocast's cast weights): kept like activations, but per step, not
   /// per sample.
   ByteCounts paramCopies;
-  uint64_t total() const {
-    return params.total() + gradients.total() + optimizerState.total() +
-           activations.total() + paramCopies.total();
-  }
+  uint64_t total() const;
 };
 
 class TrainingGraph {

@@ -27,16 +27,29 @@ CastCounts countCasts(mlir::Operation *root);
 /// results, for infer/clear ops), with casts placed after each producer
 /// and reused; then cleans the casts up (cleanupCasts). Ops of the plan
 /// the rewrite leaves unused (a tensor.empty replaced by a low-precision
-/// one) are erased, or, when `keptDeadOps` is given, left in place and
-/// listed there so the plan can still be printed.
+/// one, an input cast merged away) are erased, or, when `keptDeadOps` is
+/// given, kept alive and listed there so the plan can still be printed:
+/// casts are detached from the function (operands dropped, no parent block)
+/// and must be destroyed by the caller; other ops stay in place.
 void applyPrecisionPlan(
     mlir::FunctionOpInterface func, const PrecisionPlan &plan,
     llvm::SmallVectorImpl<mlir::Operation *> *keptDeadOps = nullptr);
 
+/// Fails, with one diagnostic, when `func` already computes in the other
+/// low-precision type (f16 for a bf16 autocast, or the reverse): the step
+/// was autocast before, and a second plan would keep those ops as they are.
+mlir::LogicalResult checkNoOtherLowType(mlir::FunctionOpInterface func,
+                                        mlir::Type lowType);
+
 /// Removes truncf(extf(x)) round trips (exact), merges casts of one value
 /// to one type into a single cast placed right after the producer, and
 /// erases unused casts. Touches only arith.extf / arith.truncf; idempotent.
-void cleanupCasts(mlir::Operation *root);
+/// With `detachedOps`, unused casts are detached (operands dropped, removed
+/// from their block) and listed there instead of erased; the caller
+/// destroys them (Operation::destroy) once it no longer reads them.
+void cleanupCasts(
+    mlir::Operation *root,
+    llvm::SmallVectorImpl<mlir::Operation *> *detachedOps = nullptr);
 
 /// A low-precision working copy of a parameter (master-weights mode).
 struct WorkingCopy {

@@ -41,7 +41,7 @@ def StripTrainingMarkers : Pass<"mpt-strip-training-markers", "mlir::func::FuncO
                            "mlir::linalg::LinalgDialect"];
 }
 
-def InsertLossScaling : Pass<"mpt-insert-loss-scaling", "mlir::func::FuncOp"> {
+def InsertLossScaling : Pass<"mpt-insert-loss-scaling", "mlir::ModuleOp"> {
   let summary = "Scale the backward seed, unscale and check the gradients, skip overflowing steps";
   let description = [{
     Loss scaling inside the compiled training step (docs/LossScaling.md),
@@ -63,7 +63,10 @@ def InsertLossScaling : Pass<"mpt-insert-loss-scaling", "mlir::func::FuncOp"> {
       adds no state; `mode=none` leaves the step unchanged.
 
     Functions without any part of the training-graph contract (no marker,
-    no loss or `mpt.updates` result) are left alone. Run
+    no loss or `mpt.updates` result) are left alone. The pass runs on the
+    module because dynamic mode changes a step's signature: a call of the
+    step with its old signature is an error at the call (calls are not
+    rewritten). Run
     `--mpt-lower-loss-scaling` afterwards to lower the inserted ops.
   }];
   let options = [

@@ -8,6 +8,13 @@
 // RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/exp-infer.json deny=math.exp" 2>&1 | FileCheck %s --check-prefix=FILEOPT --implicit-check-not=error:
 // RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING --implicit-check-not=error:
 // RUN: mpt-opt %s --mpt-autocast="policy=%S/Inputs/exp-infer.json" | FileCheck %s
+// A device or a huge file is refused before it is read (/dev/zero used to be
+// read until memory ran out).
+// RUN: not mpt-opt %s --mpt-autocast="policy=/dev/zero" 2>&1 | FileCheck %s --check-prefix=DEVICE --implicit-check-not=error:
+// RUN: %python -c "open(r'%t.big.json', 'w').write('{' + ' ' * (1 << 20) + '}')"
+// RUN: not mpt-opt %s --mpt-autocast="policy=%t.big.json" 2>&1 | FileCheck %s --check-prefix=BIG --implicit-check-not=error:
+// DEVICE: error: autocast policy file '/dev/zero' is not a regular file
+// BIG: error: autocast policy file '{{.*}}big.json' is larger than 1 MiB
 
 // MALFORMED: malformed.json:3:9: error: malformed autocast policy JSON: Expected , or ] after array element
 // MALFORMED-NOT: func.func
