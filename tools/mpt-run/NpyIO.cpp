@@ -2,15 +2,19 @@
 #include "NpyIO.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <unistd.h>
 
 #ifdef MPT_HAVE_ZLIB
 #include <zlib.h>
@@ -153,6 +157,15 @@ uint16_t mpt::floatToBF16(float f) {
 //===----------------------------------------------------------------------===//
 // HostArray
 //===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mpt::getByteSize(ElementKind kind,
+                                        ArrayRef<int64_t> shape) {
+  int64_t bytes = getElementSize(kind);
+  for (int64_t dim : shape)
+    if (dim < 0 || llvm::MulOverflow(bytes, dim, bytes))
+      return std::nullopt;
+  return bytes;
+}
 
 int64_t HostArray::getNumElements() const {
   int64_t n = 1;
@@ -348,7 +361,10 @@ Expected<HostArray> mpt::parseNpy(StringRef bytes, StringRef what) {
   HostArray array;
   array.kind = *kind;
   array.shape = *shape;
-  size_t expected = array.getNumElements() * getElementSize(*kind);
+  std::optional<int64_t> byteSize = getByteSize(*kind, *shape);
+  if (!byteSize)
+    return bad("shape " + array.describe() + " is too large");
+  size_t expected = *byteSize;
   StringRef payload = bytes.drop_front(headerStart + headerLen);
   if (payload.size() != expected)
     return bad("data has " + Twine(payload.size()) + " bytes, shape " +
@@ -405,6 +421,12 @@ static Expected<std::string> inflateRaw(StringRef compressed,
                                         uint64_t uncompressedSize,
                                         StringRef what) {
 #ifdef MPT_HAVE_ZLIB
+  // Deflate expands at most 1032:1; a larger claim is a corrupt or crafted
+  // header, refused before allocating what it claims.
+  if (uncompressedSize / 1032 > compressed.size() + 1)
+    return makeError(what + ": corrupt deflate entry: " +
+                     Twine(compressed.size()) + " compressed bytes cannot hold " +
+                     Twine(uncompressedSize) + " bytes");
   std::string out(uncompressedSize, '\0');
   z_stream stream{};
   stream.next_in =
@@ -609,13 +631,38 @@ Error mpt::writeNpzFile(
   put32(zip, dirOffset);
   put16(zip, 0);
 
-  std::error_code ec;
-  raw_fd_ostream os(path, ec, sys::fs::OF_None);
-  if (ec)
+  // A temporary file in the same directory (a rename within one file
+  // system is atomic), flushed to disk before it replaces `path`.
+  SmallString<128> tempPath;
+  int fd;
+  if (std::error_code ec = sys::fs::createUniqueFile(
+          path + ".tmp-%%%%%%", fd, tempPath, sys::fs::OF_None, 0644))
     return makeError(path + ": cannot write: " + ec.message());
-  os << zip;
-  os.close();
-  if (os.has_error())
-    return makeError(path + ": write failed: " + os.error().message());
+  auto discard = [&](const Twine &why) {
+    sys::fs::remove(tempPath);
+    return makeError(path + ": " + why + "; the previous file, if any, is "
+                     "unchanged");
+  };
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/false);
+    os << zip;
+    os.flush();
+    if (os.has_error()) {
+      std::error_code ec = os.error();
+      os.clear_error();
+      ::close(fd);
+      return discard("write failed: " + ec.message());
+    }
+  }
+  if (::fsync(fd) != 0) {
+    std::error_code ec(errno, std::generic_category());
+    ::close(fd);
+    return discard("write failed: " + ec.message());
+  }
+  if (::close(fd) != 0)
+    return discard("write failed: " +
+                   std::error_code(errno, std::generic_category()).message());
+  if (std::error_code ec = sys::fs::rename(tempPath, path))
+    return discard("cannot replace it: " + ec.message());
   return Error::success();
 }

@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ unsigned getElementSize(ElementKind kind);
 llvm::StringRef getElementName(ElementKind kind);
 /// The NumPy dtype name ("float32", "bfloat16", "bool", ...).
 llvm::StringRef getNumpyName(ElementKind kind);
+
+/// Bytes of a dense array of `shape`, or nothing when that does not fit in
+/// an int64 (a crafted shape must not wrap to a small size).
+std::optional<int64_t> getByteSize(ElementKind kind,
+                                   llvm::ArrayRef<int64_t> shape);
 
 /// A dense C-order array in host memory.
 struct HostArray {
@@ -59,7 +65,9 @@ readNpzFile(llvm::StringRef path);
 /// Serialises an array as .npy (version 1.0).
 std::string serializeNpy(const HostArray &array);
 /// Writes arrays as an uncompressed .npz (what np.savez writes), entries in
-/// the given order.
+/// the given order. The file is replaced atomically: written to a temporary
+/// file next to it, flushed to disk, then renamed over it, so an existing
+/// checkpoint survives a failed write (a full disk) intact.
 llvm::Error
 writeNpzFile(llvm::StringRef path,
              llvm::ArrayRef<std::pair<std::string, const HostArray *>> arrays);

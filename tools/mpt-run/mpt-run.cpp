@@ -37,6 +37,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
@@ -51,6 +52,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mpt;
@@ -119,6 +121,16 @@ static cl::list<std::string> sharedLibs(
     cl::desc("Libraries the JIT-compiled step may call (default: MLIR's "
              "C runner utilities, for f16/bf16 conversion helpers)"),
     cl::CommaSeparated, cl::cat(runCategory));
+static cl::opt<bool> stopOnNonfinite(
+    "stop-on-nonfinite",
+    cl::desc("Stop with an error at the first NaN or infinite loss (without "
+             "it, mpt-run warns once and goes on)"),
+    cl::cat(runCategory));
+static cl::opt<bool> perfJitdump(
+    "perf-jitdump",
+    cl::desc("Write perf jitdump files of the compiled step (for perf "
+             "record; they go to $JITDUMPDIR/.debug/jit or $HOME/.debug/jit)"),
+    cl::cat(runCategory));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on a terminal"),
                                 cl::cat(runCategory));
@@ -205,7 +217,45 @@ checkBoundaryType(func::FuncOp func, Type type, const Twine &what) {
                         "f32, f16, bf16, i32, i64 or i1";
     return failure();
   }
+  // Host buffers are allocated for every argument and result: a size that
+  // does not fit, or exceeds the machine's memory, is refused here.
+  std::optional<int64_t> bytes = getByteSize(*kind, tensor.getShape());
+  static const int64_t physicalMemory =
+      static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (!bytes || (physicalMemory > 0 && *bytes > physicalMemory)) {
+    func.emitError() << what << " has type " << type << ", "
+                     << (bytes ? std::to_string(*bytes) + " bytes"
+                               : std::string("more than 2^63 bytes"))
+                     << ": more than this machine's memory";
+    return failure();
+  }
   return std::make_pair(*kind, SmallVector<int64_t>(tensor.getShape()));
+}
+
+/// Why `value` cannot be stored in an element of `kind` exactly enough:
+/// integers must be integral and in range (a cast would wrap); empty when
+/// it can.
+static std::string checkRepresentable(ElementKind kind, double value) {
+  double lowest, highest;
+  switch (kind) {
+  case ElementKind::I32:
+    lowest = -0x1p31, highest = 0x1p31 - 1;
+    break;
+  case ElementKind::I64:
+    // The largest double below 2^63.
+    lowest = -0x1p63, highest = 0x1.fffffffffffffp62;
+    break;
+  default:
+    return "";
+  }
+  if (!std::isfinite(value) || value != std::trunc(value) || value < lowest ||
+      value > highest) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.9g", value);
+    return std::string(text) + " is not an " + getElementName(kind).str() +
+           " integer value";
+  }
+  return "";
 }
 
 /// The SSA name an argument has in the source (`%w1` -> "w1"), read back
@@ -291,6 +341,12 @@ analyseStep(func::FuncOp func, ArrayRef<std::string> argNames) {
       else
         info.initialValue =
             static_cast<double>(cast<IntegerAttr>(attr).getInt());
+      if (std::string why = checkRepresentable(info.kind, *info.initialValue);
+          !why.empty()) {
+        func.emitError() << "argument #" << i << " ('" << info.name
+                         << "'): mpt.initial_value " << why;
+        return failure();
+      }
     }
     if (info.role == ArgRole::LossScale)
       sig.lossScaleArg = i;
@@ -379,7 +435,7 @@ static void initialiseParam(HostArray &array, std::mt19937_64 &rng) {
   // Kaiming-uniform for ReLU networks: U(-b, b), b = sqrt(6 / fan_in), with
   // fan_in the product of all dimensions but the last (the [in, out] and
   // HWCF layouts of the examples). Vectors (biases) start at zero.
-  if (array.shape.size() < 2)
+  if (array.shape.size() < 2 || array.getNumElements() == 0)
     return;
   int64_t fanIn = array.getNumElements() / array.shape.back();
   double bound = std::sqrt(6.0 / static_cast<double>(fanIn));
@@ -474,6 +530,9 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
     if (arg.role != ArgRole::Hyperparameter)
       fail("--hparam " + spec + ": " + arg.describe(*index) +
            " is not a hyperparameter");
+    if (std::string why = checkRepresentable(arg.kind, value); !why.empty())
+      fail("--hparam " + spec + ": " + why + " (" + arg.describe(*index) +
+           " is " + arg.typeString() + ")");
     HostArray array = HostArray::zeros(arg.kind, arg.shape);
     for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
       array.setFromDouble(i, value);
@@ -683,6 +742,51 @@ private:
 // main
 //===----------------------------------------------------------------------===//
 
+/// Whether two paths name the same file: the same inode when both exist,
+/// else the same absolute path.
+static bool isSameFile(StringRef a, StringRef b) {
+  bool same = false;
+  if (!llvm::sys::fs::equivalent(a, b, same))
+    return same;
+  auto normalise = [](StringRef path) {
+    SmallString<256> full(path);
+    llvm::sys::fs::make_absolute(full);
+    llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
+    return std::string(full);
+  };
+  return normalise(a) == normalise(b);
+}
+
+/// --log and --save must not replace an input or each other (but --save
+/// may replace the --inputs checkpoint it resumes from).
+static void checkOutputsSpareInputs() {
+  SmallVector<std::pair<std::string, std::string>> inputs;
+  if (inputFilename != "-")
+    inputs.push_back({inputFilename, "the step"});
+  if (!dataFile.empty())
+    inputs.push_back({dataFile, "--data"});
+  for (const std::string &path : inputFiles)
+    inputs.push_back({path, "--inputs"});
+  for (StringRef spec : inputArrays)
+    inputs.push_back({spec.split('=').second.str(), "--input"});
+  SmallVector<std::pair<std::string, std::string>> outputs;
+  if (logFile != "-")
+    outputs.push_back({logFile, "--log"});
+  if (!saveFile.empty())
+    outputs.push_back({saveFile, "--save"});
+  for (auto &[output, option] : outputs)
+    for (auto &[input, what] : inputs)
+      // Resuming from a checkpoint and saving over it is fine: it has been
+      // read, and the save replaces it atomically.
+      if (!(option == "--save" && what == "--inputs") &&
+          isSameFile(output, input))
+        fail(option + " " + output + " would overwrite " + what + " (" +
+             input + "); write it to another file");
+  if (outputs.size() == 2 && isSameFile(outputs[0].first, outputs[1].first))
+    fail("--log and --save name the same file (" + saveFile +
+         "); write them to different files");
+}
+
 static int run(int argc, char **argv) {
   mlir::registerAllPasses();
   mpt::registerAllPasses();
@@ -695,6 +799,7 @@ static int run(int argc, char **argv) {
     fail("--log-format must be csv or jsonl, got '" + logFormat + "'");
   if (optLevel > 3)
     fail("-O must be 0, 1, 2 or 3");
+  checkOutputsSpareInputs();
 
   DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -807,6 +912,10 @@ static int run(int argc, char **argv) {
   engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
       static_cast<int>(optLevel.getValue()));
   engineOptions.sharedLibPaths = libs;
+  // The listeners write files on every run (a jitdump directory per
+  // process for perf); only on request.
+  engineOptions.enablePerfNotificationListener = perfJitdump;
+  engineOptions.enableGDBNotificationListener = false;
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine)
     fail("JIT compilation failed: " + toString(engine.takeError()));
@@ -831,6 +940,7 @@ static int run(int argc, char **argv) {
   auto lastProgress = std::chrono::steady_clock::time_point();
   double firstLoss = 0, lastLoss = 0;
   unsigned numSkipped = 0;
+  bool warnedNonfinite = false;
   for (unsigned step = 0; step < numSteps; ++step) {
     for (auto &[index, stacked] : values.batches) {
       HostArray &arg = values.current[index];
@@ -855,6 +965,17 @@ static int run(int argc, char **argv) {
     }
     numSkipped += skipped;
     logger.log(step, loss, scale, skipped);
+    if (!std::isfinite(loss)) {
+      if (stopOnNonfinite)
+        fail("step " + Twine(step) + ": the loss is " + formatNumber(loss) +
+             "; stopping (--stop-on-nonfinite), nothing saved");
+      if (!warnedNonfinite)
+        llvm::errs() << "mpt-run: warning: step " << step << ": the loss is "
+                     << formatNumber(loss)
+                     << " (NaN or infinity in the data, hyperparameters or "
+                        "parameters?); --stop-on-nonfinite stops here\n";
+      warnedNonfinite = true;
+    }
     if (step == 0)
       firstLoss = loss;
     lastLoss = loss;
@@ -872,6 +993,11 @@ static int run(int argc, char **argv) {
   }
   if (progress)
     llvm::errs() << "\n";
+  if (logOut.os().has_error()) {
+    std::error_code error = logOut.os().error();
+    logOut.os().clear_error();
+    fail(logFile + ": write failed: " + error.message());
+  }
   logOut.keep();
 
   if (!saveFile.empty()) {
