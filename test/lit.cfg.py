@@ -27,11 +27,24 @@ config.substitutions.append(("%mlir_runner_libs", ",".join(
     for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"])))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+
+# Sanitizer builds (-DMPT_SANITIZE): every report fails its test.
+config.substitutions.append(("%mpt_sanitize_flags",
+                             getattr(config, "mpt_sanitize_flags", "")))
+if getattr(config, "mpt_sanitize_flags", ""):
+    config.available_features.add("sanitizer")
+    config.environment["ASAN_OPTIONS"] = "abort_on_error=0:halt_on_error=1:detect_leaks=1"
+    config.environment["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
+
 llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.mpt_tools_dir, config.llvm_tools_dir]
 tools = ["mpt-opt", "mpt-run", "mlir-opt", "mlir-runner", "FileCheck", "not", "count"]
+# mpt-fuzz is built with -DMPT_BUILD_FUZZER=ON.
+if os.path.exists(os.path.join(config.mpt_tools_dir, "mpt-fuzz")):
+    config.available_features.add("mpt-fuzz")
+    tools.append("mpt-fuzz")
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The project's Python (the venv made by scripts/setup-python.sh), with a

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""How mpt's passes scale with the size of a training step.
+
+For generated transformer steps of 64 to 1024 layers (bench/autocast's
+generator), prints the time of every mpt pass and of the whole
+--mpt-mixed-precision pipeline as a ratio to mpt-opt's parse + print of the
+same file, measured in the same mpt-opt run (MLIR's --mlir-timing; median of
+--repeat runs). A pass is linear in the step when its ratio stays flat as the
+step grows; the target for the pipeline is <= 1.0x at every depth.
+
+Then the CPU pipeline (--mpt-lower-to-cpu on the mixed-precision step): wall
+time and peak memory (max RSS) for the depths in --cpu-layers, each under a
+time limit (--cpu-timeout; a run past it prints "timeout").
+
+  pipeline = Total - Parser - Output (every pass plus the verifier runs
+             between passes)
+
+This is a benchmark, not a test: the numbers depend on the machine.
+
+Usage: scale.py [--mpt-opt build/bin/mpt-opt] [--layers 64,128,256,512,1024]
+                [--repeat 3] [--cpu-layers 64] [--cpu-timeout 300]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "autocast"))
+import gen_transformer  # noqa: E402
+
+# The mpt passes run on their own (each after parse, before print), with the
+# name --mlir-timing gives them. Reports write to /dev/null.
+SINGLE_PASSES = [
+    ("--mpt-training-graph-report=output=/dev/null", "TrainingGraphReport"),
+    ("--mpt-precision-report=output=/dev/null", "MptPrecisionReport"),
+    ("--mpt-decompose-aggregate-ops", "DecomposeAggregateOps"),
+    ("--mpt-strip-contract-attributes", "StripContractAttributes"),
+]
+# Passes of --mpt-mixed-precision, as --mlir-timing names them.
+PIPELINE_PASSES = ["MptAutocast", "InsertLossScaling", "MptCastCleanup",
+                   "LowerLossScaling", "StripTrainingMarkers", "CSE"]
+
+
+def timing(mpt_opt, path, extra):
+    out = subprocess.run([mpt_opt, path, "-o", os.devnull, "--mlir-timing"] + extra,
+                         check=True, capture_output=True, text=True).stderr
+    times = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
+        if m:
+            name = m.group(2)
+            # Nested pipelines print "'func.func' Pipeline" then the pass:
+            # the first line for a name is the total over its instances.
+            times[name] = times.get(name, 0.0) + float(m.group(1)) \
+                if name in PIPELINE_PASSES else times.get(name, float(m.group(1)))
+    return times
+
+
+def count_ops(mpt_opt, path):
+    out = subprocess.run([mpt_opt, path, "--print-op-stats", "-o", os.devnull],
+                         check=True, capture_output=True, text=True).stderr
+    return sum(int(m.group(1)) for m in re.finditer(r",\s*([0-9]+)\s*$", out, re.M))
+
+
+def cpu_pipeline(mpt_opt, path, timeout):
+    """Wall time and peak RSS (MiB) of --mpt-lower-to-cpu, or None on timeout."""
+    start = time.monotonic()
+    proc = subprocess.Popen([mpt_opt, path, "--mpt-lower-to-cpu", "-o", os.devnull],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while True:
+        # wait4 gives this child's own rusage (ru_maxrss in KiB on Linux).
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - start > timeout:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return None
+        time.sleep(0.05)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"--mpt-lower-to-cpu failed on {path}")
+    return time.monotonic() - start, usage.ru_maxrss / 1024.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    repo = os.path.dirname(os.path.dirname(HERE))
+    parser.add_argument("--mpt-opt", default=os.path.join(repo, "build", "bin", "mpt-opt"))
+    parser.add_argument("--layers", default="64,128,256,512,1024")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cpu-layers", default="64",
+                        help="depths for --mpt-lower-to-cpu ('' for none)")
+    parser.add_argument("--cpu-timeout", type=float, default=300)
+    args = parser.parse_args()
+    depths = [int(x) for x in args.layers.split(",") if x]
+    cpu_depths = [int(x) for x in args.cpu_layers.split(",") if x]
+
+    columns = PIPELINE_PASSES + [name for _, name in SINGLE_PASSES]
+    short = {"MptAutocast": "autocast", "InsertLossScaling": "insert-ls",
+             "MptCastCleanup": "cleanup", "LowerLossScaling": "lower-ls",
+             "StripTrainingMarkers": "strip", "CSE": "cse",
+             "TrainingGraphReport": "tg-report", "MptPrecisionReport": "prec-report",
+             "DecomposeAggregateOps": "decompose",
+             "StripContractAttributes": "strip-attrs"}
+    print("Ratios to parse+print of the same step in the same mpt-opt run "
+          f"(median of {args.repeat}).")
+    print(f"{'layers':>6} {'ops':>7} {'io s':>7} {'pipeline':>9} " +
+          " ".join(f"{short[c]:>11}" for c in columns))
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for layers in sorted(set(depths + cpu_depths)):
+            path = os.path.join(tmp, f"step{layers}.mlir")
+            with open(path, "w") as f:
+                f.write(gen_transformer.generate(layers, 16, 32, 64, 8))
+            paths[layers] = path
+        for layers in depths:
+            path = paths[layers]
+            ratios = {c: [] for c in columns}
+            pipeline, io_times = [], []
+            for _ in range(args.repeat):
+                t = timing(args.mpt_opt, path, ["--mpt-mixed-precision"])
+                io = t["Parser"] + t["Output"]
+                io_times.append(io)
+                pipeline.append((t["Total"] - io) / io)
+                for name in PIPELINE_PASSES:
+                    ratios[name].append(t.get(name, 0.0) / io)
+                for flag, name in SINGLE_PASSES:
+                    t = timing(args.mpt_opt, path, [flag])
+                    ratios[name].append(t.get(name, 0.0) / (t["Parser"] + t["Output"]))
+            print(f"{layers:>6} {count_ops(args.mpt_opt, path):>7} "
+                  f"{statistics.median(io_times):>7.3f} "
+                  f"{statistics.median(pipeline):>8.2f}x " +
+                  " ".join(f"{statistics.median(ratios[c]):>10.3f}x" for c in columns),
+                  flush=True)
+
+        if cpu_depths:
+            print("\n--mpt-lower-to-cpu on the mixed-precision step:")
+            print(f"{'layers':>6} {'time s':>9} {'peak MiB':>9}")
+        for layers in cpu_depths:
+            lowered = os.path.join(tmp, f"mp{layers}.mlir")
+            subprocess.run([args.mpt_opt, paths[layers], "--mpt-mixed-precision",
+                            "-o", lowered], check=True)
+            result = cpu_pipeline(args.mpt_opt, lowered, args.cpu_timeout)
+            if result is None:
+                print(f"{layers:>6} {'timeout':>9} (> {args.cpu_timeout:g} s)", flush=True)
+            else:
+                print(f"{layers:>6} {result[0]:>9.2f} {result[1]:>9.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
