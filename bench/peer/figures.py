@@ -43,10 +43,13 @@ def tool(name):
     return path if os.path.exists(path) else name
 
 
-def report(mpt_opt, mlir, dtype, tmp):
-    out = os.path.join(tmp, f"{os.path.basename(mlir)}.{dtype}.json")
-    subprocess.run([mpt_opt, mlir, f"--mpt-precision-report=dtype={dtype} format=json output={out}",
-                    "-o", os.devnull], check=True)
+def report(mpt_opt, mlir, dtype, tmp, level=None):
+    out = os.path.join(tmp, f"{os.path.basename(mlir)}.{dtype}.{level}.json")
+    options = f"dtype={dtype} format=json output={out}"
+    if level:
+        options += f" policy-level={level}"
+    subprocess.run([mpt_opt, mlir, f"--mpt-precision-report={options}", "-o", os.devnull],
+                   check=True)
     with open(out) as fh:
         return json.load(fh)["functions"][0]
 
@@ -57,26 +60,33 @@ def kib(n):
 
 def memory_section(mpt_opt, tmp):
     lines = ["### Memory estimate and op decisions (bundled examples)", "",
-             "`TrainingGraph::estimateMemory` before and after autocast (KiB; parameters, gradients "
+             "`TrainingGraph::estimateMemory` before and after autocast with "
+             "`policy-level=promote` (KiB; parameters, gradients "
              "and optimizer state stay f32, so only the activations kept for the backward pass "
              "change; the 16-bit weight copies the backward reads are counted apart from them), "
+             "the activations after/before, the same with `policy-level=conservative`, "
              "and the ops of each plan by precision (`unchanged`: no float tensor data).", "",
              "| example | dtype | params | grads | opt. state | activations before | activations after "
+             "| after/before | after/before, conservative "
              "| weight copies after | total before | total after | ops low | ops f32 | unchanged "
              "| casts inserted |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-             "| ---: |"]
+             "| ---: | ---: | ---: |"]
     reps = {}
     for name, desc in EXAMPLES:
         mlir = os.path.join(REPO, "examples", "torch", name + ".mlir")
         for dtype in ("f16", "bf16"):
-            r = report(mpt_opt, mlir, dtype, tmp)
+            r = report(mpt_opt, mlir, dtype, tmp, "promote")
             reps[(name, dtype)] = r
             b, a, ops = r["memory_before"], r["memory_after"], r["ops_by_precision"]
+            cons = report(mpt_opt, mlir, dtype, tmp, "conservative")["memory_after"]
+            act_b = b['activations']['total_bytes']
             lines.append(
                 f"| {name} ({desc}) | {dtype} | {kib(b['params']['total_bytes'])} | "
                 f"{kib(b['gradients']['total_bytes'])} | {kib(b['optimizer_state']['total_bytes'])} | "
-                f"{kib(b['activations']['total_bytes'])} | {kib(a['activations']['total_bytes'])} | "
+                f"{kib(act_b)} | {kib(a['activations']['total_bytes'])} | "
+                f"{a['activations']['total_bytes'] / act_b:.2f} | "
+                f"{cons['activations']['total_bytes'] / act_b:.2f} | "
                 f"{kib(a.get('param_copies', {}).get('total_bytes', 0))} | "
                 f"{kib(b['total_bytes'])} | {kib(a['total_bytes'])} | {ops.get(dtype, 0)} | "
                 f"{ops.get('f32', 0)} | {ops.get('unchanged', 0)} | {r['casts_inserted']} |")
@@ -91,7 +101,7 @@ def memory_section(mpt_opt, tmp):
                     "--model", "resnet18", "--input-shape", f"{2 * batch},3,32,32", "--loss",
                     "cross-entropy", "--optimizer", "sgd", "--lr", "0.01", "--momentum", "0.9",
                     "-o", big], check=True, stdout=subprocess.DEVNULL)
-    r1, r2 = reps[("resnet18_sgd", "f16")], report(mpt_opt, big, "f16", tmp)
+    r1, r2 = reps[("resnet18_sgd", "f16")], report(mpt_opt, big, "f16", tmp, "promote")
     act = {}
     for when in ("memory_before", "memory_after"):
         a1 = r1[when]["activations"]["total_bytes"]
@@ -100,7 +110,7 @@ def memory_section(mpt_opt, tmp):
         act[when] = (per, a1 - batch * per, r1[when]["total_bytes"] - a1)
     (a_b, c_b, f_b), (a_a, c_a, f_a) = act["memory_before"], act["memory_after"]
     lines += ["", "### ResNet-18: how much larger a batch fits", "",
-              f"The f16 report of the example (batch {batch}) and of the same step imported at batch "
+              f"The f16 report (`policy-level=promote`) of the example (batch {batch}) and of the same step imported at batch "
               f"{2 * batch} give the activations kept for backward as A(B) = c + B·a:", "",
               "| | per sample a (KiB) | per batch c (KiB) | params + grads + opt. state F (MiB) |",
               "| --- | ---: | ---: | ---: |",

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -160,6 +161,18 @@ static bool isSigmoidExp(Operation *exp) {
   return div && div.getRhs() == add.getResult() && isOne(div.getLhs());
 }
 
+/// Policy level promote: a deny op whose result is bounded, so that an
+/// elementwise body computing it in f32 may read and write low precision
+/// (erf in GELU: PyTorch runs gelu in low precision too). Elementwise only:
+/// a reduction of it still accumulates in f32.
+static bool isBoundedDenyOp(Operation *bodyOp, const PrecisionPolicy &policy) {
+  if (policy.getLevel() != PolicyLevel::Promote)
+    return false;
+  auto linalgOp = bodyOp->getParentOfType<linalg::LinalgOp>();
+  return linalgOp && linalgOp.getNumReductionLoops() == 0 &&
+         isa<math::ErfOp, math::ErfcOp>(bodyOp);
+}
+
 /// Whether a body op only moves or compares data (no float arithmetic).
 static bool isNeutralBodyOp(Operation *op) {
   if (isa<linalg::YieldOp, linalg::IndexOp, arith::ConstantOp,
@@ -198,14 +211,17 @@ static Classification classifyLinalg(linalg::LinalgOp op,
   if (linalg::isaConvolutionOpInterface(op))
     return {OpClass::Allow, "structure: convolution"};
   Operation *unlisted = nullptr;
-  Operation *denied = nullptr;
+  Operation *denied = nullptr, *boundedDenied = nullptr;
   bool computes = false, onlyClear = true;
   op->walk([&](Operation *bodyOp) {
     if (bodyOp == op.getOperation() || isNeutralBodyOp(bodyOp))
       return;
     computes = true;
     std::optional<OpList> list = policy.lookup(bodyOp->getName().getStringRef());
-    if (list == OpList::Deny && !denied && !isSigmoidExp(bodyOp))
+    if (list == OpList::Deny && isBoundedDenyOp(bodyOp, policy)) {
+      if (!boundedDenied)
+        boundedDenied = bodyOp;
+    } else if (list == OpList::Deny && !denied && !isSigmoidExp(bodyOp))
       denied = bodyOp;
     else if (!list && !unlisted)
       unlisted = bodyOp;
@@ -225,6 +241,12 @@ static Classification classifyLinalg(linalg::LinalgOp op,
                 .str()};
   if (!computes)
     return {OpClass::Clear, "structure: data movement only"};
+  if (boundedDenied)
+    return {OpClass::Infer,
+            ("structure: elementwise arithmetic; body uses " +
+             boundedDenied->getName().getStringRef() +
+             " (deny list), bounded, in f32 opmath")
+                .str()};
   if (onlyClear)
     return {OpClass::Clear, "structure: body uses only clear ops"};
   return {OpClass::Infer, "structure: elementwise arithmetic"};
@@ -777,6 +799,8 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
   for (auto [k, value] : llvm::enumerate(carried))
     if (canLower[ops.size() + k])
       decide(ops.size() + k, value.precision, value.reason, value.cause);
+  if (policy.getLevel() == PolicyLevel::Promote)
+    promoteFollowers();
 }
 
 std::string PrecisionPlan::describe(const CarriedValue &value) const {
@@ -897,6 +921,11 @@ std::string PrecisionPlan::describe(Operation *op) const {
     break;
   case DecisionReason::NoF32Data:
     os << d.detail;
+    break;
+  case DecisionReason::FollowsLowInputs:
+  case DecisionReason::FollowsF32Input:
+  case DecisionReason::NoInputToFollow:
+    describePromotion(op, d, os);
     break;
   }
   return text;

@@ -33,6 +33,16 @@ StringRef mpt::stringifyOpList(OpList list) {
   llvm_unreachable("unknown list");
 }
 
+StringRef mpt::stringifyPolicyLevel(PolicyLevel level) {
+  switch (level) {
+  case PolicyLevel::Conservative:
+    return "conservative";
+  case PolicyLevel::Promote:
+    return "promote";
+  }
+  llvm_unreachable("unknown policy level");
+}
+
 namespace {
 // linalg.generic, linalg.map and linalg.reduce are not listed: they are
 // classified by their structure and body (PrecisionPlan.cpp). Named linalg
@@ -172,6 +182,7 @@ PrecisionPolicy::buildShared(MLIRContext *context,
 FailureOr<PrecisionPolicy>
 PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   PrecisionPolicy policy;
+  policy.level = options.level;
   Location unknown = UnknownLoc::get(context);
   if (options.dtype == "f16")
     policy.lowPrecision = LowPrecisionType::F16;

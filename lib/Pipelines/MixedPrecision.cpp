@@ -29,6 +29,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   autocast.infer.assign(options.infer.begin(), options.infer.end());
   autocast.clear.assign(options.clear.begin(), options.clear.end());
   autocast.masterWeights = options.masterWeights;
+  autocast.policyLevel = options.policyLevel;
   funcPm.addPass(createMptAutocast(autocast));
 
   InsertLossScalingOptions scaling;

@@ -20,7 +20,8 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
   // functions run in parallel. Copies of the pass share it.
   LogicalResult initialize(MLIRContext *context) override {
     precisionPolicy = PrecisionPolicy::buildShared(
-        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear));
+        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear,
+                                     policyLevel));
     return success(precisionPolicy != nullptr);
   }
 

@@ -227,6 +227,8 @@ private:
         bool init = linalgOp.isDpsInit(&operand);
         if (allow && init)
           continue; // f32 accumulator
+        if (plan.keepsF32(operand))
+          continue; // f32 statistics of a low normalisation
         Type type = toLow(operand.get().getType());
         unsigned index = operand.getOperandNumber();
         BlockArgument arg;
@@ -336,6 +338,9 @@ void mpt::applyPrecisionPlan(FunctionOpInterface func,
                              const PrecisionPlan &plan,
                              SmallVectorImpl<Operation *> *keptDeadOps) {
   PlanRewriter(plan, func->getContext()).run(keptDeadOps);
+  if (plan.getPolicy().getLevel() == PolicyLevel::Promote)
+    readLowCopiesInBackward(func,
+                            plan.getPolicy().getLowType(func->getContext()));
   cleanupCasts(func, keptDeadOps);
 }
 
@@ -572,6 +577,8 @@ void mpt::printPrecisionReport(
           {"function", func.getName()},
           {"loc", formatLocation(func.getLoc())},
           {"dtype", lowName},
+          {"policy_level",
+           stringifyPolicyLevel(plan->getPolicy().getLevel())},
           {"ops_by_precision",
            llvm::json::Object{{lowName, static_cast<int64_t>(totals.low)},
                               {"f32", static_cast<int64_t>(totals.fp32)},
@@ -604,7 +611,9 @@ void mpt::printPrecisionReport(
     StringRef lowName = plan->getPolicy().getLowTypeName();
     Totals totals = countTotals(*plan);
     os << "mpt precision report: @" << func.getName() << " ("
-       << formatLocation(func.getLoc()) << "), dtype " << lowName << "\n";
+       << formatLocation(func.getLoc()) << "), dtype " << lowName
+       << ", policy level "
+       << stringifyPolicyLevel(plan->getPolicy().getLevel()) << "\n";
     if (!summary.trainingStep)
       os << "  no training markers: plain autocast, every op counts as "
             "forward\n";

@@ -32,7 +32,8 @@ struct MptPrecisionReportPass
                  << "'; expected text or json",
              failure();
     precisionPolicy = PrecisionPolicy::buildShared(
-        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear));
+        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear,
+                                     policyLevel));
     return success(precisionPolicy != nullptr);
   }
 

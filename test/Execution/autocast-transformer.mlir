@@ -23,6 +23,13 @@
 // RUN: mpt-opt %t.mlir --mpt-autocast=dtype=bf16 --mpt-strip-training-markers %{lower_bf16} | %{run} > %t.bf16
 // RUN: %python %S/Inputs/compare_runs.py %t.f32 %t.f16 --names W1,W2,Wout --update-tol 1e-2 --loss-tol 1e-3 | FileCheck %s
 // RUN: %python %S/Inputs/compare_runs.py %t.f32 %t.bf16 --names W1,W2,Wout --update-tol 8e-2 --loss-tol 8e-3 | FileCheck %s
+// Policy level promote (normalisations, activations and residual adds follow
+// their low inputs, f32 statistics; the backward reads 16-bit copies): the
+// same bounds hold.
+// RUN: mpt-opt %t.mlir --mpt-autocast=policy-level=promote --mpt-strip-training-markers %{lower} | %{run} > %t.pf16
+// RUN: mpt-opt %t.mlir --mpt-autocast="dtype=bf16 policy-level=promote" --mpt-strip-training-markers %{lower_bf16} | %{run} > %t.pbf16
+// RUN: %python %S/Inputs/compare_runs.py %t.f32 %t.pf16 --names W1,W2,Wout --update-tol 1e-2 --loss-tol 1e-3 | FileCheck %s
+// RUN: %python %S/Inputs/compare_runs.py %t.f32 %t.pbf16 --names W1,W2,Wout --update-tol 8e-2 --loss-tol 8e-3 | FileCheck %s
 // RUN: not %python %S/Inputs/compare_runs.py %t.f32 %t.f16 --names W1,W2,Wout --update-tol 0 --loss-tol 0
 
 // CHECK: loss: f32 {{.*}}, low {{.*}}, relative difference {{.*}} <= {{.*}}

@@ -16,6 +16,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
 #include <string>
 
 namespace mpt {
@@ -74,6 +75,12 @@ enum class DecisionReason {
   ControlFlow,
   /// Unchanged: no f32 tensor data.
   NoF32Data,
+  /// Low (policy level promote): every full-size input is low.
+  FollowsLowInputs,
+  /// FP32 (policy level promote): a full-size input is f32.
+  FollowsF32Input,
+  /// FP32 (policy level promote): no full-size input to follow.
+  NoInputToFollow,
 };
 
 struct OpDecision {
@@ -130,6 +137,15 @@ public:
   /// One line saying why a carried value got its precision.
   std::string describe(const CarriedValue &value) const;
 
+  /// Whether `operand` of a low op keeps its f32 type (policy level
+  /// promote: a broadcast input of an elementwise op, such as the mean
+  /// and 1/std of a normalisation or a per-channel scale).
+  bool keepsF32(mlir::OpOperand &operand) const;
+
+  /// Whether `operand` is a broadcast input of an elementwise linalg op:
+  /// it has fewer elements than the iteration domain.
+  static bool isBroadcastInput(mlir::OpOperand &operand);
+
   /// The f32 tensor operands whose type follows `op`'s precision: the
   /// inputs of an allow op, every f32 tensor operand of an infer/clear op.
   /// Inits of a linalg op whose body never reads them are not included.
@@ -137,6 +153,13 @@ public:
                                    llvm::SmallVectorImpl<mlir::OpOperand *> &out);
 
 private:
+  /// Policy level promote: infer/clear ops that painting left f32 follow
+  /// the precision of their full-size inputs, in program order.
+  void promoteFollowers();
+  /// The reason text of a decision promoteFollowers made.
+  void describePromotion(mlir::Operation *op, const OpDecision &decision,
+                         llvm::raw_ostream &os) const;
+
   const PrecisionPolicy &policy;
   llvm::SmallVector<mlir::Operation *> ops;
   llvm::DenseMap<mlir::Operation *, OpDecision> decisions;

@@ -36,20 +36,38 @@ llvm::StringRef stringifyOpList(OpList list);
 /// The low-precision floating-point type autocast targets.
 enum class LowPrecisionType { F16, BF16 };
 
+/// How infer and clear ops get their precision (docs/Autocast.md).
+enum class PolicyLevel {
+  /// grappler's painting: an infer op is low only between allow ops and
+  /// off every path from a deny op to an infer/deny op.
+  Conservative,
+  /// PyTorch's type promotion on top: an infer/clear op whose full-size
+  /// inputs are all low (an allow op's result counts as low) is low; its
+  /// broadcast operands (statistics, per-channel parameters) stay f32 and
+  /// its body computes in f32. Elementwise bodies whose deny ops are
+  /// bounded (erf) count as infer. The backward reads 16-bit copies of
+  /// forward values where they exist (saveLowPrecisionCopies).
+  Promote,
+};
+llvm::StringRef stringifyPolicyLevel(PolicyLevel level);
+
 /// What the user asked for: the pass options.
 struct PolicyOptions {
   std::string dtype = "f16";
   /// Path of a JSON policy file; empty for none.
   std::string policyFile;
   std::vector<std::string> allow, deny, infer, clear;
+  PolicyLevel level = PolicyLevel::Conservative;
 
   /// The policy options from a pass's options (--mpt-autocast,
   /// --mpt-precision-report): any ranges of op names.
   template <typename ListT>
   static PolicyOptions get(llvm::StringRef dtype, llvm::StringRef policyFile,
                            const ListT &allow, const ListT &deny,
-                           const ListT &infer, const ListT &clear) {
+                           const ListT &infer, const ListT &clear,
+                           PolicyLevel level) {
     PolicyOptions options;
+    options.level = level;
     options.dtype = dtype.str();
     options.policyFile = policyFile.str();
     options.allow.assign(allow.begin(), allow.end());
@@ -85,6 +103,7 @@ public:
   bool isUserListed(llvm::StringRef opName) const;
 
   LowPrecisionType getLowPrecision() const { return lowPrecision; }
+  PolicyLevel getLevel() const { return level; }
   mlir::FloatType getLowType(mlir::MLIRContext *context) const;
   llvm::StringRef getLowTypeName() const;
   /// Largest finite and smallest positive (subnormal) magnitude of the low
@@ -109,6 +128,7 @@ private:
   };
   std::vector<Pattern> patterns;
   LowPrecisionType lowPrecision = LowPrecisionType::F16;
+  PolicyLevel level = PolicyLevel::Conservative;
 };
 
 } // namespace mpt

@@ -9,6 +9,8 @@
 #ifndef MPT_PIPELINES_MIXEDPRECISION_H
 #define MPT_PIPELINES_MIXEDPRECISION_H
 
+#include "mpt/Analysis/PrecisionPolicy.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -35,6 +37,16 @@ struct MixedPrecisionOptions
       *this, "infer", llvm::cl::desc("Op names added to the infer list")};
   ListOption<std::string> clear{
       *this, "clear", llvm::cl::desc("Op names added to the clear list")};
+  Option<PolicyLevel> policyLevel{
+      *this, "policy-level",
+      llvm::cl::desc("How infer/clear ops get their precision: conservative "
+                     "or promote (docs/Autocast.md)"),
+      llvm::cl::init(PolicyLevel::Conservative),
+      llvm::cl::values(
+          clEnumValN(PolicyLevel::Conservative, "conservative",
+                     "low only between allow ops (grappler)"),
+          clEnumValN(PolicyLevel::Promote, "promote",
+                     "follow the inputs' precision (PyTorch promotion)"))};
   Option<bool> masterWeights{
       *this, "master-weights",
       llvm::cl::desc("Keep FP32 master weights as optimizer state and "

@@ -41,6 +41,15 @@ void applyPrecisionPlan(
 mlir::LogicalResult checkNoOtherLowType(mlir::FunctionOpInterface func,
                                         mlir::Type lowType);
 
+/// Policy level promote, after the plan is applied: backward
+/// linalg.generic ops read the 16-bit copies of forward values instead of
+/// their f32 form (an extension of a 16-bit value: exact; an f32 value
+/// with a 16-bit copy, when every backward reader can switch: the backward
+/// sees it rounded, as PyTorch AMP saves it), so the f32 tensors die in
+/// the forward. Returns the number of operands switched.
+unsigned readLowCopiesInBackward(mlir::FunctionOpInterface func,
+                                 mlir::Type lowType);
+
 /// Removes truncf(extf(x)) round trips (exact), merges casts of one value
 /// to one type into a single cast placed right after the producer, and
 /// erases unused casts. Touches only arith.extf / arith.truncf; idempotent.

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mpt/Analysis/PrecisionPolicy.h"
 #include "mpt/IR/MPTDialect.h"
 
 namespace mpt {

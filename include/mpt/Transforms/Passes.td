@@ -168,6 +168,16 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
                "Op names to put on the infer list (low between allow ops)">,
     ListOption<"clear", "clear", "std::string",
                "Op names to put on the clear list (follow neighbours)">,
+    Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
+           /*default=*/"mpt::PolicyLevel::Conservative",
+           "How infer/clear ops get their precision: conservative (low only "
+           "between allow ops) or promote (follow the precision of their "
+           "inputs, f32 statistics; the backward reads 16-bit copies)",
+           [{::llvm::cl::values(
+             clEnumValN(mpt::PolicyLevel::Conservative, "conservative",
+                        "low only between allow ops (grappler)"),
+             clEnumValN(mpt::PolicyLevel::Promote, "promote",
+                        "follow the inputs' precision (PyTorch promotion)"))}]>,
     Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
            "Keep a low-precision working copy of each parameter as optimizer "
            "state, next to the f32 master weight (Apex O2)">,
@@ -214,6 +224,16 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
                "Op names to put on the infer list (low between allow ops)">,
     ListOption<"clear", "clear", "std::string",
                "Op names to put on the clear list (follow neighbours)">,
+    Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
+           /*default=*/"mpt::PolicyLevel::Conservative",
+           "How infer/clear ops get their precision: conservative (low only "
+           "between allow ops) or promote (follow the precision of their "
+           "inputs, f32 statistics; the backward reads 16-bit copies)",
+           [{::llvm::cl::values(
+             clEnumValN(mpt::PolicyLevel::Conservative, "conservative",
+                        "low only between allow ops (grappler)"),
+             clEnumValN(mpt::PolicyLevel::Promote, "promote",
+                        "follow the inputs' precision (PyTorch promotion)"))}]>,
     Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
            "Keep a low-precision working copy of each parameter as optimizer "
            "state, next to the f32 master weight (Apex O2)">,

@@ -1,0 +1,186 @@
+//===- PrecisionPromotion.cpp - policy level promote ----------------------===//
+//
+// PyTorch autocast runs an op that is on neither of its lists in the type of
+// its inputs (type promotion: the widest one), so batch norm, ReLU, pooling
+// and residual adds after a low-precision convolution run in low precision.
+// Policy level promote does the same on top of the grappler painting: an
+// infer or clear op that painting left f32 becomes low when its full-size
+// inputs all come from low ops (an allow op's f32 accumulator counts as low:
+// PyTorch's convolution returns the low type), and stays f32 when one of
+// them is f32 (a reduction, a deny op, a function argument, an op kept f32).
+// Broadcast inputs (a normalisation's mean and 1/std, per-channel scale and
+// shift) do not take part: they stay f32 and the body computes in f32, as
+// cuDNN's and oneDNN's mixed-precision batch norm do. Ops are visited in
+// program order, so a producer is decided before its users: linear.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Analysis/ReportUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mpt;
+
+bool PrecisionPlan::isBroadcastInput(OpOperand &operand) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(operand.getOwner());
+  if (!linalgOp || !linalgOp.isDpsInput(&operand) ||
+      linalgOp.getNumReductionLoops() != 0)
+    return false;
+  AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+  if (map.isPermutation())
+    return false;
+  auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+  if (!type || !type.hasStaticShape())
+    return true;
+  int64_t domain = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return true;
+    domain *= range;
+  }
+  return type.getNumElements() < domain;
+}
+
+bool PrecisionPlan::keepsF32(OpOperand &operand) const {
+  if (policy.getLevel() != PolicyLevel::Promote)
+    return false;
+  Operation *op = operand.getOwner();
+  auto it = decisions.find(op);
+  if (it == decisions.end() || it->second.precision != OpPrecision::Low ||
+      it->second.opClass == OpClass::Allow)
+    return false;
+  return isBroadcastInput(operand);
+}
+
+namespace {
+/// What a full-size input says about its user's precision.
+enum class Vote { Low, F32, Neutral };
+} // namespace
+
+void PrecisionPlan::promoteFollowers() {
+  // The carried values, by the values that stand for them.
+  llvm::DenseMap<Value, const CarriedValue *> carriedOf;
+  for (const CarriedValue &value : carried) {
+    carriedOf[value.owner->getResult(value.index)] = &value;
+    if (auto forOp = dyn_cast<scf::ForOp>(value.owner))
+      carriedOf[forOp.getRegionIterArgs()[value.index]] = &value;
+  }
+  // The vote of `value` (looked through casts); `cause` is the op behind it
+  // (null for an argument).
+  auto voteOf = [&](Value &value, Operation *&cause) -> Vote {
+    // Casts are transparent: they are autocast's own, from an earlier run.
+    while (auto def = value.getDefiningOp())
+      if (isa<arith::ExtFOp, arith::TruncFOp>(def) &&
+          isa<TensorType>(value.getType()))
+        value = def->getOperand(0);
+      else
+        break;
+    if (const CarriedValue *c = carriedOf.lookup(value)) {
+      cause = c->owner;
+      return c->precision == OpPrecision::Low ? Vote::Low : Vote::F32;
+    }
+    Operation *def = value.getDefiningOp();
+    cause = def;
+    if (!def)
+      return Vote::F32; // a function argument: data and parameters are f32
+    auto it = decisions.find(def);
+    if (it == decisions.end())
+      return Vote::F32;
+    const OpDecision &d = it->second;
+    if (d.precision == OpPrecision::Low)
+      return Vote::Low;
+    if (d.opClass == OpClass::NoF32Data)
+      return def->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(def)
+                 ? Vote::Neutral
+                 : Vote::F32;
+    // An f32 infer/clear op without full-size inputs (a fill, the broadcast
+    // of a parameter) takes its user's precision through a cast.
+    if ((d.opClass == OpClass::Infer || d.opClass == OpClass::Clear) &&
+        d.reason == DecisionReason::NoInputToFollow)
+      return Vote::Neutral;
+    return Vote::F32;
+  };
+
+  for (Operation *op : ops) {
+    OpDecision &decision = decisions[op];
+    if (decision.reason != DecisionReason::DenyTaint &&
+        decision.reason != DecisionReason::NotBetweenAllowOps)
+      continue;
+    SmallVector<OpOperand *> operands;
+    getPrecisionOperands(op, decision.opClass, operands);
+    Operation *lowCause = nullptr, *f32Cause = nullptr;
+    bool anyLow = false, anyF32 = false;
+    std::string f32Detail;
+    for (OpOperand *operand : operands) {
+      if (isBroadcastInput(*operand))
+        continue;
+      Operation *cause = nullptr;
+      Value source = operand->get();
+      switch (voteOf(source, cause)) {
+      case Vote::Low:
+        if (!anyLow)
+          lowCause = cause;
+        anyLow = true;
+        break;
+      case Vote::F32:
+        if (!anyF32) {
+          f32Cause = cause;
+          if (auto arg = dyn_cast<BlockArgument>(source))
+            f32Detail = (isa<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                             ? "function argument #"
+                             : "block argument #") +
+                        std::to_string(arg.getArgNumber());
+        }
+        anyF32 = true;
+        break;
+      case Vote::Neutral:
+        break;
+      }
+    }
+    if (anyLow && !anyF32) {
+      decision.precision = OpPrecision::Low;
+      decision.reason = DecisionReason::FollowsLowInputs;
+      decision.cause = lowCause;
+    } else if (anyF32) {
+      decision.reason = DecisionReason::FollowsF32Input;
+      decision.cause = f32Cause;
+      decision.detail = f32Detail;
+    } else {
+      // No full-size input, or only constants and fills.
+      decision.reason = DecisionReason::NoInputToFollow;
+    }
+  }
+}
+
+void PrecisionPlan::describePromotion(Operation *op, const OpDecision &d,
+                                      llvm::raw_ostream &os) const {
+  StringRef low = policy.getLowTypeName();
+  os << stringifyOpClass(d.opClass) << " (" << d.classDetail << ") ";
+  auto causeText = [&]() {
+    return (d.cause->getName().getStringRef() + " at " +
+            formatLocation(d.cause->getLoc()))
+        .str();
+  };
+  bool broadcasts = false;
+  for (OpOperand &operand : op->getOpOperands())
+    broadcasts |= keepsF32(operand);
+  switch (d.reason) {
+  case DecisionReason::FollowsLowInputs:
+    os << "promote: its full-size inputs are " << low << " (" << causeText()
+       << "): painted " << low;
+    if (broadcasts)
+      os << ", broadcast inputs stay f32";
+    break;
+  case DecisionReason::FollowsF32Input:
+    os << "promote: reads f32 "
+       << (d.cause ? "op " + causeText() : d.detail) << ": stays f32";
+    break;
+  default:
+    os << "promote: no full-size input to follow: stays f32";
+    break;
+  }
+}
