@@ -3,6 +3,8 @@
 // RUN:   -shared-libs=%mlir_lib_dir/libmlir_runner_utils.so,%mlir_lib_dir/libmlir_c_runner_utils.so \
 // RUN:   | FileCheck %s
 // RUN: mpt-opt %s --mpt-lower-to-cpu="c-interface=false" | FileCheck %s --check-prefix=NOCIFACE
+// RUN: mpt-opt %s --mpt-lower-to-cpu="use-generic-functions=true" | FileCheck %s --check-prefix=GENERIC
+// RUN: mpt-opt %s --mpt-lower-to-cpu="use-generic-functions=true" | FileCheck %s --check-prefix=NOMALLOC
 
 // --mpt-lower-to-cpu turns a training step (markers, f16 matmul with an FP32
 // accumulator, bf16 casts) into LLVM dialect code that runs: the markers
@@ -14,6 +16,16 @@
 // IR-LABEL: llvm.func @_mlir_ciface_step(
 // IR-NOT:   mpt.
 // NOCIFACE-NOT: _mlir_ciface_step
+
+// use-generic-functions: the step allocates and frees through functions the
+// host defines (mpt-run counts its heap bytes with them), never malloc/free;
+// by default it calls malloc and free.
+// NOMALLOC-NOT:    {{@malloc|@free}}
+// GENERIC-DAG:     llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+// GENERIC-DAG:     llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
+// GENERIC-LABEL:   llvm.func @step(
+// GENERIC:         llvm.call @_mlir_memref_to_llvm_alloc(
+// GENERIC:         llvm.call @_mlir_memref_to_llvm_free(
 
 #x_ik  = affine_map<(i, k, j) -> (i, k)>
 #s_ikj = affine_map<(i, k, j) -> ()>

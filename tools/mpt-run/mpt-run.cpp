@@ -7,6 +7,7 @@
 // docs/Running.md is the user documentation.
 //
 //===----------------------------------------------------------------------===//
+#include "AllocationCounter.h"
 #include "NpyIO.h"
 
 #include "mpt/Analysis/ReportUtils.h"
@@ -130,6 +131,12 @@ static cl::opt<bool> perfJitdump(
     "perf-jitdump",
     cl::desc("Write perf jitdump files of the compiled step (for perf "
              "record; they go to $JITDUMPDIR/.debug/jit or $HOME/.debug/jit)"),
+    cl::cat(runCategory));
+static cl::opt<bool> memoryReport(
+    "memory",
+    cl::desc("Report the heap bytes the compiled step allocates (peak per "
+             "step and over the run, caller-owned apart) on stderr and in "
+             "the log (docs/Memory.md)"),
     cl::cat(runCategory));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on a terminal"),
@@ -593,8 +600,9 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
 static size_t getDescriptorWords(size_t rank) { return 3 + 2 * rank; }
 
 static void *allocateCopy(const HostArray &array) {
-  // One spare byte so that empty tensors still get a distinct pointer.
-  void *buffer = std::malloc(array.data.size() + 1);
+  // Counted as the caller's; an empty tensor still gets a distinct pointer.
+  void *buffer = getAllocationCounter().allocate(array.data.size(), 0,
+                                                 BufferOwner::Caller);
   if (!buffer)
     fail("out of memory");
   std::memcpy(buffer, array.data.data(), array.data.size());
@@ -617,6 +625,7 @@ static void fillDescriptor(int64_t *words, void *buffer,
 namespace {
 struct StepOutputs {
   SmallVector<HostArray> results;
+  StepMemory memory;
 };
 } // namespace
 
@@ -646,6 +655,8 @@ static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
   SmallVector<void *> packed;
   for (void *&p : pointers)
     packed.push_back(&p);
+  AllocationCounter &counter = getAllocationCounter();
+  counter.startWindow();
   if (llvm::Error err =
           engine.invokePacked("_mlir_ciface_" + sig.funcName, packed))
     fail("running the step failed: " + toString(std::move(err)));
@@ -672,12 +683,28 @@ static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
     out.results.push_back(std::move(array));
     words += getDescriptorWords(r.shape.size());
   }
+  // What the step handed back: new buffers count as returned, argument
+  // buffers it wrote in place add nothing; anything else still live is a
+  // leak.
+  StepMemory &memory = out.memory;
+  memory.callerBytes = counter.getLiveBytes(BufferOwner::Caller);
+  memory.stepPeakBytes = counter.getStepPeakBytes();
+  memory.peakBytes = counter.getTotalPeakBytes();
+  memory.backwardStartBytes = counter.getBackwardStartBytes();
+  memory.allocations = counter.getStepAllocations();
+  memory.frees = counter.getStepFrees();
+  for (void *buffer : toFree)
+    memory.returnedBytes += counter.getStepBufferSize(buffer).value_or(0);
+  for (void *buffer : argBuffers)
+    memory.inPlaceResults += toFree.count(buffer);
+  memory.leakedBytes =
+      counter.getLiveBytes(BufferOwner::Step) - memory.returnedBytes;
   // A returned buffer may be an argument buffer or returned twice: free
   // each allocation exactly once.
   for (void *buffer : argBuffers)
     toFree.insert(buffer);
   for (void *buffer : toFree)
-    std::free(buffer);
+    counter.release(buffer);
   return out;
 }
 
@@ -699,8 +726,10 @@ static std::string formatNumber(double value) {
 namespace {
 class StepLogger {
 public:
-  StepLogger(llvm::raw_ostream &os, bool json, bool hasScale, bool hasSkip)
-      : os(os), json(json), hasScale(hasScale), hasSkip(hasSkip) {
+  StepLogger(llvm::raw_ostream &os, bool json, bool hasScale, bool hasSkip,
+             bool hasMemory)
+      : os(os), json(json), hasScale(hasScale), hasSkip(hasSkip),
+        hasMemory(hasMemory) {
     if (json)
       return;
     os << "step,loss";
@@ -708,9 +737,22 @@ public:
       os << ",loss_scale";
     if (hasSkip)
       os << ",skipped";
+    if (hasMemory)
+      for (const char *column : kMemoryColumns)
+        os << "," << column;
     os << "\n";
   }
-  void log(unsigned step, double loss, double scale, bool skipped) {
+  void log(unsigned step, double loss, double scale, bool skipped,
+           const StepMemory &memory) {
+    // -1: the step has no backward pass to mark.
+    int64_t memoryValues[] = {
+        static_cast<int64_t>(memory.callerBytes),
+        static_cast<int64_t>(memory.stepPeakBytes),
+        static_cast<int64_t>(memory.returnedBytes),
+        static_cast<int64_t>(memory.peakBytes),
+        memory.backwardStartBytes
+            ? static_cast<int64_t>(*memory.backwardStartBytes)
+            : -1};
     if (json) {
       llvm::json::Object line{{"step", step}};
       // JSON has no NaN/inf: non-finite losses are null.
@@ -720,6 +762,9 @@ public:
             std::isfinite(scale) ? llvm::json::Value(scale) : nullptr;
       if (hasSkip)
         line["skipped"] = skipped;
+      if (hasMemory)
+        for (auto [column, value] : llvm::zip_equal(kMemoryColumns, memoryValues))
+          line[column] = value;
       os << llvm::json::Value(std::move(line)) << "\n";
     } else {
       os << step << "," << formatNumber(loss);
@@ -727,14 +772,21 @@ public:
         os << "," << formatNumber(scale);
       if (hasSkip)
         os << "," << (skipped ? 1 : 0);
+      if (hasMemory)
+        for (int64_t value : memoryValues)
+          os << "," << value;
       os << "\n";
     }
     os.flush();
   }
 
 private:
+  /// The StepMemory figures, in bytes (docs/Memory.md).
+  static constexpr const char *kMemoryColumns[] = {
+      "caller_bytes", "step_peak_bytes", "returned_bytes", "peak_bytes",
+      "backward_start_bytes"};
   llvm::raw_ostream &os;
-  bool json, hasScale, hasSkip;
+  bool json, hasScale, hasSkip, hasMemory;
 };
 } // namespace
 
@@ -841,6 +893,14 @@ static int run(int argc, char **argv) {
     arg.setLoc(NameLoc::get(StringAttr::get(&context, getArgName(arg, sourceMgr)),
                             arg.getLoc()));
 
+  // --memory: a mark where the backward pass starts, placed before --passes
+  // (which may lower the markers that say where it is).
+  if (memoryReport) {
+    TrainingGraph graph(func);
+    if (graph.isValid())
+      insertBackwardStartMark(func, graph);
+  }
+
   if (!prePasses.empty()) {
     // The pass manager is the module's: a builtin.module(...) wrapper would
     // nest a second module level and silently run nothing.
@@ -875,6 +935,15 @@ static int run(int argc, char **argv) {
 
   ArgValues values = gatherArgValues(*sig);
 
+  // --memory: the static estimate of the step as it runs, where its
+  // training markers are still there to say what is kept.
+  std::optional<MemoryEstimate> estimate;
+  if (memoryReport) {
+    TrainingGraph graph(func);
+    if (graph.isTrainingStep() && !graph.getGradients().empty())
+      estimate = graph.estimateMemory();
+  }
+
   // Lower and compile only the step: other functions may not be runnable.
   for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (other != func && !other.isExternal())
@@ -882,6 +951,9 @@ static int run(int argc, char **argv) {
   {
     PassManager pm(&context);
     LowerToCPUOptions options;
+    // The step allocates through the counting functions of
+    // AllocationCounter.h (cheap: one hash-map update per buffer).
+    options.useGenericFunctions = true;
     buildLowerToCPUPipeline(pm, options);
     if (failed(pm.run(*module)))
       fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed");
@@ -919,6 +991,7 @@ static int run(int argc, char **argv) {
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine)
     fail("JIT compilation failed: " + toString(engine.takeError()));
+  (*engine)->registerSymbols(getCountingAllocatorSymbols);
 
   std::error_code ec;
   llvm::ToolOutputFile logOut(logFile, ec, llvm::sys::fs::OF_Text);
@@ -930,7 +1003,9 @@ static int run(int argc, char **argv) {
   bool hasSkip = hasScale && sig->trackerArg &&
                  sig->args[*sig->lossScaleArg].updatedBy &&
                  sig->args[*sig->trackerArg].updatedBy;
-  StepLogger logger(logOut.os(), logFormat == "jsonl", hasScale, hasSkip);
+  StepLogger logger(logOut.os(), logFormat == "jsonl", hasScale, hasSkip,
+                    memoryReport);
+  SmallVector<StepMemory> memoryPerStep;
   // The progress line shares the terminal with a log written to stdout
   // only if stdout is not that terminal.
   bool progress = !noProgress &&
@@ -964,7 +1039,9 @@ static int run(int argc, char **argv) {
       skipped = newTracker == 0 && !(newScale > scale);
     }
     numSkipped += skipped;
-    logger.log(step, loss, scale, skipped);
+    logger.log(step, loss, scale, skipped, out.memory);
+    if (memoryReport)
+      memoryPerStep.push_back(out.memory);
     if (!std::isfinite(loss)) {
       if (stopOnNonfinite)
         fail("step " + Twine(step) + ": the loss is " + formatNumber(loss) +
@@ -1007,6 +1084,21 @@ static int run(int argc, char **argv) {
         saved.emplace_back(arg.name, &values.current[i]);
     if (llvm::Error err = writeNpzFile(saveFile, saved))
       fail(toString(std::move(err)));
+  }
+  if (memoryReport) {
+    // The caller's bytes by role, in the order roles first appear.
+    SmallVector<std::pair<std::string, uint64_t>> callerByRole;
+    for (auto [arg, array] : llvm::zip_equal(sig->args, values.current)) {
+      std::string role = arg.role ? stringifyArgRole(*arg.role).str() : "other";
+      auto it = llvm::find_if(callerByRole,
+                              [&](const auto &e) { return e.first == role; });
+      if (it == callerByRole.end())
+        callerByRole.emplace_back(role, array.data.size());
+      else
+        it->second += array.data.size();
+    }
+    printMemoryReport(llvm::errs(), sig->funcName, memoryPerStep, callerByRole,
+                      estimate ? &*estimate : nullptr);
   }
   if (numSteps > 0 && progress) {
     llvm::errs() << "mpt-run: " << numSteps << " steps of @" << sig->funcName

@@ -36,6 +36,14 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "buffer deallocation); returned buffers belong to the "
                      "caller"),
       llvm::cl::init(true)};
+  Option<bool> useGenericFunctions{
+      *this, "use-generic-functions",
+      llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc, "
+                     "_mlir_memref_to_llvm_aligned_alloc and "
+                     "_mlir_memref_to_llvm_free, which the host defines (mpt-run "
+                     "counts the step's heap bytes with them), instead of "
+                     "malloc and free"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes of --mpt-lower-to-cpu to `pm`, a module pass manager.
