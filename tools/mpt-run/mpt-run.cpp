@@ -7,7 +7,9 @@
 // docs/Running.md is the user documentation.
 //
 //===----------------------------------------------------------------------===//
+#include "CPUPath.h"
 #include "NpyIO.h"
+#include "StepTimer.h"
 
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/Analysis/TrainingGraph.h"
@@ -736,6 +738,7 @@ static int run(int argc, char **argv) {
     arg.setLoc(NameLoc::get(StringAttr::get(&context, getArgName(arg, sourceMgr)),
                             arg.getLoc()));
 
+  StepTimer timer;
   if (!prePasses.empty()) {
     // The pass manager is the module's: a builtin.module(...) wrapper would
     // nest a second module level and silently run nothing.
@@ -777,6 +780,9 @@ static int run(int argc, char **argv) {
   {
     PassManager pm(&context);
     LowerToCPUOptions options;
+    std::string cpuError;
+    if (!selectCPUPath(options, cpuError))
+      fail(cpuError);
     buildLowerToCPUPipeline(pm, options);
     if (failed(pm.run(*module)))
       fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed");
@@ -838,7 +844,9 @@ static int run(int argc, char **argv) {
       int64_t batch = step % values.numBatches;
       std::memcpy(arg.data.data(), stacked.data.data() + batch * bytes, bytes);
     }
+    timer.stepStarted();
     StepOutputs out = callStep(**engine, *sig, values.current);
+    timer.stepFinished();
     double loss = out.results[sig->lossResult].getAsDouble(0);
     double scale = hasScale
                        ? values.current[*sig->lossScaleArg].getAsDouble(0)
@@ -872,6 +880,7 @@ static int run(int argc, char **argv) {
   }
   if (progress)
     llvm::errs() << "\n";
+  timer.report();
   logOut.keep();
 
   if (!saveFile.empty()) {
