@@ -86,9 +86,14 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   if (options.amx || options.avx512) {
     // The AMX kernel carries !amx.tile values through its K loop (block
-    // arguments after scf-to-cf): only convert-to-llvm, which gathers every
-    // dialect's type conversions, converts those branches.
-    pm.addPass(createConvertToLLVMPass());
+    // arguments after scf-to-cf): only convert-to-llvm, which gathers the
+    // dialects' type conversions, converts those branches. Limited to the
+    // dialects the generic path converts (plus amx), so that both paths
+    // accept the same steps.
+    ConvertToLLVMPassOptions toLLVM;
+    toLLVM.filterDialects = {"amx", "arith", "cf",    "func",
+                             "index", "memref", "vector"};
+    pm.addPass(createConvertToLLVMPass(toLLVM));
   } else {
     pm.addPass(createConvertControlFlowToLLVMPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
