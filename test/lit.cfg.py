@@ -26,6 +26,19 @@ config.substitutions.append(("%mlir_runner_libs", ",".join(
     os.path.join(config.mlir_lib_dir, lib)
     for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"])))
 
+# Loaded by mlir-runner to run AMX code: it requests the AMX tile state.
+config.substitutions.append(("%mpt_amx_runtime", os.path.join(
+    config.mpt_lib_dir, "libmpt_amx_runtime.so")))
+# Tests that execute AMX instructions need a CPU with AMX.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        cpu_flags = set(next((l for l in cpuinfo if l.startswith("flags")),
+                             "").split())
+except OSError:
+    cpu_flags = set()
+if {"amx_tile", "amx_bf16"} <= cpu_flags:
+    config.available_features.add("amx")
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 
 # Sanitizer builds (-DMPT_SANITIZE): every report fails its test.

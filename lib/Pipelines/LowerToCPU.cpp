@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Pipelines/LowerToCPU.h"
+#include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
 #include "mpt/Transforms/Passes.h"
 
@@ -38,6 +39,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // linalg.softmax, tensor.concat, ...: convert-linalg-to-loops has no
   // lowering for aggregates.
   funcPm.addPass(createDecomposeAggregateOps());
+  // bf16 convolutions become im2col + a contraction, for the matmul kernels.
+  if (options.amx || options.avx512)
+    funcPm.addPass(mpt::createConvToIm2Col());
   if (options.emitCInterface)
     funcPm.addPass(LLVM::createLLVMRequestCWrappersPass());
 
@@ -54,6 +58,14 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (options.amx || options.avx512 || !options.kernelReport.empty()) {
+    mpt::MatmulToCPUKernelsOptions kernels;
+    kernels.amx = options.amx;
+    kernels.avx512 = options.avx512;
+    kernels.report = options.kernelReport;
+    kernels.reportFormat = options.kernelReportFormat;
+    pm.addPass(mpt::createMatmulToCPUKernels(kernels));
+  }
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // On scalars only, after linalg is gone: the expanded bf16 casts are
@@ -72,11 +84,25 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.useGenericFunctions;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertFuncToLLVMPass());
+  if (options.amx || options.avx512) {
+    // The AMX kernel carries !amx.tile values through its K loop (block
+    // arguments after scf-to-cf): only convert-to-llvm, which gathers the
+    // dialects' type conversions, converts those branches. Limited to the
+    // dialects the generic path converts (plus amx), so that both paths
+    // accept the same steps. memref goes first, on its own, so that its
+    // options (generic allocation functions) apply.
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+    ConvertToLLVMPassOptions toLLVM;
+    toLLVM.filterDialects = {"amx", "arith", "cf",    "func",
+                             "index", "memref", "vector"};
+    pm.addPass(createConvertToLLVMPass(toLLVM));
+  } else {
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+    pm.addPass(createConvertFuncToLLVMPass());
+  }
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -4,6 +4,7 @@
 #include "mpt/Pipelines/LowerToCPU.h"
 #include "mpt/Pipelines/MixedPrecision.h"
 #include "mpt/Transforms/Passes.h"
+#include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
 #include "mpt/Pipelines/GPUCodegen.h"
 
@@ -27,6 +28,7 @@ void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
 void mpt::registerAllPasses() {
   registerMPTTransformsPasses();
   registerMPTConversionPasses();
+  registerMPTCPUPasses();
   registerLowerToCPUPipeline();
   registerMixedPrecisionPipeline();
   registerGPUCodegenPipeline();

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AllocationCounter.h"
+#include "CPUPath.h"
 #include "NpyIO.h"
+#include "StepTimer.h"
 
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/Analysis/TrainingGraph.h"
@@ -901,6 +903,7 @@ static int run(int argc, char **argv) {
       insertBackwardStartMark(func, graph);
   }
 
+  StepTimer timer;
   if (!prePasses.empty()) {
     // The pass manager is the module's: a builtin.module(...) wrapper would
     // nest a second module level and silently run nothing.
@@ -954,6 +957,9 @@ static int run(int argc, char **argv) {
     // The step allocates through the counting functions of
     // AllocationCounter.h (cheap: one hash-map update per buffer).
     options.useGenericFunctions = true;
+    std::string cpuError;
+    if (!selectCPUPath(options, cpuError))
+      fail(cpuError);
     buildLowerToCPUPipeline(pm, options);
     if (failed(pm.run(*module)))
       fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed");
@@ -1023,7 +1029,9 @@ static int run(int argc, char **argv) {
       int64_t batch = step % values.numBatches;
       std::memcpy(arg.data.data(), stacked.data.data() + batch * bytes, bytes);
     }
+    timer.stepStarted();
     StepOutputs out = callStep(**engine, *sig, values.current);
+    timer.stepFinished();
     double loss = out.results[sig->lossResult].getAsDouble(0);
     double scale = hasScale
                        ? values.current[*sig->lossScaleArg].getAsDouble(0)
@@ -1075,6 +1083,7 @@ static int run(int argc, char **argv) {
     logOut.os().clear_error();
     fail(logFile + ": write failed: " + error.message());
   }
+  timer.report();
   logOut.keep();
 
   if (!saveFile.empty()) {

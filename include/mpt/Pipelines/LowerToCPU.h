@@ -30,6 +30,29 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "it can be called as _mlir_ciface_<name> with memref "
                      "descriptors"),
       llvm::cl::init(true)};
+  Option<bool> amx{
+      *this, "amx",
+      llvm::cl::desc("Target has AMX (amx-tile, amx-bf16): bf16 x bf16 -> f32 "
+                     "contractions call the AMX tile kernel "
+                     "(--mpt-matmul-to-cpu-kernels). Running the code needs "
+                     "that CPU and, on Linux, the AMX tile state requested "
+                     "from the kernel (arch_prctl; mpt-run does it)"),
+      llvm::cl::init(false)};
+  Option<bool> avx512{
+      *this, "avx512",
+      llvm::cl::desc("Target has AVX-512F: f32 and f16 contractions (bf16 "
+                     "ones too without AMX) call the AVX-512 kernel, "
+                     "bit-identical to the generic loops"),
+      llvm::cl::init(false)};
+  Option<std::string> kernelReport{
+      *this, "kernel-report",
+      llvm::cl::desc("Write which contractions got a CPU kernel and why the "
+                     "others did not to this file ('-' for stderr)"),
+      llvm::cl::init("")};
+  Option<std::string> kernelReportFormat{
+      *this, "kernel-report-format",
+      llvm::cl::desc("Format of the kernel report: text or json"),
+      llvm::cl::init("text")};
   Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Free the step's temporary buffers (ownership-based "

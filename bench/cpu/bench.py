@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""mpt's CPU backend against PyTorch on this machine, in one run, with the
+same number of threads: matmul kernels (GFLOP/s) and whole training steps
+(ms/step and compile time).
+
+  kernels  C = A @ B for A, B in f32 / bf16 / f16 (mpt: f32 accumulator and
+           result; torch.matmul: result in the input type), shapes MxNxK.
+           mpt: --mpt-lower-to-cpu="amx=1 avx512=1" run by mlir-runner -O3;
+           PyTorch: torch.matmul (oneDNN). Best of --trials timed runs.
+  steps    the bundled PyTorch examples (examples/torch) under mpt-run
+           --timing in FP32 and with --mpt-mixed-precision dtype=bf16 / f16,
+           on the path mpt-run picks (auto) and, for FP32, on the generic
+           path (the scalar loops every machine runs); PyTorch eager FP32 and
+           torch.autocast("cpu", bfloat16) on the same model, batch and
+           threads. Best and median ms/step; compile time is mpt-run's.
+
+The machine is described in the output (CPU, flags, load average): on a
+shared machine the best-of figures are the ones to compare. With --write,
+the tables replace the generated part of docs/CPUBackend.md.
+
+Usage: bench/cpu/bench.py [--threads 1] [--trials 10] [--steps 20] [--write]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))
+from mpt_setup.venv import ensure_venv  # noqa: E402
+
+if __name__ == "__main__":
+    ensure_venv(__file__, "bench/cpu/bench.py")
+
+import torch  # noqa: E402
+
+SHAPES = [(1024, 1024, 1024), (256, 512, 512), (64, 768, 3072)]  # M, N, K
+DTYPES = ["f32", "bf16", "f16"]
+TORCH_DTYPE = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+MODELS = [  # example file, importer flags (as examples/torch/regenerate.sh)
+    ("mlp_sgd", ["--model", "mlp", "--loss", "cross-entropy", "--optimizer", "sgd",
+                 "--lr", "0.05", "--momentum", "0.9"]),
+    ("gpt_block_adamw", ["--model", "gpt-block", "--loss", "cross-entropy",
+                         "--optimizer", "adamw", "--lr", "1e-3", "--weight-decay", "0.01"]),
+]
+MPT_MODES = [("FP32", None), ("bf16", "mpt-mixed-precision{dtype=bf16}"),
+             ("f16", "mpt-mixed-precision{dtype=f16}")]
+BEGIN, END = "<!-- bench/cpu/bench.py: begin -->", "<!-- bench/cpu/bench.py: end -->"
+
+
+def machine():
+    info = open("/proc/cpuinfo").read()
+    name = re.search(r"model name\s*:\s*(.*)", info)
+    flags = set(re.search(r"flags\s*:\s*(.*)", info).group(1).split())
+    wanted = ["avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16"]
+    return {"cpu": name.group(1).strip() if name else "unknown",
+            "cores": os.cpu_count(),
+            "flags": " ".join(f for f in wanted if f in flags),
+            "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+            "torch": torch.__version__}
+
+
+def kernel_module(trials):
+    """One MLIR module: per shape and type, a function printing GFLOP/s."""
+    out = ["func.func private @rtclock() -> f64"]
+    calls = []
+    for m, n, k in SHAPES:
+        reps = max(1, int(round(2e9 / (2.0 * m * n * k))))
+        for dt in DTYPES:
+            name = f"@bench_{dt}_{m}x{n}x{k}"
+            calls.append(name)
+            out.append(f"""func.func {name}() {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %reps = arith.constant {reps} : index
+  %trials = arith.constant {trials} : index
+  %A = memref.alloc() : memref<{m}x{k}x{dt}>
+  %B = memref.alloc() : memref<{k}x{n}x{dt}>
+  %C = memref.alloc() : memref<{m}x{n}xf32>
+  %a = arith.constant 0.5 : {dt}
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%a : {dt}) outs(%A : memref<{m}x{k}x{dt}>)
+  linalg.fill ins(%a : {dt}) outs(%B : memref<{k}x{n}x{dt}>)
+  linalg.fill ins(%z : f32) outs(%C : memref<{m}x{n}xf32>)
+  linalg.matmul ins(%A, %B : memref<{m}x{k}x{dt}>, memref<{k}x{n}x{dt}>) outs(%C : memref<{m}x{n}xf32>)
+  %inf = arith.constant 1.0e30 : f64
+  %best = scf.for %t = %c0 to %trials step %c1 iter_args(%b = %inf) -> f64 {{
+    %t0 = func.call @rtclock() : () -> f64
+    scf.for %r = %c0 to %reps step %c1 {{
+      linalg.matmul ins(%A, %B : memref<{m}x{k}x{dt}>, memref<{k}x{n}x{dt}>) outs(%C : memref<{m}x{n}xf32>)
+    }}
+    %t1 = func.call @rtclock() : () -> f64
+    %d = arith.subf %t1, %t0 : f64
+    %nb = arith.minimumf %b, %d : f64
+    scf.yield %nb : f64
+  }}
+  %flop = arith.constant {2.0 * m * n * k * reps / 1e9:.6e} : f64
+  %g = arith.divf %flop, %best : f64
+  vector.print %g : f64
+  return
+}}""")
+    out.append("func.func @main() {\n" + "".join(f"  func.call {c}() : () -> ()\n" for c in calls)
+               + "  return\n}")
+    return "\n".join(out), [(m, n, k, dt) for m, n, k in SHAPES for dt in DTYPES]
+
+
+def mpt_kernels(args):
+    text, cases = kernel_module(args.trials)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "kernels.mlir")
+        low = os.path.join(tmp, "kernels.ll.mlir")
+        open(src, "w").write(text)
+        subprocess.run([args.mpt_opt, src, "--mpt-lower-to-cpu=amx=1 avx512=1 c-interface=0", "-o", low], check=True)
+        libs = [os.path.join(REPO, "build", "lib", "libmpt_amx_runtime.so"),
+                os.path.join(args.mlir_lib, "libmlir_runner_utils.so"),
+                os.path.join(args.mlir_lib, "libmlir_c_runner_utils.so")]
+        out = subprocess.run([args.mlir_runner, low, "-O3", "-e", "main", "-entry-point-result=void",
+                              "-shared-libs=" + ",".join(libs)],
+                             check=True, capture_output=True, text=True).stdout
+    values = [float(x) for x in out.split()]
+    return {case: v for case, v in zip(cases, values)}
+
+
+def torch_kernels(args):
+    res = {}
+    for m, n, k in SHAPES:
+        reps = max(1, int(round(2e9 / (2.0 * m * n * k))))
+        for dt in DTYPES:
+            a = torch.full((m, k), 0.5, dtype=TORCH_DTYPE[dt])
+            b = torch.full((k, n), 0.5, dtype=TORCH_DTYPE[dt])
+            torch.matmul(a, b)
+            best = float("inf")
+            for _ in range(args.trials):
+                t0 = time.perf_counter()
+                for _ in range(reps):
+                    torch.matmul(a, b)
+                best = min(best, time.perf_counter() - t0)
+            res[(m, n, k, dt)] = 2.0 * m * n * k * reps / best / 1e9
+    return res
+
+
+def mpt_step(args, name, passes, path):
+    cmd = [args.mpt_run, os.path.join(REPO, "examples", "torch", name + ".mlir"),
+           "--inputs", os.path.join(REPO, "examples", "torch", name + ".npz"),
+           "--steps", str(args.steps + 1), "--timing", "--no-progress", "--log", os.devnull,
+           "--cpu-path=" + path]
+    if passes:
+        cmd.insert(2, "--passes=" + passes)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    m = re.search(r"compile ([0-9.]+) s, step best ([0-9.]+) ms, median ([0-9.]+) ms", r.stderr)
+    return float(m.group(2)), float(m.group(3)), float(m.group(1))
+
+
+def torch_step(args, flags, mode):
+    from mpt_import_torch import cli, optim
+    import torch.nn.functional as F
+    spec, _ = cli.build(cli.make_parser().parse_args(flags))
+    model = spec.model
+    opt = optim.torch_optimizer(spec.opt, model.parameters())
+    x, y = spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value
+    times = []
+    for _ in range(args.steps + 1):
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=mode == "bf16"):
+            out = model(x)
+            loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        times.append(time.perf_counter() - t0)
+    steps = sorted(times[1:])
+    return steps[0] * 1e3, steps[len(steps) // 2] * 1e3
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1, help="threads for PyTorch (mpt runs one)")
+    p.add_argument("--trials", type=int, default=10, help="timed runs per kernel; the best is kept")
+    p.add_argument("--steps", type=int, default=20, help="timed steps per model and mode")
+    p.add_argument("--mpt-opt", default=os.path.join(REPO, "build", "bin", "mpt-opt"))
+    p.add_argument("--mpt-run", default=os.path.join(REPO, "build", "bin", "mpt-run"))
+    p.add_argument("--mlir-runner", default="/usr/lib/llvm-22/bin/mlir-runner")
+    p.add_argument("--mlir-lib", default="/usr/lib/llvm-22/lib")
+    p.add_argument("--parts", default="kernels,steps", help="what to measure: kernels,steps")
+    p.add_argument("--write", action="store_true", help="update docs/CPUBackend.md")
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+
+    mach = machine()
+    parts = args.parts.split(",")
+    lines = [f"Machine: {mach['cpu']}, {mach['cores']} cores ({mach['flags']}); "
+             f"PyTorch {mach['torch']}; {args.threads} thread(s) for PyTorch, 1 for mpt; "
+             f"load average at start {mach['load']}."]
+    if "kernels" in parts:
+        lines += ["", "Kernels, GFLOP/s (best of %d; mpt's result is f32, PyTorch's the input type):"
+                  % args.trials, "",
+                  "| M x N x K | type | mpt | PyTorch | mpt / PyTorch |", "|---|---|---|---|---|"]
+        mk, tk = mpt_kernels(args), torch_kernels(args)
+        for m, n, k in SHAPES:
+            for dt in DTYPES:
+                a, b = mk[(m, n, k, dt)], tk[(m, n, k, dt)]
+                lines.append(f"| {m}x{n}x{k} | {dt} | {a:.0f} | {b:.0f} | {a / b:.2f} |")
+    if "steps" in parts:
+        lines += steps_table(args)
+    lines += ["", f"Load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}."]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        doc = os.path.join(REPO, "docs", "CPUBackend.md")
+        src = open(doc).read()
+        a, b = src.index(BEGIN) + len(BEGIN), src.index(END)
+        open(doc, "w").write(src[:a] + "\n" + text + "\n" + src[b:])
+    return 0
+
+
+def steps_table(args):
+    lines = ["", "Training steps, ms/step (best / median of %d steps; mpt compile time in s):" % args.steps, "",
+              "| model | mpt FP32 generic | mpt FP32 | mpt bf16 | mpt f16 | PyTorch FP32 | PyTorch bf16 autocast "
+              "| mpt bf16 / PyTorch bf16 | mpt bf16 / mpt FP32 |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for name, flags in MODELS:
+        cells, best = [], {}
+        for label, passes, path in [("generic", None, "generic")] + [(l, ps, "auto") for l, ps in MPT_MODES]:
+            r = mpt_step(args, name, passes, path)
+            best[label] = r[0] if r else None
+            cells.append(f"{r[0]:.2f} / {r[1]:.2f} ({r[2]:.1f} s)" if r else "failed")
+        t32, tbf = torch_step(args, flags, "fp32"), torch_step(args, flags, "bf16")
+        cells += [f"{t32[0]:.2f} / {t32[1]:.2f}", f"{tbf[0]:.2f} / {tbf[1]:.2f}"]
+        ratio = lambda x, y: f"{x / y:.2f}" if x and y else "-"  # noqa: E731
+        cells += [ratio(best["bf16"], tbf[0]), ratio(best["bf16"], best["FP32"])]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+//===- CPUPasses.td - mpt passes of the CPU backend --------*- tablegen -*-===//
+//
+// Apart from Passes.td so that the GPU conversions do not depend on them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_CONVERSION_CPUPASSES_TD
+#define MPT_CONVERSION_CPUPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
+  let summary = "Lower contractions to calls of vectorized CPU kernels (AMX, AVX-512)";
+  let description = [{
+    Rewrites contractions on memrefs into calls of kernel functions that are
+    added once per module (one per kernel and element type) and take dynamic
+    M, N, K, so compile time does not grow with the number of matmuls. Each
+    kernel computes C += A * B with an f32 C:
+
+    * `amx` (bf16 x bf16 -> f32): `@__mpt_amx_matmul_bf16`, written with the
+      upstream `amx` dialect: a 2x2 block of 16x16 f32 accumulator tiles
+      kept in tile registers across the K loop, A copied to a zero-padded
+      buffer and B packed into VNNI panels with vector loads, K blocked by
+      512. Summation order differs from the scalar loops (f32 sums of exact
+      bf16 products).
+    * `avx512` (f32, f16 or bf16 inputs -> f32): `@__mpt_avx512_matmul_<t>`,
+      an 8x32 register block of 16 vector<16xf32> accumulators kept across
+      the K loop, A and B packed (and widened to f32, exactly) into panels.
+      Products are rounded before they are added and k runs in order, as in
+      the scalar loops: results are bit-identical to the generic path.
+
+    Ragged shapes are padded with zeros (masked vector loads at the edges),
+    never sent to a separate slow path. Covered: `linalg.matmul`,
+    `linalg.batch_matmul` (a loop of kernel calls over the batch) and every
+    `linalg.generic` or named op that upstream's contraction interface
+    recognises with one M, N and K dimension and at most one batch
+    dimension, in any operand layout: transposed operands are viewed with
+    `memref.transpose`, and an input whose innermost dimension is then not
+    contiguous is first copied to a row-major buffer, which the report says.
+
+    Everything else is left as it is (later lowered to loops). With
+    `report=<file>` ('-' for stderr) the pass writes, as text or JSON
+    (`report-format`), per contraction and convolution its location, op,
+    shape and element types, and the kernel it got or the reason it got
+    none. Running AMX code needs a CPU with amx-tile and amx-bf16 and, on
+    Linux, the tile state requested with arch_prctl (mpt-run does this;
+    `libmpt_amx_runtime.so` does it when loaded).
+  }];
+  let options = [
+    Option<"amx", "amx", "bool", /*default=*/"true",
+           "Target has AMX (amx-tile, amx-bf16): bf16 contractions use the "
+           "AMX kernel">,
+    Option<"avx512", "avx512", "bool", /*default=*/"true",
+           "Target has AVX-512F: f32 and f16 contractions (and bf16 ones "
+           "without AMX) use the AVX-512 kernel">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Also write which contractions got a kernel and why the others "
+           "did not to this file ('-' for stderr)">,
+    Option<"reportFormat", "report-format", "std::string",
+           /*default=*/"\"text\"", "Report format: text or json">,
+  ];
+  let dependentDialects = [
+    "mlir::amx::AMXDialect", "mlir::arith::ArithDialect",
+    "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"];
+}
+
+def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
+  let summary = "Rewrite 2-d convolutions into im2col + a contraction (upstream rewrite)";
+  let description = [{
+    Applies upstream's `linalg::rewriteInIm2Col` to `linalg.conv_2d_nchw_fchw`
+    and `linalg.conv_2d_nhwc_hwcf` on tensors: the input is gathered into an
+    im2col tensor by a `linalg.generic`, and the convolution becomes a
+    contraction generic (a batch of matmuls sharing the filter) that
+    `--mpt-matmul-to-cpu-kernels` sends to the AMX or AVX-512 kernel after
+    bufferization. By default only convolutions with bf16 inputs and an f32
+    accumulator are rewritten (what autocast produces, and what the AMX
+    kernel takes); `all-types` rewrites every element type.
+  }];
+  let options = [
+    Option<"allTypes", "all-types", "bool", /*default=*/"false",
+           "Rewrite convolutions of every element type, not only "
+           "bf16 x bf16 -> f32">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // MPT_CONVERSION_CPUPASSES_TD

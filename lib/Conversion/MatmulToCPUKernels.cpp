@@ -1,0 +1,433 @@
+//===- MatmulToCPUKernels.cpp - contractions to CPU kernel calls ----------===//
+//
+// Each contraction the kernels cover becomes a call of one kernel function
+// per module and element type (CPUMatmulKernels.h): operands are viewed as
+// row-major (batch,) M x K, K x N and M x N matrices, copied when a view's
+// innermost dimension is not contiguous, and a batch is a loop of calls.
+//
+//===----------------------------------------------------------------------===//
+#include "CPUMatmulKernels.h"
+#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Conversion/CPUPasses.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_MATMULTOCPUKERNELS
+#include "mpt/Conversion/CPUPasses.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+
+namespace {
+
+enum class Kernel { AMX, AVX512 };
+/// What the target has (the pass options).
+struct Targets {
+  bool amx, avx512;
+};
+/// A contraction a kernel covers: the kernel, the input element type and
+/// the loop dimension of each role.
+struct ContractionPlan {
+  Kernel kernel;
+  Type elementType;
+  std::optional<unsigned> batch;
+  unsigned m, n, k;
+};
+
+/// "<loop ranges> <A> x <B> -> <C>", e.g. "64x128x32 bf16 x bf16 -> f32"
+/// ('?' for a dynamic size), for the report.
+std::string describe(linalg::LinalgOp op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      op.getStaticLoopRanges(), os,
+      [&](int64_t size) {
+        if (ShapedType::isDynamic(size))
+          os << "?";
+        else
+          os << size;
+      },
+      "x");
+  os << " ";
+  llvm::interleave(
+      op.getDpsInputs(), os,
+      [&](Value v) { os << getElementTypeOrSelf(v.getType()); }, " x ");
+  for (OpOperand &init : op.getDpsInitsMutable())
+    os << " -> " << getElementTypeOrSelf(init.get().getType());
+  return text;
+}
+
+/// Why `op` cannot take the kernel (empty: it can), and its plan.
+std::optional<ContractionPlan> classify(linalg::LinalgOp op,
+                                        const Targets &targets,
+                                        std::string &whyNot) {
+  if (!op.hasPureBufferSemantics()) {
+    whyNot = "operates on tensors; bufferize first";
+    return std::nullopt;
+  }
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
+    whyNot = "not a two-input contraction";
+    return std::nullopt;
+  }
+  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
+  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  ContractionPlan plan;
+  if (a != b || !c.isF32() || !(a.isF32() || a.isF16() || a.isBF16())) {
+    whyNot = "element types: the kernels take f32, f16 or bf16 inputs (both "
+             "the same) and an f32 accumulator";
+    return std::nullopt;
+  }
+  if (a.isBF16() && targets.amx) {
+    plan.kernel = Kernel::AMX;
+  } else if (targets.avx512) {
+    plan.kernel = Kernel::AVX512;
+  } else {
+    whyNot = a.isBF16() ? "no AMX or AVX-512 on the target"
+                        : "no AVX-512 on the target";
+    return std::nullopt;
+  }
+  plan.elementType = a;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool permutations = llvm::all_of(maps, [](AffineMap map) {
+    return map.isProjectedPermutation() && map.getNumResults() >= 2;
+  });
+  // Upstream counts a dimension of B and C only (the batch of an im2col
+  // convolution, whose filter A serves every image) as a second N dimension
+  // (likewise A and C: a second M). When it is the outermost dimension of
+  // both, it is a batch that one input lacks.
+  if (succeeded(dims) && permutations && dims->batch.empty()) {
+    unsigned outer = maps[2].getDimPosition(0);
+    for (auto [extra, input] :
+         {std::pair(&dims->n, maps[1]), std::pair(&dims->m, maps[0])})
+      if (extra->size() == 2 && input.getDimPosition(0) == outer &&
+          llvm::is_contained(*extra, outer)) {
+        llvm::erase(*extra, outer);
+        dims->batch.push_back(outer);
+        break;
+      }
+  }
+  if (failed(dims) || !permutations || dims->m.size() != 1 ||
+      dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1 ||
+      op.getNumLoops() != 3 + dims->batch.size()) {
+    whyNot = "not a contraction with one M, N and K dimension and at most "
+             "one batch dimension";
+    return std::nullopt;
+  }
+  // Each operand must be indexed by exactly its own dimensions; an input
+  // may lack the batch one (shared by the whole batch, as the filter of an
+  // im2col convolution is), the output may not.
+  unsigned b0 = dims->batch.empty() ? ~0u : dims->batch.front();
+  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+  SmallVector<SmallVector<unsigned>> expected = {{m, k}, {k, n}, {m, n}};
+  for (auto [i, map, want] :
+       llvm::enumerate(op.getIndexingMapsArray(), expected)) {
+    SmallVector<unsigned> have;
+    if (map.isProjectedPermutation())
+      for (unsigned j = 0; j < map.getNumResults(); ++j)
+        have.push_back(map.getDimPosition(j));
+    llvm::sort(have);
+    llvm::sort(want);
+    bool matches = have == want;
+    if (b0 != ~0u) {
+      want.push_back(b0);
+      llvm::sort(want);
+      matches = (matches && i != 2) || have == want;
+    }
+    if (!matches) {
+      whyNot = "an operand is not indexed by exactly its (batch,) row and "
+               "column dimensions";
+      return std::nullopt;
+    }
+  }
+  // The kernel stores rows of C with vector stores: C's N dimension must be
+  // its contiguous one (inputs are copied when they are not).
+  AffineMap cMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  auto cType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  std::optional<unsigned> nPos =
+      cMap.getResultPosition(getAffineDimExpr(dims->n.front(), op.getContext()));
+  if (!nPos || failed(cType.getStridesAndOffset(strides, offset)) ||
+      strides[*nPos] != 1) {
+    whyNot = "the output's N dimension is not its contiguous one";
+    return std::nullopt;
+  }
+  if (!dims->batch.empty())
+    plan.batch = dims->batch.front();
+  plan.m = dims->m.front();
+  plan.n = dims->n.front();
+  plan.k = dims->k.front();
+  return plan;
+}
+
+/// `operand` (indexed by `map`) viewed with its dimensions in the order of
+/// the loop dimensions `order`.
+Value permutedView(OpBuilder &b, Location loc, Value operand, AffineMap map,
+                   ArrayRef<unsigned> order) {
+  SmallVector<unsigned> perm;
+  for (unsigned loopDim : order)
+    for (unsigned j = 0; j < map.getNumResults(); ++j)
+      if (map.getDimPosition(j) == loopDim)
+        perm.push_back(j);
+  AffineMap permutation = AffineMap::getPermutationMap(perm, b.getContext());
+  if (permutation.isIdentity())
+    return operand;
+  return memref::TransposeOp::create(b, loc, operand,
+                                     AffineMapAttr::get(permutation));
+}
+
+bool hasContiguousRows(Value view) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  auto type = cast<MemRefType>(view.getType());
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// The kernel's argument type for an element type: a dynamic matrix with
+/// unit inner stride.
+MemRefType kernelArgType(Type elementType) {
+  MLIRContext *ctx = elementType.getContext();
+  return MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic}, elementType,
+      StridedLayoutAttr::get(ctx, ShapedType::kDynamic,
+                             {ShapedType::kDynamic, 1}));
+}
+
+/// The 2-d matrix of a (batch,) rows x cols view at batch index `index`
+/// (a view without batch dimension is the same for every index), cast to
+/// the kernel's argument type.
+Value matrixAt(OpBuilder &b, Location loc, Value view, Value index) {
+  auto type = cast<MemRefType>(view.getType());
+  if (index && type.getRank() == 3) {
+    SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, view);
+    sizes[0] = b.getIndexAttr(1);
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto reduced = memref::SubViewOp::inferRankReducedResultType(
+        {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
+        strides);
+    view = memref::SubViewOp::create(b, loc, cast<MemRefType>(reduced), view,
+                                     offsets, sizes, strides);
+  }
+  return memref::CastOp::create(b, loc, kernelArgType(type.getElementType()),
+                                view);
+}
+
+struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKernelsPass> {
+  using MatmulToCPUKernelsBase::MatmulToCPUKernelsBase;
+
+  struct Entry {
+    std::string location, op, shape, detail;
+    bool lowered = false;
+  };
+
+  /// The kernel function of `plan`, parsed into the module on first use.
+  FailureOr<func::FuncOp> getOrInsertKernel(ModuleOp module,
+                                            SymbolTable &symbols,
+                                            const ContractionPlan &plan) {
+    std::string elt;
+    llvm::raw_string_ostream(elt) << plan.elementType;
+    std::string name = plan.kernel == Kernel::AMX
+                           ? mpt::cpu::kAMXKernelName.str()
+                           : mpt::cpu::avx512KernelName(elt);
+    if (auto fn = symbols.lookup<func::FuncOp>(name))
+      return fn;
+    std::string text = plan.kernel == Kernel::AMX
+                           ? mpt::cpu::kAMXKernel.str()
+                           : mpt::cpu::avx512Kernel(elt);
+    OwningOpRef<ModuleOp> parsed =
+        parseSourceString<ModuleOp>(text, &getContext());
+    if (!parsed) {
+      emitError(module.getLoc(), "mpt-matmul-to-cpu-kernels: the embedded "
+                                 "kernel @")
+          << name << " does not parse";
+      return failure();
+    }
+    auto fn = *parsed->getOps<func::FuncOp>().begin();
+    fn->remove();
+    symbols.insert(fn, module.getBody()->begin());
+    return fn;
+  }
+
+  /// Rewrites `op` into kernel calls; returns notes for the report.
+  std::string lower(linalg::LinalgOp op, const ContractionPlan &plan,
+                    func::FuncOp kernel) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    // The dimensions of an operand in the kernel's order: (batch,) rows,
+    // columns; an input without the batch dimension serves every batch.
+    auto order = [&](AffineMap map, unsigned rows, unsigned cols) {
+      SmallVector<unsigned> dims;
+      if (plan.batch && map.getNumResults() == 3)
+        dims.push_back(*plan.batch);
+      dims.append({rows, cols});
+      return dims;
+    };
+    Value a = permutedView(b, loc, op.getDpsInputOperand(0)->get(), maps[0],
+                           order(maps[0], plan.m, plan.k));
+    Value bv = permutedView(b, loc, op.getDpsInputOperand(1)->get(), maps[1],
+                            order(maps[1], plan.k, plan.n));
+    Value c = permutedView(b, loc, op.getDpsInitOperand(0)->get(), maps[2],
+                           order(maps[2], plan.m, plan.n));
+    // The kernel reads rows with vector loads: a transposed input is copied
+    // to a row-major buffer first (linalg.copy, later lowered to loops).
+    SmallVector<std::string> notes;
+    SmallVector<Value> copies;
+    auto contiguous = [&](Value view, StringRef name) -> Value {
+      if (hasContiguousRows(view))
+        return view;
+      auto type = cast<MemRefType>(view.getType());
+      SmallVector<Value> dynSizes;
+      for (auto [i, size] : llvm::enumerate(type.getShape()))
+        if (ShapedType::isDynamic(size))
+          dynSizes.push_back(memref::DimOp::create(b, loc, view, i));
+      Value buffer = memref::AllocOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          dynSizes);
+      linalg::CopyOp::create(b, loc, view, buffer);
+      copies.push_back(buffer);
+      notes.push_back((name + " is transposed: copied to a row-major buffer "
+                              "(scalar loops)")
+                          .str());
+      return buffer;
+    };
+    a = contiguous(a, "A");
+    bv = contiguous(bv, "B");
+
+    auto call = [&](OpBuilder &cb, Value index) {
+      func::CallOp::create(cb, loc, kernel,
+                           ValueRange{matrixAt(cb, loc, a, index),
+                                      matrixAt(cb, loc, bv, index),
+                                      matrixAt(cb, loc, c, index)});
+    };
+    if (plan.batch) {
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value count = memref::DimOp::create(b, loc, c, 0);
+      scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
+                         [&](OpBuilder &lb, Location, Value iv, ValueRange) {
+                           call(lb, iv);
+                           scf::YieldOp::create(lb, loc);
+                         });
+      notes.push_back("one kernel call per batch element");
+    } else {
+      call(b, Value());
+    }
+    for (Value buffer : copies)
+      memref::DeallocOp::create(b, loc, buffer);
+    op->erase();
+    return llvm::join(notes, "; ");
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<mpt::ReportFormat> format = mpt::parseReportFormat(reportFormat);
+    if (failed(format)) {
+      emitError(module.getLoc()) << "mpt-matmul-to-cpu-kernels: report-format must "
+                                    "be text or json, got '"
+                                 << reportFormat << "'";
+      return signalPassFailure();
+    }
+    std::unique_ptr<mpt::ReportStream> reportStream;
+    if (!report.empty()) {
+      std::string error;
+      reportStream = mpt::ReportStream::open(report, error);
+      if (!reportStream) {
+        emitError(module.getLoc())
+            << "mpt-matmul-to-cpu-kernels: cannot write the report: " << error;
+        return signalPassFailure();
+      }
+    }
+
+    // Contractions, and convolutions so that the report says where they go.
+    SmallVector<linalg::LinalgOp> candidates;
+    module.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op) ||
+          isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+        candidates.push_back(op);
+    });
+
+    SymbolTable symbols(module);
+    std::vector<Entry> entries;
+    for (linalg::LinalgOp op : candidates) {
+      Entry entry{mpt::formatLocation(op.getLoc()),
+                  op->getName().getStringRef().str(), describe(op)};
+      std::string whyNot;
+      std::optional<ContractionPlan> plan;
+      if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+        whyNot = "convolution: no kernel yet (scalar loops)";
+      else
+        plan = classify(op, Targets{amx, avx512}, whyNot);
+      if (!plan) {
+        entry.detail = whyNot;
+        entries.push_back(std::move(entry));
+        continue;
+      }
+      FailureOr<func::FuncOp> kernel =
+          getOrInsertKernel(module, symbols, *plan);
+      if (failed(kernel))
+        return signalPassFailure();
+      std::string notes = lower(op, *plan, *kernel);
+      entry.lowered = true;
+      entry.detail =
+          "@" + kernel->getSymName().str() +
+          (plan->kernel == Kernel::AMX
+               ? " (AMX: 2x2 16x16 f32 tiles, K block 512, B in VNNI panels"
+               : " (AVX-512: 8x32 f32 register block, bit-identical to the "
+                 "scalar loops") +
+          (notes.empty() ? "" : "; " + notes) + ")";
+      entries.push_back(std::move(entry));
+    }
+    if (reportStream)
+      writeReport(reportStream->os(), *format, entries);
+  }
+
+  void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,
+                   const std::vector<Entry> &entries) {
+    int64_t lowered =
+        llvm::count_if(entries, [](const Entry &e) { return e.lowered; });
+    if (format == mpt::ReportFormat::Json) {
+      llvm::json::Array list;
+      for (const Entry &e : entries) {
+        llvm::json::Object o{
+            {"location", e.location}, {"op", e.op}, {"lowered", e.lowered}};
+        if (!e.shape.empty())
+          o["shape"] = e.shape;
+        o[e.lowered ? "kernel" : "reason"] = e.detail;
+        list.push_back(std::move(o));
+      }
+      llvm::json::Object root{
+          {"amx", amx.getValue()},
+          {"avx512", avx512.getValue()},
+          {"lowered", lowered},
+          {"not_lowered", static_cast<int64_t>(entries.size()) - lowered},
+          {"contractions", std::move(list)}};
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+         << "\n";
+      return;
+    }
+    os << "CPU kernels (" << (amx ? "amx" : "no amx") << ", "
+       << (avx512 ? "avx512" : "no avx512") << "): " << lowered << " of "
+       << entries.size() << " contractions lowered\n";
+    for (const Entry &e : entries) {
+      os << "  " << e.location << ": " << e.op;
+      if (!e.shape.empty())
+        os << " " << e.shape;
+      os << (e.lowered ? ": " : ": left as is: ") << e.detail
+         << "\n";
+    }
+  }
+};
+
+} // namespace

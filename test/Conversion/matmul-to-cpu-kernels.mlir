@@ -1,0 +1,106 @@
+// --mpt-matmul-to-cpu-kernels: contractions on memrefs become calls of one
+// kernel function per module and element type: bf16 on AMX, f32 and f16 on
+// AVX-512 (bf16 too without AMX); other contractions are left as they are.
+// (That the kernels compute the right numbers is checked by running them:
+// test/Execution/amx-matmul.mlir, test/Execution/avx512-matmul.mlir.)
+// RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels | FileCheck %s
+// RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0" | FileCheck %s --check-prefix=NOAMX
+// RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0 avx512=0" | FileCheck %s --check-prefix=NONE
+
+// One kernel per module, however many contractions call it.
+// CHECK-LABEL: func.func private @__mpt_amx_matmul_bf16(
+// CHECK-SAME: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+// CHECK: amx.tile_mulf
+// CHECK-NOT: func.func private @__mpt_amx_matmul_bf16
+// CHECK-LABEL: func.func @two_matmuls(
+// CHECK-SAME: %[[A:.*]]: memref<64x32xbf16>, %[[B:.*]]: memref<32x48xbf16>, %[[C:.*]]: memref<64x48xf32>
+// CHECK: %[[AC:.*]] = memref.cast %[[A]] : memref<64x32xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// CHECK: %[[BC:.*]] = memref.cast %[[B]]
+// CHECK: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: call @__mpt_amx_matmul_bf16(%[[AC]], %[[BC]], %[[CC]])
+// CHECK: call @__mpt_amx_matmul_bf16
+// CHECK-NOT: linalg.matmul
+// NOAMX-LABEL: func.func private @__mpt_avx512_matmul_bf16(
+// NOAMX: arith.extf %{{.*}} : vector<32xbf16> to vector<32xf32>
+// NOAMX-LABEL: func.func @two_matmuls(
+// NOAMX-COUNT-2: call @__mpt_avx512_matmul_bf16
+// NONE-NOT: call
+// NONE-COUNT-2: linalg.matmul
+func.func @two_matmuls(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<64x48xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  return
+}
+
+// -----
+
+// A batch is a loop of kernel calls on rank-reduced views.
+// CHECK-LABEL: func.func @batch(
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: memref.subview %{{.*}}[%[[I]], 0, 0] [1, 17, 33] [1, 1, 1] : memref<3x17x33xbf16> to memref<17x33xbf16, strided<[33, 1], offset: ?>>
+// CHECK: call @__mpt_amx_matmul_bf16
+func.func @batch(%a: memref<3x17x33xbf16>, %b: memref<3x33x40xbf16>, %c: memref<3x17x40xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x17x33xbf16>, memref<3x33x40xbf16>) outs(%c : memref<3x17x40xf32>)
+  return
+}
+
+// -----
+
+// B stored N x K (x @ w^T): viewed transposed, then copied to a row-major
+// buffer because the kernel reads rows of B.
+// CHECK-LABEL: func.func @transposed_b(
+// CHECK: %[[T:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0)
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<32x48xbf16>
+// CHECK: linalg.copy ins(%[[T]] : {{.*}}) outs(%[[BUF]] : memref<32x48xbf16>)
+// CHECK: call @__mpt_amx_matmul_bf16
+// CHECK: memref.dealloc %[[BUF]]
+func.func @transposed_b(%a: memref<64x32xbf16>, %bt: memref<48x32xbf16>, %c: memref<64x48xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %bt : memref<64x32xbf16>, memref<48x32xbf16>) outs(%c : memref<64x48xf32>)
+  return
+}
+
+// -----
+
+// f32 and f16 inputs with an f32 accumulator: the AVX-512 kernels, one per
+// element type.
+// CHECK-DAG: func.func private @__mpt_avx512_matmul_f32(
+// CHECK-DAG: func.func private @__mpt_avx512_matmul_f16(
+// CHECK-LABEL: func.func @avx512(
+// CHECK: call @__mpt_avx512_matmul_f32
+// CHECK: call @__mpt_avx512_matmul_f16
+// CHECK: call @__mpt_avx512_matmul_f32
+func.func @avx512(%f: memref<8x8xf32>, %h: memref<8x8xf16>, %hc: memref<8x8xf32>) {
+  linalg.matmul ins(%f, %f : memref<8x8xf32>, memref<8x8xf32>) outs(%hc : memref<8x8xf32>)
+  linalg.matmul ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%hc : memref<8x8xf32>)
+  linalg.matmul ins(%f, %f : memref<8x8xf32>, memref<8x8xf32>) outs(%hc : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// Left as they are: an f16 accumulator (rounded at every step by the
+// loops), tensors, a transposed output.
+// CHECK-NOT: func.func private
+// CHECK-LABEL: func.func @left_alone(
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x8xf16>, memref<8x8xf16>) outs(%{{.*}} : memref<8x8xf16>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xbf16>
+// CHECK: linalg.generic
+// CHECK-NOT: call
+func.func @left_alone(%h: memref<8x8xf16>, %hc: memref<8x8xf32>,
+                      %t: tensor<8x8xbf16>, %tc: tensor<8x8xf32>,
+                      %b: memref<8x8xbf16>) -> tensor<8x8xf32> {
+  linalg.matmul ins(%h, %h : memref<8x8xf16>, memref<8x8xf16>) outs(%h : memref<8x8xf16>)
+  %r = linalg.matmul ins(%t, %t : tensor<8x8xbf16>, tensor<8x8xbf16>) outs(%tc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%b, %b : memref<8x8xbf16>, memref<8x8xbf16>) outs(%hc : memref<8x8xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return %r : tensor<8x8xf32>
+}

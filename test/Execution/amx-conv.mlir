@@ -1,0 +1,116 @@
+// bf16 convolutions on the CPU kernels: --mpt-lower-to-cpu="amx=1" rewrites
+// them into im2col + a contraction (--mpt-conv-to-im2col, upstream's
+// rewriteInIm2Col), and the contraction runs on the AMX kernel (the filter
+// is shared by the batch). Checked against the f32 convolution of the same
+// values on the generic loops: inputs are small integers (|x| <= 3), every
+// partial sum (at most 27 * 9 or 64 * 9 terms of 9) is exact, so the
+// largest difference printed must be 0. Cases: 3x3 stride 2 on a ragged
+// image, 1x1 stride 1.
+// REQUIRES: amx
+// RUN: mpt-opt %s --mpt-lower-to-cpu="amx=1 kernel-report=%t.report" \
+// RUN:   | mlir-runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mpt_amx_runtime,%mlir_runner_libs | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REPORT < %t.report
+// REPORT: CPU kernels (amx, no avx512): 2 of 4 contractions lowered
+// REPORT: linalg.generic {{.*}} bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
+// REPORT: linalg.conv_2d_nchw_fchw {{.*}} f32 x f32 -> f32: left as is: convolution
+
+// ((a*i + b*j + c*k + d*l) mod 7) - 3
+func.func @values(%i: index, %j: index, %k: index, %l: index) -> f32 {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c7 = arith.constant 7 : index
+  %a = arith.muli %i, %c5 : index
+  %b = arith.muli %j, %c3 : index
+  %c = arith.muli %k, %c2 : index
+  %s1 = arith.addi %a, %b : index
+  %s2 = arith.addi %s1, %c : index
+  %s3 = arith.addi %s2, %l : index
+  %r = arith.remui %s3, %c7 : index
+  %v = arith.subi %r, %c3 : index
+  %x = arith.index_cast %v : index to i32
+  %f = arith.sitofp %x : i32 to f32
+  return %f : f32
+}
+
+func.func @maxdiff(%x: tensor<?x?x?x?xf32>, %y: tensor<?x?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x?x?xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x?x?xf32>
+  %d2 = tensor.dim %x, %c2 : tensor<?x?x?x?xf32>
+  %d3 = tensor.dim %x, %c3 : tensor<?x?x?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %m = scf.for %i = %c0 to %d0 step %c1 iter_args(%a0 = %zero) -> f32 {
+    %m1 = scf.for %j = %c0 to %d1 step %c1 iter_args(%a1 = %a0) -> f32 {
+      %m2 = scf.for %k = %c0 to %d2 step %c1 iter_args(%a2 = %a1) -> f32 {
+        %m3 = scf.for %l = %c0 to %d3 step %c1 iter_args(%a3 = %a2) -> f32 {
+          %u = tensor.extract %x[%i, %j, %k, %l] : tensor<?x?x?x?xf32>
+          %v = tensor.extract %y[%i, %j, %k, %l] : tensor<?x?x?x?xf32>
+          %e = arith.subf %u, %v : f32
+          %ae = math.absf %e : f32
+          %mx = arith.maximumf %ae, %a3 : f32
+          scf.yield %mx : f32
+        }
+        scf.yield %m3 : f32
+      }
+      scf.yield %m2 : f32
+    }
+    scf.yield %m1 : f32
+  }
+  vector.print %m : f32
+  return
+}
+
+func.func @main() {
+  %x32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%i, %j, %k, %l) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<2x3x11x11xf32>
+  %w32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %k, %i, %j) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<40x3x3x3xf32>
+  %x16 = arith.truncf %x32 : tensor<2x3x11x11xf32> to tensor<2x3x11x11xbf16>
+  %w16 = arith.truncf %w32 : tensor<40x3x3x3xf32> to tensor<40x3x3x3xbf16>
+  %one = arith.constant 1.0 : f32
+  %init = tensor.empty() : tensor<2x40x5x5xf32>
+  %acc = linalg.fill ins(%one : f32) outs(%init : tensor<2x40x5x5xf32>) -> tensor<2x40x5x5xf32>
+  %r16 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x16, %w16 : tensor<2x3x11x11xbf16>, tensor<40x3x3x3xbf16>) outs(%acc : tensor<2x40x5x5xf32>) -> tensor<2x40x5x5xf32>
+  %r32 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x32, %w32 : tensor<2x3x11x11xf32>, tensor<40x3x3x3xf32>) outs(%acc : tensor<2x40x5x5xf32>) -> tensor<2x40x5x5xf32>
+  %a = tensor.cast %r16 : tensor<2x40x5x5xf32> to tensor<?x?x?x?xf32>
+  %b = tensor.cast %r32 : tensor<2x40x5x5xf32> to tensor<?x?x?x?xf32>
+  // CHECK: 0
+  func.call @maxdiff(%a, %b) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> ()
+
+  %y32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%j, %i, %l, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<3x64x6x6xf32>
+  %v32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%i, %j, %j, %i) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<33x64x1x1xf32>
+  %y16 = arith.truncf %y32 : tensor<3x64x6x6xf32> to tensor<3x64x6x6xbf16>
+  %v16 = arith.truncf %v32 : tensor<33x64x1x1xf32> to tensor<33x64x1x1xbf16>
+  %init2 = tensor.empty() : tensor<3x33x6x6xf32>
+  %acc2 = linalg.fill ins(%one : f32) outs(%init2 : tensor<3x33x6x6xf32>) -> tensor<3x33x6x6xf32>
+  %s16 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%y16, %v16 : tensor<3x64x6x6xbf16>, tensor<33x64x1x1xbf16>) outs(%acc2 : tensor<3x33x6x6xf32>) -> tensor<3x33x6x6xf32>
+  %s32 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%y32, %v32 : tensor<3x64x6x6xf32>, tensor<33x64x1x1xf32>) outs(%acc2 : tensor<3x33x6x6xf32>) -> tensor<3x33x6x6xf32>
+  %c = tensor.cast %s16 : tensor<3x33x6x6xf32> to tensor<?x?x?x?xf32>
+  %d = tensor.cast %s32 : tensor<3x33x6x6xf32> to tensor<?x?x?x?xf32>
+  // CHECK-NEXT: 0
+  func.call @maxdiff(%c, %d) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> ()
+  return
+}

@@ -1,0 +1,107 @@
+//===- CPUPath.cpp - which CPU path mpt-run compiles for ------------------===//
+#include "CPUPath.h"
+
+#include "mpt/Pipelines/LowerToCPU.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+using namespace llvm;
+
+static cl::OptionCategory cpuCategory("mpt-run CPU options");
+
+namespace {
+enum class CPUPath { Auto, Generic, AVX512, AMX };
+} // namespace
+
+static cl::opt<CPUPath> cpuPath(
+    "cpu-path", cl::desc("Code path for the host CPU"),
+    cl::values(clEnumValN(CPUPath::Auto, "auto",
+                          "the best path this CPU runs (default)"),
+               clEnumValN(CPUPath::AMX, "amx",
+                          "bf16 contractions on AMX tiles, f32/f16 ones on "
+                          "AVX-512"),
+               clEnumValN(CPUPath::AVX512, "avx512",
+                          "contractions on AVX-512 (no AMX)"),
+               clEnumValN(CPUPath::Generic, "generic",
+                          "no ISA-specific kernels: runs on any x86-64")),
+    cl::init(CPUPath::Auto), cl::cat(cpuCategory));
+static cl::opt<std::string> kernelReport(
+    "cpu-kernel-report",
+    cl::desc("Write which contractions got a CPU kernel, and why the others "
+             "did not, to this file ('-': stderr)"),
+    cl::value_desc("file"), cl::cat(cpuCategory));
+
+/// Asks Linux for the AMX tile data state (XFEATURE_XTILEDATA): a process
+/// that executes AMX instructions without it is killed with SIGILL.
+static bool requestAMXTileState(std::string &why) {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr long archReqXcompPerm = 0x1023, xfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, archReqXcompPerm, xfeatureXtiledata) == 0)
+    return true;
+  why = "Linux refused the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM)";
+  return false;
+#else
+  why = "requesting the AMX tile state is only implemented for Linux x86-64";
+  return false;
+#endif
+}
+
+bool mpt::selectCPUPath(LowerToCPUOptions &options, std::string &error) {
+  // LLVM's detection checks CPUID and that the OS saves the state (XCR0).
+  StringMap<bool> features = sys::getHostCPUFeatures();
+  auto has = [&](StringRef name) { return features.lookup(name); };
+  bool amx = has("amx-tile") && has("amx-bf16");
+  bool avx512 = has("avx512f");
+
+  std::string amxUnavailable;
+  if (!amx)
+    amxUnavailable = "the CPU has no AMX (amx-tile, amx-bf16)";
+  else if (cpuPath == CPUPath::Auto || cpuPath == CPUPath::AMX)
+    amx = requestAMXTileState(amxUnavailable);
+
+  CPUPath path = cpuPath;
+  if (path == CPUPath::AMX && !amx) {
+    error = "--cpu-path=amx: " + amxUnavailable;
+    return false;
+  }
+  if (path == CPUPath::AVX512 && !avx512) {
+    error = "--cpu-path=avx512: the CPU has no AVX-512 (avx512f)";
+    return false;
+  }
+  if (path == CPUPath::Auto)
+    path = amx ? CPUPath::AMX : avx512 ? CPUPath::AVX512 : CPUPath::Generic;
+
+  options.amx = path == CPUPath::AMX;
+  options.avx512 = path != CPUPath::Generic && avx512;
+  options.kernelReport = kernelReport;
+  // Like the progress line: on a terminal, or when the path was asked for
+  // (stderr stays empty for scripts that do not ask).
+  if (!cpuPath.getNumOccurrences() && !sys::Process::StandardErrIsDisplayed())
+    return true;
+  errs() << "mpt-run: CPU path: ";
+  switch (path) {
+  case CPUPath::AMX:
+    errs() << "amx (bf16 contractions on AMX tiles"
+           << (avx512 ? ", f32/f16 on AVX-512" : "") << ")";
+    break;
+  case CPUPath::AVX512:
+    errs() << "avx512 (contractions on AVX-512, no AMX"
+           << (cpuPath == CPUPath::Auto ? ": " + amxUnavailable : "") << ")";
+    break;
+  default:
+    errs() << "generic (no ISA-specific kernels"
+           << (cpuPath == CPUPath::Auto ? ": no AMX or AVX-512" : "") << ")";
+    break;
+  }
+  errs() << "\n";
+  return true;
+}

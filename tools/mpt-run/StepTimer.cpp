@@ -1,0 +1,41 @@
+//===- StepTimer.cpp - mpt-run --timing -----------------------------------===//
+#include "StepTimer.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+using namespace llvm;
+
+static cl::opt<bool> timing(
+    "timing",
+    cl::desc("Print compile time and the best and median step time (wall "
+             "clock) on stderr"));
+
+mpt::StepTimer::StepTimer() : start(Clock::now()) {}
+
+void mpt::StepTimer::stepStarted() { stepStart = Clock::now(); }
+
+void mpt::StepTimer::stepFinished() {
+  Clock::time_point now = Clock::now();
+  if (firstStepDone == 0)
+    firstStepDone = std::chrono::duration<double>(now - start).count();
+  else
+    steps.push_back(std::chrono::duration<double>(now - stepStart).count());
+}
+
+void mpt::StepTimer::report() const {
+  if (!timing || firstStepDone == 0)
+    return;
+  std::vector<double> sorted = steps;
+  std::sort(sorted.begin(), sorted.end());
+  // The first step also pays for the JIT's code generation: compile time is
+  // the time to the end of step 0 less a typical step.
+  double median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+  double best = sorted.empty() ? 0 : sorted.front();
+  errs() << format("mpt-run: timing: compile %.3f s, step best %.3f ms, "
+                   "median %.3f ms over %zu steps\n",
+                   firstStepDone - median, best * 1e3, median * 1e3,
+                   sorted.size());
+}

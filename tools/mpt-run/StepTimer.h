@@ -1,0 +1,34 @@
+//===- StepTimer.h - mpt-run --timing ---------------------------*- C++ -*-===//
+//
+// With --timing, mpt-run prints on stderr how long compiling took (passes,
+// lowering and the JIT's code generation, which happens at the first call)
+// and the best and median wall time of a step, for bench/cpu.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_TOOLS_MPT_RUN_STEPTIMER_H
+#define MPT_TOOLS_MPT_RUN_STEPTIMER_H
+
+#include <chrono>
+#include <vector>
+
+namespace mpt {
+
+class StepTimer {
+public:
+  /// Starts the compile clock (before the first pass runs).
+  StepTimer();
+  void stepStarted();
+  void stepFinished();
+  /// Prints the timing line when --timing is given.
+  void report() const;
+
+private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start, stepStart;
+  double firstStepDone = 0; // seconds from start to the end of step 0
+  std::vector<double> steps; // seconds, steps after the first
+};
+
+} // namespace mpt
+
+#endif // MPT_TOOLS_MPT_RUN_STEPTIMER_H
