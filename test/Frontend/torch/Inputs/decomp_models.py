@@ -135,3 +135,38 @@ class AvgPool(nn.Module):
 
 def avg_pool():
     return AvgPool()
+
+
+class Unsupported(nn.Module):
+    """Ops the importer cannot take (for the error test): torch.special.i1
+    (torch-mlir has no lowering), index_add (tm_tensor.scatter), dropout
+    in training mode (RNG state)."""
+    example_input_shape = (2, 16)
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.fc = nn.Linear(16, 16)
+        self.out = nn.Linear(16, 5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        if self.kind == "i1":
+            h = torch.special.i1(h)
+        elif self.kind == "index_add":
+            h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
+        else:
+            h = F.dropout(h, 0.1, training=True)
+        return self.out(h)
+
+
+def unsupported_i1():
+    return Unsupported("i1")
+
+
+def unsupported_index_add():
+    return Unsupported("index_add")
+
+
+def unsupported_dropout():
+    return Unsupported("dropout")
