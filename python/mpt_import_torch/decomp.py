@@ -1,23 +1,72 @@
-"""Decompositions applied while tracing the step (make_fx).
+"""The decomposition layer: what the step is traced with (make_fx), so that
+every op reaching torch-mlir lowers to upstream MLIR and mixed precision
+sees the structure it needs (contractions as matmuls/convolutions, softmax
+and reductions as their own ops).
 
-torch-mlir's table (fx_decomp_util.get_decomposition_table) plus
-replacements for backward ops that torch-mlir would otherwise lower to its
-own tm_tensor dialect (not upstream MLIR, so MLIR 22's mlir-opt rejects it):
+Two mechanisms, torch's own first:
 
-  max_pool2d_with_indices_backward: torch-mlir emits tm_tensor.scatter.  Here
-  it is recomputed window by window: for every kernel offset, the strided
-  view of the (-inf padded) input is compared with the window maximum; the
-  first offset (row-major, as PyTorch's CPU kernel) that attains it gets the
-  output gradient, placed back by zero-insertion (stack + reshape) and pad.
-  Only elementwise ops, strided slices, reshapes and pads: exact PyTorch
-  semantics (ties go to the first maximum) without scatter.
+* `tracing_context()` picks PyTorch's own decomposed implementations of
+  fused ops that are chosen *above* autograd (a decomposition table cannot
+  reach them: make_fx only sees ops below autograd, and the backward of a
+  fused op is another fused op):
+    - scaled_dot_product_attention: the MATH backend
+      (aten._scaled_dot_product_attention_math: matmul, scale, causal/additive
+      mask, softmax, dropout, matmul) instead of
+      _scaled_dot_product_flash_attention_for_cpu (+ its fused backward);
+    - nn.LSTM / nn.GRU: oneDNN off, so aten.lstm/gru run their cell-by-cell
+      implementation (addmm gates, sigmoid/tanh, stack) instead of
+      aten.mkldnn_rnn_layer.
+* `table()`: torch-mlir's decomposition table (torch's core aten
+  decompositions, extended) plus our own where torch has none that lowers
+  without torch-mlir's tm_tensor dialect (outside upstream MLIR):
+    - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
+      window (strided slices, zero insertion + pad);
+    - convolution_backward with groups > 1: the weight gradient as one batched
+      contraction per kernel offset (torch-mlir's grouped weight gradient
+      builds an invalid tensor.expand_shape); input gradient and bias as
+      torch-mlir lowers them (a grouped convolution, a sum);
+    - embedding_dense_backward: a one-hot contraction, chunked over the
+      vocabulary (torch's decomposition is index_put -> tm_tensor.scatter).
+
+Why one-hot and not a segment sum for the embedding gradient: a segment sum
+(scatter-add of each token's gradient row into its vocabulary row) costs
+N*D additions for N tokens and D features but writes to data-dependent rows,
+which linalg cannot express (it needs tm_tensor.scatter or a sequential
+scf.for of tensor.insert_slice, which no pass here would vectorise or put
+in low precision).  The one-hot form, onehot(ids)^T @ grad_out, costs N*V*D
+multiply-adds (V the vocabulary) -- the same as the logits matmul of a tied
+output head, so it at most adds a third to the head's forward + backward --
+but it is a plain matmul: it lowers to linalg.matmul, runs on Tensor Cores
+under autocast, and is exact in f16/bf16 inputs (one-hot entries are 0 or 1;
+the f32 accumulator sums the f16 gradient rows).  For a large vocabulary the
+N x V one-hot matrix would not fit, so it is built in vocabulary chunks of
+at most ONEHOT_CHUNK_ELEMENTS elements (one N x Vc slab at a time, one
+matmul per chunk, concatenated): memory is bounded, FLOPs unchanged.
 """
+
+import contextlib
+import os
 
 import torch
 import torch.nn.functional as F
+from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
 aten = torch.ops.aten
+
+# Largest one-hot slab (N tokens x Vc vocabulary rows) built at once: 2^24
+# elements = 64 MiB in f32.  GPT-2's 50257 rows with 8192 tokens would be
+# 1.6 GB at once; chunked, 26 slabs of 2048 rows.
+# MPT_IMPORT_ONEHOT_CHUNK_ELEMENTS overrides it (tests force small chunks).
+ONEHOT_CHUNK_ELEMENTS = int(os.environ.get("MPT_IMPORT_ONEHOT_CHUNK_ELEMENTS", 1 << 24))
+
+
+@contextlib.contextmanager
+def tracing_context():
+    """PyTorch's decomposed implementations of fused attention and RNNs."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False):
+        yield
 
 
 def _pair(v, default=None):
@@ -39,6 +88,10 @@ def _place(c, oi, oj, sh, sw, hp, wp):
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
                                      ceil_mode, indices):
+    """For every kernel offset, the strided view of the (-inf padded) input is
+    compared with the window maximum; the first offset (row-major, as
+    PyTorch's CPU kernel) that attains it gets the output gradient, placed
+    back by zero insertion and pad.  Exact PyTorch semantics, no scatter."""
     kh, kw = _pair(kernel_size)
     sh, sw = _pair(stride, (kh, kw))
     ph, pw = _pair(padding, (0, 0))
@@ -68,7 +121,119 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     return g.squeeze(0) if squeeze else g
 
 
+def _avg_pool_divisors(h, w, ho, wo, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override):
+    """PyTorch's divisor of every output position (aten/src/ATen/native/cpu/AvgPoolKernel.cpp)."""
+    rows = []
+    for oi in range(ho):
+        row = []
+        for oj in range(wo):
+            if divisor_override:
+                row.append(float(divisor_override))
+                continue
+            h0, w0 = oi * sh - ph, oj * sw - pw
+            h1, w1 = min(h0 + kh, h + ph), min(w0 + kw, w + pw)
+            pool = (h1 - h0) * (w1 - w0)
+            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
+            row.append(float(pool if count_include_pad else (h1 - h0) * (w1 - w0)))
+        rows.append(row)
+    return rows
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """Each output gradient divided by its window's divisor (a constant
+    [Ho, Wo] map: ceil_mode windows are cut at the padded border, and with
+    count_include_pad=False padding is not counted), then added back to every
+    input of its window: per kernel offset, zero insertion + pad.  torch has
+    no decomposition; torch-mlir's lowering fails on torch.constant.int."""
+    kh, kw = _pair(kernel_size)
+    sh, sw = _pair(stride, (kh, kw))
+    ph, pw = _pair(padding, (0, 0))
+    squeeze = self.dim() == 3
+    if squeeze:
+        self, grad_output = self.unsqueeze(0), grad_output.unsqueeze(0)
+    _, _, h, w = self.shape
+    ho, wo = grad_output.shape[-2:]
+    with disable_proxy_modes_tracing():  # a constant of the graph, not traced ops
+        div = torch.tensor(_avg_pool_divisors(h, w, ho, wo, kh, kw, sh, sw, ph, pw, count_include_pad,
+                                              divisor_override), dtype=grad_output.dtype)
+    g = grad_output / div
+    hp = max(h + 2 * ph, (ho - 1) * sh + kh)
+    wp = max(w + 2 * pw, (wo - 1) * sw + kw)
+    gp = None
+    for oi in range(kh):
+        for oj in range(kw):
+            part = _place(g, oi, oj, sh, sw, hp, wp)
+            gp = part if gp is None else gp + part
+    out = gp[:, :, ph: ph + h, pw: pw + w]
+    return out.squeeze(0) if squeeze else out
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):
+    """Grouped / depthwise 2-D convolution backward.  The weight gradient of
+    group g at kernel offset (i, j) is a contraction over batch and output
+    positions: gw[g, f, c, i, j] = sum_{n,y,x} go[n, g, f, y, x] * xpad[n, g, c,
+    y*s + i*d, x*s + j*d], i.e. one batched matmul (batch G) per kernel
+    offset over strided views of the padded input.  Input gradient (a grouped
+    convolution) and bias gradient are left to torch-mlir, which lowers them
+    correctly (checked against eager by the tests)."""
+    if groups == 1 or transposed or not output_mask[1] or input.dim() != 4:
+        return NotImplemented
+    n, c, h, w = input.shape
+    f, cg, kh, kw = weight.shape
+    fg = f // groups
+    sh, sw = _pair(stride)
+    ph, pw = _pair(padding)
+    dh, dw = _pair(dilation)
+    ho, wo = grad_output.shape[-2:]
+    xp = F.pad(input, (pw, pw, ph, ph))
+    go = grad_output.reshape(n, groups, fg, ho, wo)
+    parts = []
+    for i in range(kh):
+        for j in range(kw):
+            xs = xp[:, :, i * dh: i * dh + (ho - 1) * sh + 1: sh, j * dw: j * dw + (wo - 1) * sw + 1: sw]
+            parts.append(torch.einsum("ngfyx,ngcyx->gfc", go, xs.reshape(n, groups, cg, ho, wo)))
+    gw = torch.stack(parts, dim=-1).reshape(f, cg, kh, kw)
+    gi = None
+    if output_mask[0]:
+        gi = aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                                       transposed, output_padding, groups, [True, False, False])[0]
+    gb = grad_output.sum(dim=(0, 2, 3)) if output_mask[2] else None
+    return gi, gw, gb
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """grad_weight = onehot(indices)^T @ grad_output, in vocabulary chunks (see
+    the module docstring for why one-hot and how large vocabularies fit)."""
+    d = grad_output.shape[-1]
+    ids = indices.reshape(-1)
+    go = grad_output.reshape(-1, d)
+    n = ids.shape[0]
+    chunk = max(1, min(num_weights, ONEHOT_CHUNK_ELEMENTS // max(1, n)))
+    parts = []
+    for v0 in range(0, num_weights, chunk):
+        v1 = min(num_weights, v0 + chunk)
+        onehot = (ids.unsqueeze(1) == torch.arange(v0, v1, dtype=ids.dtype)).to(go.dtype)
+        if padding_idx is not None and v0 <= padding_idx < v1:
+            keep = torch.arange(v0, v1) != padding_idx
+            onehot = onehot * keep.to(go.dtype)
+        part = onehot.t() @ go
+        if scale_grad_by_freq:
+            part = part / onehot.sum(dim=0).clamp(min=1.0).unsqueeze(1)
+        parts.append(part)
+    return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
+
+
+OWN = {
+    aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward,
+    aten.avg_pool2d_backward.default: avg_pool2d_backward,
+    aten.convolution_backward.default: convolution_backward,
+    aten.embedding_dense_backward.default: embedding_dense_backward,
+}
+
+
 def table():
     t = dict(get_decomposition_table())
-    t[aten.max_pool2d_with_indices_backward.default] = max_pool2d_with_indices_backward
+    t.update(OWN)
     return t

@@ -18,7 +18,7 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.func import functional_call, functionalize, vjp
 
-from . import losses, optim
+from . import decomp, losses, optim
 
 
 @dataclasses.dataclass
@@ -47,7 +47,11 @@ class StepSpec:
 
 
 def make_batch(model, loss_name, input_shape, generator):
-    x = torch.randn(tuple(input_shape), generator=generator)
+    """A synthetic batch: standard normal input, or the model's own
+    `make_example_input(shape, generator)` (e.g. token ids for embeddings)."""
+    make_input = getattr(model, "make_example_input", None)
+    x = (make_input(tuple(input_shape), generator) if make_input is not None
+         else torch.randn(tuple(input_shape), generator=generator))
     with torch.no_grad():
         out = model(x)
     y = losses.make_target(loss_name, out.shape, generator)
@@ -107,6 +111,11 @@ def trace(spec, decomposition_table=None):
     params = spec.values("param")
     x, y = spec.values("data")
     seed = torch.ones((), dtype=torch.float32)
+    with decomp.tracing_context():
+        return _trace(fwd_bwd, opt_fn, params, x, y, seed, spec, decomposition_table)
+
+
+def _trace(fwd_bwd, opt_fn, params, x, y, seed, spec, decomposition_table):
     gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=decomposition_table,
                    record_stack_traces=True)(*params, x, y, seed)
     grads = [torch.zeros_like(p) for p in params]

@@ -1,6 +1,11 @@
 """Import the two traced graphs with torch-mlir and fuse them into one
 func.func that follows the mpt training-graph contract."""
 
+import contextlib
+import os
+import re
+import sys
+import tempfile
 import warnings
 
 from torch_mlir import fx, ir
@@ -14,15 +19,93 @@ UPSTREAM_DIALECTS = ("func", "arith", "math", "linalg", "tensor", "tosa", "scf",
                      "mpt", "cf", "bufferization")
 
 
+# Frames of these packages are not "the model line" of an error.
+_LIBRARY_FRAMES = (os.sep + os.path.join("torch", ""), os.sep + os.path.join("torch_mlir", ""),
+                   os.sep + os.path.join("mpt_import_torch", ""))
+# What an op outside upstream MLIR comes from, for the error message.
+_OP_ORIGIN = {
+    "tm_tensor.scatter": "a scatter / index_put (no decomposition for this one yet)",
+    "ml_program.global": "random numbers in training mode (dropout, rand): the RNG state is not "
+                         "part of the step; use eval-mode dropout (p=0) for now",
+}
+
+
+def model_line(text):
+    """The innermost frame of an MLIR location (or diagnostic) outside torch,
+    torch-mlir and this importer: the model's own line.  "" if none."""
+    frames = re.findall(r'"([^"]+)":(\d+):\d+', text)
+    for path, line in frames:
+        if not any(lib in path for lib in _LIBRARY_FRAMES):
+            return f"{path}:{line}"
+    return f"{frames[0][0]}:{frames[0][1]}" if frames else ""
+
+
+def describe_lowering_error(text):
+    """(op, model line, short reason) from torch-mlir's diagnostics."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errs = [l for l in lines if "error:" in l] or lines
+    first = errs[0] if errs else ""
+    op = (re.search(r'name = "torch\.([\w.]+)"', first) or
+          re.search(r"failed to legalize operation '([\w.]+)'", first) or
+          re.search(r"'([\w.]+)' op ", first))
+    op = op.group(1) if op else "an op"
+    reason = first.split("error:", 1)[-1].strip()
+    reason = re.sub(r":\s*%.*$", "", reason)  # drop the printed op
+    return op, model_line(first), reason
+
+
+@contextlib.contextmanager
+def _captured_stderr():
+    """torch-mlir prints its diagnostics to file descriptor 2 (C++), not
+    into the exception: capture them, to report one line instead."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        out = []
+        try:
+            yield out
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            out.append(tmp.read())
+
+
 def import_graph(gm, name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return fx.stateless_fx_import(gm, output_type=OUTPUT_TYPE, model_name=name)
+            with _captured_stderr() as diag:
+                return fx.stateless_fx_import(gm, output_type=OUTPUT_TYPE, model_name=name)
         except Exception as e:  # torch-mlir raises its own error types
-            lines = [l.strip() for l in str(e).splitlines() if l.strip()]
-            errs = [l for l in lines if "error:" in l] or lines or [type(e).__name__]
-            raise UserError(f"torch-mlir could not lower the {name} graph: {errs[0]}")
+            op, where, reason = describe_lowering_error("".join(diag) + "\n" + (str(e) or type(e).__name__))
+            at = f" at {where}" if where else ""
+            raise UserError(f"torch-mlir cannot lower {op}{at} ({name} graph): {reason}")
+
+
+def check_upstream(module, name):
+    """Rejects, with the op and its model line, any op outside upstream MLIR
+    in a torch-mlir module (before it is printed: tm_tensor's custom syntax
+    does not even parse without torch-mlir)."""
+    bad = []
+
+    def visit(op):
+        if op.name.split(".")[0] not in UPSTREAM_DIALECTS and op.name not in [b[0] for b in bad]:
+            bad.append((op.name, model_line(str(op.location))))
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    if bad:
+        # Name the op itself, not its region's terminator; locate it by the
+        # first offending op that has a model line (globals have none).
+        bad.sort(key=lambda b: b[0].endswith(".yield"))
+        op = bad[0][0]
+        where = next((w for _, w in bad if w), "")
+        origin = next((v for k, v in _OP_ORIGIN.items() if op.startswith(k)), "")
+        more = f" (and {', '.join(b[0] for b in bad[1:])})" if len(bad) > 1 else ""
+        raise UserError(f"imported step uses {op}, outside upstream MLIR{more}"
+                        + (f", at {where}" if where else "") + (f": {origin}" if origin else "")
+                        + f" ({name} graph)")
 
 
 def _only_func(module):
@@ -133,6 +216,8 @@ def import_step(spec, func_name="step"):
     from . import step as step_mod
     gm_a, gm_b = step_mod.trace(spec, decomposition_table=decomp.table())
     a = import_graph(gm_a, "fwd_bwd")
+    check_upstream(a, "fwd_bwd")
     b = import_graph(gm_b, "opt")
+    check_upstream(b, "opt")
     return fuse(a.operation.get_asm(enable_debug_info=True), b.operation.get_asm(enable_debug_info=True),
                 spec, func_name)

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Model zoo: real models through the front door.
+
+For every model of bench/zoo/models.py (ZOO), on the same initial weights and
+the same batch (one batch, repeated, so that a training loss must fall):
+
+  import    mpt-import-torch builds the step (the error names op and line)
+  f16, bf16 mpt-opt --mpt-mixed-precision (f16: dynamic loss scaling) verifies
+  trains    mpt-run trains it for --steps steps in FP32, f16 and bf16 (-O0:
+            the CPU JIT is slow on big graphs at -O2; the zoo checks numbers,
+            not speed), and the FP32 loss falls
+  gaps      |mpt FP32 - eager FP32|, and for f16/bf16 |mpt - eager FP32| next
+            to PyTorch AMP's own |AMP - eager FP32| and |mpt - AMP| (max over
+            steps; PyTorch: bench/peer/torch_reference.py, autocast on the CPU,
+            f16 with GradScaler)
+
+A model passes when it imports, both pipelines verify, every mode trains
+(finite losses, FP32 falls), FP32 matches eager (relative 1e-3 of the first
+loss: f32 with another summation order; BatchNorm over few values
+amplifies rounding) and each low precision is at most max(3 x AMP's own gap,
+1e-2 x first loss) from FP32: mpt's mixed precision is no further from FP32
+than PyTorch AMP's, up to rounding-noise level (1% of the loss in a few
+steps, the triangle bound of test/Frontend/torch/peer-compare.test).
+
+  bench/zoo/zoo.py                      # all models, table on stdout
+  bench/zoo/zoo.py --write-doc          # ... and docs/ModelZoo.md
+  bench/zoo/zoo.py --models gpt,lstm    # a few
+Each model runs in its own process with --timeout seconds; a failure is one
+line naming the stage (and, from the importer, the op and the model line).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))
+from mpt_setup.venv import ensure_venv  # noqa: E402
+
+if __name__ == "__main__":
+    ensure_venv(__file__, "zoo.py")
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "bench", "peer"))
+
+import models  # noqa: E402
+
+DOC = os.path.join(REPO, "docs", "ModelZoo.md")
+PIPELINES = {"f16": "mpt-mixed-precision", "bf16": "mpt-mixed-precision{dtype=bf16}"}
+FP32_REL_TOL = 1e-3
+LOW_AMP_FACTOR, LOW_REL_FLOOR = 3.0, 1e-2
+
+
+BIN_DIR = os.path.join(REPO, "build", "bin")
+
+
+def tool(name):
+    return os.path.join(BIN_DIR, name)
+
+
+def one_line(text):
+    lines = [l.strip() for l in (text or "").splitlines() if l.strip()]
+    errs = [l for l in lines if "error" in l.lower()]
+    return (errs or lines or ["(no output)"])[-1 if not errs else 0][:300]
+
+
+class Stage(Exception):
+    def __init__(self, stage, msg):
+        super().__init__(f"{stage}: {msg}")
+        self.stage = stage
+
+
+def run_cmd(stage, cmd, timeout):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Stage(stage, f"timed out after {timeout:.0f} s")
+    if r.returncode != 0:
+        raise Stage(stage, one_line(r.stderr) if r.stderr.strip() else one_line(r.stdout))
+    return r
+
+
+def read_log(path):
+    import csv
+    with open(path) as fh:
+        return [float(row["loss"]) for row in csv.DictReader(fh)]
+
+
+def run_model(name, out, steps, timeout):
+    """Runs one model in this process; returns the result dict."""
+    import numpy as np
+    import torch_reference
+    from mpt_import_torch import UserError
+    factory, opt_flags, desc, _ = models.ZOO[name]
+    res = {"model": name, "description": desc, "stages": {}}
+    t0 = time.time()
+    deadline = t0 + timeout
+    os.makedirs(out, exist_ok=True)
+    args = torch_reference.cli.make_parser()
+    args.add_argument("--steps", type=int)
+    args.add_argument("--distinct-batches", type=int)
+    args.add_argument("--out-dir")
+    args.add_argument("--modes")
+    args.add_argument("--emit-step", action="store_true")
+    args.add_argument("--growth-interval", type=int, default=2000)
+    a = args.parse_args(["--model", f"{HERE}/models.py:{factory.__name__}", *opt_flags,
+                         "--steps", str(steps), "--distinct-batches", "1", "--out-dir", out,
+                         "--modes", "fp32,bf16,f16", "--emit-step"])
+    import torch
+    try:
+        devnull = open(os.devnull, "w")
+        saved, sys.stdout = sys.stdout, devnull
+        try:
+            try:
+                torch_reference.run(a)
+            except RuntimeError as e:
+                if "primitive descriptor" not in str(e):
+                    raise
+                # oneDNN has no f16 LSTM on some CPUs: PyTorch's own
+                # cell-by-cell RNN (still autocast) is the reference then.
+                res["note"] = "eager reference with oneDNN off (its f16 LSTM is missing on this CPU)"
+                with torch.backends.mkldnn.flags(enabled=False):
+                    torch_reference.run(a)
+        finally:
+            sys.stdout = saved
+    except UserError as e:
+        raise Stage("import", str(e))
+    except Exception as e:  # eager PyTorch itself failed on the model
+        raise Stage("eager reference", f"{type(e).__name__}: {one_line(str(e))}")
+    res["stages"]["import"] = "ok"
+    res["import_s"] = round(time.time() - t0, 1)
+    import csv
+    torch_losses = {}
+    with open(os.path.join(out, "losses.csv")) as fh:
+        for row in csv.DictReader(fh):
+            torch_losses.setdefault(row["mode"], []).append(float(row["loss"]))
+    res["torch"] = torch_losses
+    step = os.path.join(out, "step.mlir")
+    with open(os.path.join(out, "manifest.json")) as fh:
+        man = json.load(fh)
+    res["params"] = sum(int(np.prod(x["shape"])) for x in man["args"] if x["role"] == "param")
+    init = np.load(os.path.join(out, "init.npz"))
+    roles = {f"arg{x['index']}": x["role"] for x in man["args"]}
+    np.savez(os.path.join(out, "mpt_init.npz"), **{k: init[k] for k in init.files if roles[k] != "data"})
+    for mode, pipe in PIPELINES.items():
+        run_cmd(f"pipeline {mode}", [tool("mpt-opt"), step, f"--pass-pipeline=builtin.module({pipe})",
+                                     "-o", os.devnull], max(1, deadline - time.time()))
+        res["stages"][f"pipeline {mode}"] = "ok"
+    mpt = {}
+    for mode in ("fp32", "f16", "bf16"):
+        log = os.path.join(out, f"mpt_{mode}.csv")
+        cmd = [tool("mpt-run"), step, "-O0", "--inputs", os.path.join(out, "mpt_init.npz"),
+               "--data", os.path.join(out, "data.npz"), "--steps", str(steps), "--log", log, "--no-progress"]
+        if mode in PIPELINES:
+            cmd.insert(2, "--passes=" + PIPELINES[mode])
+        t1 = time.time()
+        run_cmd(f"train {mode}", cmd, max(1, deadline - time.time()))
+        res[f"run_{mode}_s"] = round(time.time() - t1, 1)
+        mpt[mode] = read_log(log)
+        if not all(np.isfinite(mpt[mode])):
+            raise Stage(f"train {mode}", f"non-finite loss: {mpt[mode]}")
+    res["mpt"] = mpt
+    fp = torch_losses["fp32"]
+    gap = lambda a, b: float(max(abs(x - y) for x, y in zip(a, b)))  # noqa: E731
+    scale = max(1.0, abs(fp[0]))
+    res["gap_fp32"] = gap(mpt["fp32"], fp)
+    ok = res["gap_fp32"] <= FP32_REL_TOL * scale and mpt["fp32"][-1] < mpt["fp32"][0]
+    why = []
+    if mpt["fp32"][-1] >= mpt["fp32"][0]:
+        why.append(f"FP32 loss does not fall ({mpt['fp32'][0]:.4g} -> {mpt['fp32'][-1]:.4g})")
+    if res["gap_fp32"] > FP32_REL_TOL * scale:
+        why.append(f"FP32 differs from eager by {res['gap_fp32']:.3g}")
+    for mode in ("f16", "bf16"):
+        amp = torch_losses.get(mode)
+        res[f"gap_{mode}_fp32"] = gap(mpt[mode], fp)
+        res[f"gap_{mode}_amp"] = gap(mpt[mode], amp) if amp else None
+        res[f"amp_{mode}_fp32"] = gap(amp, fp) if amp else None
+        bound = max(LOW_AMP_FACTOR * (res[f"amp_{mode}_fp32"] or 0.0), LOW_REL_FLOOR * scale)
+        if res[f"gap_{mode}_fp32"] > bound:
+            ok = False
+            why.append(f"{mode} is {res[f'gap_{mode}_fp32']:.3g} from FP32 (bound {bound:.3g})")
+    res["stages"]["trains"] = "ok" if ok else "; ".join(why)
+    res["pass"] = ok
+    res["total_s"] = round(time.time() - t0, 1)
+    return res
+
+
+def child(args):
+    """--one NAME: one model, result JSON on stdout's last line."""
+    import logging
+    import warnings
+    warnings.filterwarnings("ignore")
+    logging.getLogger("torch.utils.flop_counter").setLevel(logging.ERROR)
+    out = model_dir(args.out_dir, args.one)
+    try:
+        res = run_model(args.one, out, args.steps, args.timeout)
+    except Stage as e:
+        res = {"model": args.one, "description": models.ZOO[args.one][2], "failed": e.stage, "error": str(e),
+               "pass": False}
+    with open(os.path.join(out, "result.json"), "w") as fh:
+        json.dump(res, fh)
+    print(json.dumps(res))
+    return 0
+
+
+def model_dir(out_dir, name):
+    return os.path.join(out_dir, name.replace(" ", "_").replace("(", "").replace(")", ""))
+
+
+def run_one(name, args):
+    """One model in a child process (isolation: a crash or hang is one row)."""
+    saved = os.path.join(model_dir(args.out_dir, name), "result.json")
+    if args.reuse and os.path.exists(saved):
+        with open(saved) as fh:
+            return json.load(fh)
+    if args.reuse_only:
+        return {"model": name, "description": models.ZOO[name][2], "pass": False, "failed": "not run",
+                "error": "not run: no result in " + os.path.relpath(saved, REPO)}
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, "--steps", str(args.steps),
+                            "--timeout", str(args.timeout), "--out-dir", args.out_dir, "--bin-dir", args.bin_dir],
+                           capture_output=True, text=True, timeout=args.timeout + 600)
+        last = [l for l in r.stdout.splitlines() if l.startswith("{")]
+        return json.loads(last[-1]) if last else {
+            "model": name, "description": models.ZOO[name][2], "pass": False, "failed": "crash",
+            "error": f"crash: {one_line(r.stderr)}"}
+    except subprocess.TimeoutExpired:
+        return {"model": name, "description": models.ZOO[name][2], "pass": False, "failed": "timeout",
+                "error": f"timeout: more than {args.timeout + 600:.0f} s"}
+
+
+def fmt_gap(v):
+    return "-" if v is None else f"{v:.1e}"
+
+
+def table(results):
+    hdr = ("| model | params | import | pipeline f16 | pipeline bf16 | trains (FP32, f16, bf16) | "
+           "FP32 vs eager | f16 vs FP32 (AMP) | f16 vs AMP | bf16 vs FP32 (AMP) | bf16 vs AMP |")
+    rows = [hdr, "|" + "---|" * (hdr.count("|") - 1)]
+    notes = []
+    for r in results:
+        st = r.get("stages", {})
+        cells = [r["model"], f"{r['params'] / 1e6:.2f}M" if "params" in r else "-"]
+        for s in ("import", "pipeline f16", "pipeline bf16"):
+            cells.append("ok" if st.get(s) == "ok" else ("**fails**" if r.get("failed") == s else "-"))
+        if st.get("trains") == "ok":
+            cells.append("ok")
+        elif "trains" in st:
+            cells.append("**no**")
+        else:
+            cells.append("**fails**" if str(r.get("failed", "")).startswith("train") else "-")
+        if "mpt" in r:
+            cells += [fmt_gap(r["gap_fp32"]),
+                      f"{fmt_gap(r['gap_f16_fp32'])} ({fmt_gap(r['amp_f16_fp32'])})", fmt_gap(r["gap_f16_amp"]),
+                      f"{fmt_gap(r['gap_bf16_fp32'])} ({fmt_gap(r['amp_bf16_fp32'])})",
+                      fmt_gap(r["gap_bf16_amp"])]
+        else:
+            cells += ["-"] * 5
+        rows.append("| " + " | ".join(cells) + " |")
+        if r.get("error"):
+            notes.append(f"* {r['model']}: {r['error']}")
+        elif st.get("trains") not in (None, "ok"):
+            notes.append(f"* {r['model']}: {st['trains']}")
+    return "\n".join(rows), notes
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="zoo.py", description=__doc__.splitlines()[0])
+    p.add_argument("--models", help="comma list of names (default: all); see --list")
+    p.add_argument("--fast", action="store_true", help="only the models marked fast (the lit suite's)")
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--steps", type=int, default=4, help="training steps per mode (default 4)")
+    p.add_argument("--timeout", type=float, default=900, help="seconds per model (default 900)")
+    p.add_argument("--out-dir", default=os.path.join(HERE, "out"), help="work files (default bench/zoo/out)")
+    p.add_argument("--write-doc", action="store_true", help="also write docs/ModelZoo.md")
+    p.add_argument("--json", help="write all results to this file")
+    p.add_argument("--require-pass", action="store_true", help="exit 1 unless every model passes")
+    p.add_argument("--bin-dir", default=BIN_DIR, help="where mpt-opt and mpt-run are (default build/bin)")
+    p.add_argument("--jobs", type=int, default=1, help="models run in parallel (default 1)")
+    p.add_argument("--reuse", action="store_true", help="reuse results saved in --out-dir by an earlier run")
+    p.add_argument("--reuse-only", action="store_true",
+                   help="only saved results (models without one are listed as not run)")
+    p.add_argument("--one", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    args.reuse = args.reuse or args.reuse_only
+    globals()["BIN_DIR"] = args.bin_dir
+    if args.one:
+        return child(args)
+    if args.list:
+        for n, (_, opt, desc, fast) in models.ZOO.items():
+            print(f"{n:22} {desc}{' (fast)' if fast else ''}")
+        return 0
+    names = list(models.ZOO)
+    if args.fast:
+        names = [n for n in names if models.ZOO[n][3]]
+    if args.models:
+        names = [n.strip() for n in args.models.split(",")]
+        for n in names:
+            if n not in models.ZOO:
+                print(f"zoo.py: error: unknown model '{n}' (see --list)", file=sys.stderr)
+                return 2
+    from concurrent.futures import ThreadPoolExecutor
+    t0 = time.time()
+
+    def job(n):
+        res = run_one(n, args)
+        status = "pass" if res["pass"] else f"FAIL ({res.get('error') or res['stages'].get('trains')})"
+        print(f"zoo: {n}: {status} [{time.time() - t0:.0f} s]", file=sys.stderr, flush=True)
+        return res
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(job, names))
+    tab, notes = table(results)
+    n_pass = sum(r["pass"] for r in results)
+    summary = f"{n_pass}/{len(results)} models pass end to end ({args.steps} steps per mode)."
+    print(tab)
+    print("\n".join(notes))
+    print(summary)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    if args.write_doc:
+        write_doc(results, tab, notes, summary, args)
+    return 1 if args.require_pass and n_pass < len(results) else 0
+
+
+def write_doc(results, tab, notes, summary, args):
+    import torch
+    desc = "\n".join(f"| {r['model']} | {r['description']} |" for r in results)
+    text = f"""# Model zoo
+
+Generated by `bench/zoo/zoo.py --write-doc` (torch {torch.__version__}; do not edit by hand). Each model is
+imported with `mpt-import-torch` (models in `bench/zoo/models.py`), compiled with `--mpt-mixed-precision`
+(f16, dynamic loss scaling) and `--mpt-mixed-precision=dtype=bf16`, and trained for {args.steps} steps on one
+repeated batch under `mpt-run -O0` in FP32, f16 and bf16, from the same initial weights as eager PyTorch
+(FP32, and AMP: `torch.autocast("cpu")`, f16 with `GradScaler`). `-O0`: the CPU JIT is slow on big graphs at
+the default `-O2`; the zoo checks numbers, not speed.
+
+Columns: *trains* = every mode gives finite losses, the FP32 loss falls, FP32 is within 1e-3 (relative to the
+first loss) of eager FP32, and each low precision is at most max(3 x AMP's own gap to FP32, 1e-2 x the first
+loss) from FP32. Gaps are max over steps of |loss difference|; "f16 vs FP32 (AMP)" is mpt f16 against eager
+FP32 with PyTorch AMP's own distance in parentheses.
+
+{tab}
+
+{summary}
+{chr(10).join(notes)}
+
+| model | what exactly |
+|---|---|
+{desc}
+
+Dropout and stochastic depth are set to 0: random numbers in training mode are not part of an imported step
+yet (the importer stops with `imported step uses ml_program.global ... random numbers in training mode`,
+naming the model line).
+"""
+    with open(DOC, "w") as fh:
+        fh.write(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

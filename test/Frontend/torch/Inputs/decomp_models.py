@@ -1,0 +1,172 @@
+"""Small models for test/Frontend/torch/decompositions.test: one per op of
+the importer's decomposition layer (python/mpt_import_torch/decomp.py),
+with the variants that change its code paths.  Each factory takes no
+arguments (mpt-import-torch --model FILE.py:FACTORY)."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class CausalSDPA(nn.Module):
+    """F.scaled_dot_product_attention, causal, 2 heads (fused flash op in eager)."""
+    example_input_shape = (2, 8, 16)
+
+    def __init__(self, causal=True, mask=False):
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+        self.out = nn.Linear(16, 5)
+        self.causal = causal
+        self.mask = mask
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, 2, d // 2).permute(2, 0, 3, 1, 4)
+        # An additive float mask (as HF models pass), else is_causal.
+        mask = torch.triu(torch.full((t, t), -1e4), diagonal=1) if self.mask else None
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=self.causal and not self.mask)
+        return self.out(y.transpose(1, 2).reshape(b, t, d))
+
+
+def sdpa_causal():
+    return CausalSDPA()
+
+
+def sdpa_mask():
+    return CausalSDPA(mask=True)
+
+
+class Encoder(nn.Module):
+    """nn.TransformerEncoder (MultiheadAttention calls SDPA inside)."""
+    example_input_shape = (2, 8, 16)
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.out = nn.Linear(16, 5)
+
+    def forward(self, x):
+        return self.out(self.enc(x))
+
+
+def encoder():
+    return Encoder()
+
+
+class GroupedConv(nn.Module):
+    """Depthwise (stride 2, multiplier 2), grouped (dilation 2), with and without bias."""
+    example_input_shape = (2, 4, 9, 9)
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=4)
+        self.g2 = nn.Conv2d(8, 6, 3, padding=2, dilation=2, groups=2, bias=False)
+        self.out = nn.Linear(6, 5)
+
+    def forward(self, x):
+        return self.out(F.relu(self.g2(F.relu(self.dw(x)))).mean((2, 3)))
+
+
+def grouped_conv():
+    return GroupedConv()
+
+
+class TokenModel(nn.Module):
+    """Integer token input (make_example_input), embedding, mean over tokens."""
+    example_input_shape = (2, 8)
+
+    def __init__(self, vocab=20, padding_idx=None, scale_grad_by_freq=False):
+        super().__init__()
+        self.vocab = vocab
+        self.emb = nn.Embedding(vocab, 16, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+        self.out = nn.Linear(16, 5)
+
+    def make_example_input(self, shape, generator):
+        return torch.randint(0, self.vocab, shape, generator=generator)
+
+    def forward(self, ids):
+        return self.out(self.emb(ids))
+
+
+def embedding():
+    return TokenModel()
+
+
+def embedding_padding_freq():
+    return TokenModel(vocab=7, padding_idx=3, scale_grad_by_freq=True)
+
+
+class RNN(nn.Module):
+    example_input_shape = (2, 6, 8)
+
+    def __init__(self, cell):
+        super().__init__()
+        self.rnn = cell(8, 12, num_layers=2, batch_first=True)
+        self.out = nn.Linear(12, 5)
+
+    def forward(self, x):
+        return self.out(self.rnn(x)[0])
+
+
+def lstm():
+    return RNN(nn.LSTM)
+
+
+def gru():
+    return RNN(nn.GRU)
+
+
+class AvgPool(nn.Module):
+    """avg_pool2d: ceil_mode without counting padding, and padding counted."""
+    example_input_shape = (2, 3, 9, 9)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 2)  # 9x9 -> 8x8
+        self.p1 = nn.AvgPool2d(2, ceil_mode=True, count_include_pad=False)
+        self.p2 = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)
+        self.out = nn.Linear(4 * 4 * 4 + 4 * 3 * 3, 5)
+
+    def forward(self, x):
+        x = self.conv(x)
+        return self.out(torch.cat([self.p1(x).flatten(1), self.p2(x[:, :, :5, :5]).flatten(1)], 1))
+
+
+def avg_pool():
+    return AvgPool()
+
+
+class Unsupported(nn.Module):
+    """Ops the importer cannot take (for the error test): torch.special.i1
+    (torch-mlir has no lowering), index_add (tm_tensor.scatter), dropout
+    in training mode (RNG state)."""
+    example_input_shape = (2, 16)
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.fc = nn.Linear(16, 16)
+        self.out = nn.Linear(16, 5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        if self.kind == "i1":
+            h = torch.special.i1(h)
+        elif self.kind == "index_add":
+            h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
+        else:
+            h = F.dropout(h, 0.1, training=True)
+        return self.out(h)
+
+
+def unsupported_i1():
+    return Unsupported("i1")
+
+
+def unsupported_index_add():
+    return Unsupported("index_add")
+
+
+def unsupported_dropout():
+    return Unsupported("dropout")
