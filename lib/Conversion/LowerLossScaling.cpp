@@ -231,24 +231,18 @@ struct LowerGuardUpdate : OpRewritePattern<GuardUpdateOp> {
 struct LowerLossScalingPass
     : public mpt::impl::LowerLossScalingBase<LowerLossScalingPass> {
   void runOnOperation() override {
-    // Only the loss-scaling ops and what their lowering creates are
-    // visited (and folded, which uniques and hoists the new constants):
-    // the greedy driver over the whole step would try to fold every op of
-    // it, at least twice.
-    SmallVector<Operation *> ops;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<ScaleOp, UnscaleAndCheckOp, UpdateScaleOp, GuardUpdateOp>(op))
-        ops.push_back(op);
-    });
-    if (ops.empty())
-      return markAllAnalysesPreserved();
     RewritePatternSet patterns(&getContext());
     populateLowerLossScalingPatterns(patterns);
+    // Folding (which also uniques and hoists the constants the patterns
+    // create) stays on; region simplification (DCE, block merging) of the
+    // whole step is not this pass's job and costs a walk per iteration.
+    // (Driving only the loss-scaling ops, applyOpPatternsGreedily, would not
+    // visit the rest of the step, but it leaves the new constants neither
+    // uniqued nor hoisted.)
     GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    bool changed = false;
-    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config,
-                                       &changed)))
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
       return signalPassFailure();
   }
 };

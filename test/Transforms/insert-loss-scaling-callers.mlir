@@ -6,7 +6,7 @@
 // RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-mixed-precision
 // RUN: mpt-opt %mpt_src/test/Pipelines/lower-to-cpu.mlir --mpt-insert-loss-scaling=mode=static | mpt-opt --verify-each -o /dev/null
 // RUN: not mpt-opt %mpt_src/test/Pipelines/lower-to-cpu.mlir --mpt-mixed-precision 2>&1 | FileCheck %s --check-prefix=PIPELINE --implicit-check-not=error:
-// PIPELINE: lower-to-cpu.mlir:71:{{[0-9]+}}: error: calls @step, which dynamic loss scaling gives two more arguments and results (the loss scale and its growth tracker); calls are not rewritten: pass and return the scale state here, or use mode=static
+// PIPELINE: lower-to-cpu.mlir:83:{{[0-9]+}}: error: calls @step, which dynamic loss scaling gives two more arguments and results (the loss scale and its growth tracker); calls are not rewritten: pass and return the scale state here, or use mode=static
 
 // expected-note @+1 {{the step}}
 func.func @step(%w: tensor<4xf32> {mpt.role = "param"})
