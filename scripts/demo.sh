@@ -24,7 +24,9 @@ echo "== 1. mpt-opt --mpt-training-graph-report $example"
 
 echo
 echo "== 2. mpt-opt --mpt-precision-report $example   (summary and first ops; every op has a line)"
-"$opt" --mpt-precision-report "$example" -o /dev/null 2>&1 | head -24
+# Into a file first: head closing the pipe early would end mpt-opt with SIGPIPE.
+"$opt" --mpt-precision-report "$example" -o /dev/null 2>"$work/precision-report.txt"
+head -24 "$work/precision-report.txt"
 
 echo
 echo "== 3. mpt-opt --mpt-mixed-precision $example   (autocast f16 + dynamic loss scaling + lowering)"
