@@ -2,6 +2,7 @@
 #include "mpt/Analysis/ReportUtils.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -110,3 +111,27 @@ void printMemoryEstimate(const MemoryEstimate &estimate, llvm::raw_ostream &os,
 }
 
 } // namespace mpt
+
+FailureOr<mpt::PassReport> mpt::openPassReport(Location loc,
+                                               StringRef passArgument,
+                                               StringRef path,
+                                               StringRef format) {
+  FailureOr<ReportFormat> parsed = parseReportFormat(format);
+  if (failed(parsed)) {
+    emitError(loc) << passArgument
+                   << ": report-format must be text or json, got '" << format
+                   << "'";
+    return failure();
+  }
+  PassReport report;
+  report.format = *parsed;
+  if (!path.empty()) {
+    std::string error;
+    report.stream = ReportStream::open(path, error);
+    if (!report.stream) {
+      emitError(loc) << passArgument << ": cannot write the report: " << error;
+      return failure();
+    }
+  }
+  return report;
+}

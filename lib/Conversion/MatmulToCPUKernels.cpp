@@ -332,23 +332,10 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<mpt::ReportFormat> format = mpt::parseReportFormat(reportFormat);
-    if (failed(format)) {
-      emitError(module.getLoc()) << "mpt-matmul-to-cpu-kernels: report-format must "
-                                    "be text or json, got '"
-                                 << reportFormat << "'";
+    FailureOr<mpt::PassReport> passReport = mpt::openPassReport(
+        module.getLoc(), "mpt-matmul-to-cpu-kernels", report, reportFormat);
+    if (failed(passReport))
       return signalPassFailure();
-    }
-    std::unique_ptr<mpt::ReportStream> reportStream;
-    if (!report.empty()) {
-      std::string error;
-      reportStream = mpt::ReportStream::open(report, error);
-      if (!reportStream) {
-        emitError(module.getLoc())
-            << "mpt-matmul-to-cpu-kernels: cannot write the report: " << error;
-        return signalPassFailure();
-      }
-    }
 
     // Contractions, and convolutions so that the report says where they go.
     SmallVector<linalg::LinalgOp> candidates;
@@ -389,8 +376,8 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           (notes.empty() ? "" : "; " + notes) + ")";
       entries.push_back(std::move(entry));
     }
-    if (reportStream)
-      writeReport(reportStream->os(), *format, entries);
+    if (passReport->stream)
+      writeReport(passReport->stream->os(), passReport->format, entries);
   }
 
   void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,

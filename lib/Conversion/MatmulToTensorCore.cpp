@@ -847,23 +847,10 @@ struct MatmulToTensorCorePass
     ModuleOp module = getOperation();
     if (failed(validateOptions(module)))
       return signalPassFailure();
-    FailureOr<mpt::ReportFormat> format = mpt::parseReportFormat(reportFormat);
-    if (failed(format)) {
-      emitError(module.getLoc()) << "mpt-matmul-to-tensorcore: report-format "
-                                    "must be text or json, got '"
-                                 << reportFormat << "'";
+    FailureOr<mpt::PassReport> passReport = mpt::openPassReport(
+        module.getLoc(), "mpt-matmul-to-tensorcore", report, reportFormat);
+    if (failed(passReport))
       return signalPassFailure();
-    }
-    std::unique_ptr<mpt::ReportStream> reportStream;
-    if (!report.empty()) {
-      std::string error;
-      reportStream = mpt::ReportStream::open(report, error);
-      if (!reportStream) {
-        emitError(module.getLoc())
-            << "mpt-matmul-to-tensorcore: cannot write the report: " << error;
-        return signalPassFailure();
-      }
-    }
 
     SmallVector<linalg::LinalgOp> matmuls;
     module.walk([&](linalg::LinalgOp op) {
@@ -952,8 +939,8 @@ struct MatmulToTensorCorePass
       entry.detail = config;
       entries.push_back(std::move(entry));
     }
-    if (reportStream)
-      writeReport(reportStream->os(), *format, entries);
+    if (passReport->stream)
+      writeReport(passReport->stream->os(), passReport->format, entries);
   }
 
   void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,

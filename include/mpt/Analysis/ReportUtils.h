@@ -34,6 +34,20 @@ private:
   std::unique_ptr<llvm::raw_fd_ostream> file;
 };
 
+/// A pass's optional report: its format and, when a path was given, where it
+/// goes.
+struct PassReport {
+  ReportFormat format = ReportFormat::Text;
+  std::unique_ptr<ReportStream> stream;
+};
+/// Parses a pass's `report-format` option and opens its `report` path (no
+/// stream when the path is empty); on failure one error at `loc` that names
+/// `passArgument`.
+mlir::FailureOr<PassReport> openPassReport(mlir::Location loc,
+                                           llvm::StringRef passArgument,
+                                           llvm::StringRef path,
+                                           llvm::StringRef format);
+
 /// The memory estimate as JSON: {"params": {"f32": n, ...}, ...}.
 llvm::json::Object memoryEstimateToJson(const MemoryEstimate &estimate);
 /// The memory estimate as indented text lines.
