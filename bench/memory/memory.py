@@ -17,12 +17,12 @@ For ResNet-18 (3x64x64, batch 16 and 64), a GPT block and a 4-block GPT
 then the ratios low/FP32 and the largest batch whose step fits in the FP32
 step's memory (a line through two batch sizes per model).
 
-  .venv/bin/python bench/memory/memory.py [--quick] [--policy NAME]
+  .venv/bin/python bench/memory/memory.py [--quick] [--policy-level NAME]
       [--models resnet18,gpt_block,gpt4] [--build build] [--markdown]
 
 --quick measures ResNet-18 at batch 4 and 16 instead of 16 and 64 (the CPU
-backend runs a ResNet-18 batch-64 step in minutes). --policy NAME passes
-policy=NAME to --mpt-mixed-precision (and --mp-options any other options), so
+backend runs a ResNet-18 batch-64 step in minutes). --policy-level NAME
+passes policy-level=NAME to --mpt-mixed-precision (and --mp-options any other options), so
 that the table can be regenerated after a policy change. docs/Memory.md
 describes what each figure counts.
 """
@@ -55,8 +55,8 @@ def mpt_passes(precision, args):
     if precision == "fp32":
         return None
     options = [] if precision == "f16" else ["dtype=bf16"]
-    if args.policy:
-        options.append("policy=" + args.policy)
+    if args.policy_level:
+        options.append("policy-level=" + args.policy_level)
     if args.mp_options:
         options.append(args.mp_options)
     return "mpt-mixed-precision" + ("{" + " ".join(options) + "}" if options else "")
@@ -301,7 +301,8 @@ def main():
     p.add_argument("--quick", action="store_true",
                    help="ResNet-18 at batch 4 and 16 instead of 16 and 64")
     p.add_argument("--models", default="resnet18,gpt_block,gpt4")
-    p.add_argument("--policy", help="policy=NAME for --mpt-mixed-precision")
+    p.add_argument("--policy-level", choices=["conservative", "promote"],
+                   help="policy-level=NAME for --mpt-mixed-precision (default: the pipeline's)")
     p.add_argument("--mp-options", help="more --mpt-mixed-precision options, e.g. 'master-weights=1'")
     p.add_argument("--build", default=os.path.join(REPO, "build"))
     p.add_argument("--threads", type=int, default=1, help="PyTorch threads (default 1)")
@@ -364,7 +365,7 @@ def main():
     print_table(header, rows, args.markdown)
     print(f"(MiB; 'kept': activations kept for the backward; 'fit': the largest batch whose "
           f"step fits in the FP32 step's memory, from batches {batches}; PyTorch "
-          f"{args.threads} thread(s); policy: {args.policy or 'default'})")
+          f"{args.threads} thread(s); policy level: {args.policy_level or 'default'})")
 
 
 if __name__ == "__main__":

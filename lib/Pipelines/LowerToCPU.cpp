@@ -39,6 +39,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // linalg.softmax, tensor.concat, ...: convert-linalg-to-loops has no
   // lowering for aggregates.
   funcPm.addPass(createDecomposeAggregateOps());
+  // A chain of elementwise ops (a decomposed GELU's backward, autocast's
+  // casts into their users) becomes one loop nest: its intermediates are
+  // never allocated, and the step reads and writes memory once. Each scalar
+  // op still rounds as before, so results are unchanged.
+  if (options.fuseElementwise)
+    funcPm.addPass(mpt::createFuseElementwise());
   // bf16 convolutions become im2col + a contraction, for the matmul kernels.
   if (options.amx || options.avx512)
     funcPm.addPass(mpt::createConvToIm2Col());
@@ -58,6 +64,13 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // The deallocation pipeline frees a block's temporaries at the end of the
+  // block, so every activation of a step stays live until the step returns;
+  // free each one right after its last use instead (what lets a 16-bit step's
+  // peak fall below the FP32 step's).
+  if (options.deallocate)
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createOptimizeAllocationLivenessPass());
   if (options.amx || options.avx512 || !options.kernelReport.empty()) {
     mpt::MatmulToCPUKernelsOptions kernels;
     kernels.amx = options.amx;

@@ -164,13 +164,19 @@ bool mpt::insertBackwardStartMark(func::FuncOp func,
                                   const TrainingGraph &graph) {
   if (func.isExternal())
     return false;
-  Operation *first = nullptr;
-  for (Operation &op : func.getBody().front())
-    if (graph.getRegion(&op) == TrainingRegion::Backward) {
-      first = &op;
-      break;
-    }
-  if (!first)
+  // After the forward's last op, not before the backward's first: importers
+  // place backward ops that read only parameters (a weight's transpose)
+  // early in the forward, and the activations are all live only once the
+  // forward is done.
+  Operation *lastForward = nullptr;
+  bool hasBackward = false;
+  for (Operation &op : func.getBody().front()) {
+    TrainingRegion region = graph.getRegion(&op);
+    if (region == TrainingRegion::Forward)
+      lastForward = &op;
+    hasBackward |= region == TrainingRegion::Backward;
+  }
+  if (!lastForward || !hasBackward)
     return false;
   auto module = func->getParentOfType<ModuleOp>();
   MLIRContext *context = func.getContext();
@@ -181,8 +187,9 @@ bool mpt::insertBackwardStartMark(func::FuncOp func,
                                      type);
     decl.setPrivate();
   }
-  OpBuilder builder(first);
-  func::CallOp::create(builder, first->getLoc(), kBackwardMark,
+  OpBuilder builder(lastForward->getContext());
+  builder.setInsertionPointAfter(lastForward);
+  func::CallOp::create(builder, lastForward->getLoc(), kBackwardMark,
                        TypeRange());
   return true;
 }

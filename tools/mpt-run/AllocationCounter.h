@@ -121,9 +121,9 @@ void printMemoryReport(llvm::raw_ostream &os, llvm::StringRef funcName,
                            callerByRole,
                        const MemoryEstimate *estimate);
 
-/// Inserts, before the first top-level op of the backward pass, a call that
+/// Inserts, after the last top-level op of the forward pass, a call that
 /// records the step's live bytes (what the forward pass keeps for the
-/// backward). Returns false when the step has no backward op.
+/// backward). Returns false when the step has no forward or no backward op.
 bool insertBackwardStartMark(mlir::func::FuncOp func,
                              const TrainingGraph &graph);
 

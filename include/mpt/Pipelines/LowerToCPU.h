@@ -53,6 +53,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       *this, "kernel-report-format",
       llvm::cl::desc("Format of the kernel report: text or json"),
       llvm::cl::init("text")};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise linalg ops and give each "
+                     "reader of a fill its own (--mpt-fuse-elementwise) "
+                     "before bufferization: fewer, shorter-lived temporary "
+                     "buffers, the same results"),
+      llvm::cl::init(true)};
   Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Free the step's temporary buffers (ownership-based "

@@ -138,6 +138,31 @@ def DecomposeAggregateOps : Pass<"mpt-decompose-aggregate-ops", "mlir::func::Fun
                            "mlir::linalg::LinalgDialect"];
 }
 
+def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg ops and give each reader of a fill its own fill";
+  let description = [{
+    Runs before bufferization in `--mpt-lower-to-cpu`, so that a step
+    allocates fewer and shorter-lived temporaries:
+
+    - an elementwise `linalg.generic` whose result only one op reads is fused
+      into that reader (upstream `populateElementwiseOpsFusionPatterns`), so
+      a decomposed GELU's backward or autocast's cast into its user becomes
+      one loop nest with no intermediate buffer. Unlike upstream
+      `linalg-fuse-elementwise-ops` it does not propagate reshapes through
+      the ops, which would turn named contractions into generics that the
+      CPU kernels (`--mpt-matmul-to-cpu-kernels`) no longer recognise;
+    - a `linalg.fill` that several ops read (the zeros a forward and a
+      backward contraction both start from) is cloned for each reader: the
+      fill's buffer then dies with its reader instead of being copied and
+      kept until the last one.
+
+    Every scalar op of the fused bodies still rounds as before, so results
+    are unchanged (the execution tests run with it).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
   let description = [{

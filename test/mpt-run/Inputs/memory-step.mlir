@@ -5,8 +5,9 @@
 //   seed             (4 B, the ones strip-training-markers makes)
 //   dw = x * h * s   (32 B, the gradient)
 //   w' = w - lr * dw (32 B, returned)
-// Every tensor.empty is a fresh buffer: in @step no result can be written in
-// place; @in_place_step writes w' into w's buffer.
+// Every tensor.empty is a fresh buffer; @in_place_step names w as the
+// destination of w' (bufferization still gives it a buffer of its own:
+// arguments are not writable).
 #id1 = affine_map<(i) -> (i)>
 #sc1 = affine_map<(i) -> ()>
 
