@@ -21,7 +21,15 @@ namespace mpt {
 using namespace mlir;
 
 namespace {
-/// Places an op whose result only starts a buffer (`tensor.empty`, a tensor
+/// Whether `op` only starts a buffer: a tensor.empty or a tensor fill.
+static bool startsBuffer(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return op->getNumResults() == 1;
+  auto fill = dyn_cast<linalg::FillOp>(op);
+  return fill && fill.hasPureTensorSemantics();
+}
+
+/// Places every op that only starts a buffer (`tensor.empty`, a tensor
 /// `linalg.fill`) right before each op of its block that uses it: one clone
 /// per user when there are several, the op itself moved when there is one.
 /// Importers and CSE share one empty tensor or one fill of zeros among the
@@ -29,33 +37,29 @@ namespace {
 /// the op is: the buffer then lives from the first forward use to the last
 /// backward one (and the other users get copies). A fill costs one pass
 /// over memory; a buffer kept from the forward to the backward costs its
-/// whole size for that time. Users in nested regions keep the shared op
-/// (a clone there would allocate in every iteration).
-template <typename OpTy>
-struct PlaceBeforeUsers : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    if (op->getNumResults() != 1 ||
-        !isa<RankedTensorType>(op->getResult(0).getType()))
-      return failure();
-    Block *block = op->getBlock();
+/// whole size for that time. Users in nested regions keep the shared op (a
+/// clone there would allocate in every iteration). One sweep in reverse
+/// program order (a fill is placed before the empty it writes is), each op
+/// moved or cloned once: linear, and no rewrite undoes another.
+static void placeBeforeUsers(Block &block, RewriterBase &rewriter) {
+  SmallVector<Operation *> starters;
+  for (Operation &op : block)
+    if (startsBuffer(&op))
+      starters.push_back(&op);
+  for (Operation *op : llvm::reverse(starters)) {
     SmallVector<OpOperand *> local;
     bool nested = false;
     for (OpOperand &use : op->getResult(0).getUses()) {
-      if (use.getOwner()->getBlock() == block)
+      if (use.getOwner()->getBlock() == &block)
         local.push_back(&use);
       else
         nested = true;
     }
     if (local.empty())
-      return failure();
+      continue;
     if (local.size() == 1 && !nested) {
-      Operation *user = local.front()->getOwner();
-      if (op->getNextNode() == user)
-        return failure();
-      rewriter.moveOpBefore(op, user);
-      return success();
+      rewriter.moveOpBefore(op, local.front()->getOwner());
+      continue;
     }
     for (OpOperand *use : local) {
       rewriter.setInsertionPoint(use->getOwner());
@@ -65,9 +69,8 @@ struct PlaceBeforeUsers : OpRewritePattern<OpTy> {
     }
     if (!nested)
       rewriter.eraseOp(op);
-    return success();
   }
-};
+}
 
 struct FuseElementwisePass
     : public mpt::impl::FuseElementwiseBase<FuseElementwisePass> {
@@ -80,10 +83,14 @@ struct FuseElementwisePass
       return producer && producer->hasOneUse();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyReader);
-    patterns.add<PlaceBeforeUsers<tensor::EmptyOp>,
-                 PlaceBeforeUsers<linalg::FillOp>>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError()
+          << "elementwise fusion did not converge (a bug in mpt: please "
+             "report it with this step)";
       return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    getOperation().walk([&](Block *block) { placeBeforeUsers(*block, rewriter); });
   }
 };
 } // namespace

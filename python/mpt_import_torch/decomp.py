@@ -21,10 +21,11 @@ Two mechanisms, torch's own first:
   without torch-mlir's tm_tensor dialect (outside upstream MLIR):
     - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
       window (strided slices, zero insertion + pad);
-    - convolution_backward with groups > 1: the weight gradient as one batched
-      contraction per kernel offset (torch-mlir's grouped weight gradient
-      builds an invalid tensor.expand_shape); input gradient and bias as
-      torch-mlir lowers them (a grouped convolution, a sum);
+    - convolution_backward with groups > 1 or stride > 1: the weight gradient
+      as one batched contraction per kernel offset (torch-mlir's grouped
+      weight gradient builds an invalid tensor.expand_shape, its strided one
+      a per-sample gradient N times the weight's size); input gradient and
+      bias as torch-mlir lowers them (a grouped convolution, a sum);
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter).
 
@@ -171,15 +172,21 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
-    """Grouped / depthwise 2-D convolution backward.  The weight gradient of
+    """Grouped, depthwise or strided 2-D convolution backward.  The weight gradient of
     group g at kernel offset (i, j) is a contraction over batch and output
     positions: gw[g, f, c, i, j] = sum_{n,y,x} go[n, g, f, y, x] * xpad[n, g, c,
     y*s + i*d, x*s + j*d], i.e. one batched matmul (batch G) per kernel
     offset over strided views of the padded input.  Input gradient (a grouped
     convolution) and bias gradient are left to torch-mlir, which lowers them
-    correctly (checked against eager by the tests)."""
-    if groups == 1 or transposed or not output_mask[1] or input.dim() != 4:
+    correctly (checked against eager by the tests).  Ungrouped strided
+    convolutions take this path too: torch-mlir's weight gradient for stride
+    s > 1 is a convolution with the batch as groups whose result holds one
+    weight gradient per sample (N x |W| x s^2 elements: 128 MiB for one of
+    ResNet-18's 3x3 stride-2 convolutions at batch 16) before summing it."""
+    if transposed or not output_mask[1] or input.dim() != 4:
         return NotImplemented
+    if groups == 1 and tuple(_pair(stride)) == (1, 1):
+        return NotImplemented  # torch-mlir's: one convolution, no blow-up
     n, c, h, w = input.shape
     f, cg, kh, kw = weight.shape
     fg = f // groups
