@@ -30,9 +30,6 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createLowerLossScaling());
   funcPm.addPass(createStripTrainingMarkers());
-  // Nothing below reads the contract; LLVM IR translation would warn about
-  // every mpt.* attribute on the lowered function.
-  funcPm.addPass(createStripContractAttributes());
   // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
   // hand-written or autocast steps produce) becomes linalg.generic.
   funcPm.addPass(createConvertElementwiseToLinalgPass());
@@ -45,6 +42,13 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // op still rounds as before, so results are unchanged.
   if (options.fuseElementwise)
     funcPm.addPass(mpt::createFuseElementwise());
+  // After fusion, which gives a fused op a fresh init when its body ignores
+  // the old one.
+  if (options.updateInPlace)
+    funcPm.addPass(mpt::createUpdateInPlace());
+  // Nothing below reads the contract; LLVM IR translation would warn about
+  // every mpt.* attribute on the lowered function.
+  funcPm.addPass(createStripContractAttributes());
   // bf16 convolutions become im2col + a contraction, for the matmul kernels.
   if (options.amx || options.avx512)
     funcPm.addPass(mpt::createConvToIm2Col());
@@ -62,6 +66,8 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.deallocate) {
     bufferization::BufferDeallocationPipelineOptions dealloc;
     bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+    if (options.updateInPlace)
+      pm.addNestedPass<func::FuncOp>(mpt::createReturnArgumentBuffers());
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
   // The deallocation pipeline frees a block's temporaries at the end of the

@@ -957,6 +957,9 @@ static int run(int argc, char **argv) {
     // The step allocates through the counting functions of
     // AllocationCounter.h (cheap: one hash-map update per buffer).
     options.useGenericFunctions = true;
+    // New parameters and optimizer state in their argument buffers:
+    // callStep expects results that are argument buffers.
+    options.updateInPlace = true;
     std::string cpuError;
     if (!selectCPUPath(options, cpuError))
       fail(cpuError);

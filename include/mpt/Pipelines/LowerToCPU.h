@@ -60,6 +60,15 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "before bufferization: fewer, shorter-lived temporary "
                      "buffers, the same results"),
       llvm::cl::init(true)};
+  Option<bool> updateInPlace{
+      *this, "update-in-place",
+      llvm::cl::desc("Write updated parameters and optimizer state "
+                     "(mpt.updates results) into their argument buffers where "
+                     "bufferization proves it safe, and return those argument "
+                     "buffers as the results (--mpt-update-in-place, "
+                     "--mpt-return-argument-buffers): the caller must expect a "
+                     "result to be one of its argument buffers"),
+      llvm::cl::init(false)};
   Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Free the step's temporary buffers (ownership-based "

@@ -163,6 +163,40 @@ def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def UpdateInPlace : Pass<"mpt-update-in-place", "mlir::func::FuncOp"> {
+  let summary = "Compute each updated argument's new value into the argument (destination-passing style)";
+  let description = [{
+    For every result marked `mpt.updates = i` that an elementwise
+    `linalg.generic` computes, and whose init that op does not read (a
+    `tensor.empty`, or a tensor its body ignores), makes argument `i` the
+    op's init. One-Shot Bufferize then writes the new parameters and
+    optimizer state into the argument buffers instead of new ones, where its
+    analysis proves it safe (no later reader of the old value; otherwise it
+    allocates as before): the step no longer holds old and new parameters and
+    optimizer state at once at its end, as PyTorch's in-place optimizers
+    do not. Results the pass cannot make in place are left as they are.
+
+    A step lowered this way returns argument buffers as results (see
+    `mpt-return-argument-buffers`), so `--mpt-lower-to-cpu` runs it only
+    with `update-in-place=1`; `mpt-run` does.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def ReturnArgumentBuffers : Pass<"mpt-return-argument-buffers", "mlir::func::FuncOp"> {
+  let summary = "Return an argument buffer a step updated in place instead of a clone of it";
+  let description = [{
+    Runs after the buffer deallocation pipeline, which returns only buffers
+    the function owns and so clones an argument buffer that is returned
+    (`bufferization.clone %arg`). Where the returned value is an argument
+    updated in place (`mpt-update-in-place`), the clone would cost the
+    buffer's size again; this pass returns the argument itself. The caller
+    must then expect a result to be one of its argument buffers (and free it
+    once): `mpt-run` does.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
   let description = [{
