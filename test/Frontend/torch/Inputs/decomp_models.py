@@ -72,25 +72,6 @@ def grouped_conv():
     return GroupedConv()
 
 
-class StridedConv(nn.Module):
-    """Ungrouped stride-2 convolutions (3x3 padded, and a 1x1 projection as in a
-    ResNet downsample block) with an odd input size."""
-    example_input_shape = (3, 4, 9, 9)
-
-    def __init__(self):
-        super().__init__()
-        self.c3 = nn.Conv2d(4, 6, 3, stride=2, padding=1)
-        self.c1 = nn.Conv2d(4, 6, 1, stride=2, bias=False)
-        self.out = nn.Linear(6, 5)
-
-    def forward(self, x):
-        return self.out(F.relu(self.c3(x) + self.c1(x)).mean((2, 3)))
-
-
-def strided_conv():
-    return StridedConv()
-
-
 class TokenModel(nn.Module):
     """Integer token input (make_example_input), embedding, mean over tokens."""
     example_input_shape = (2, 8)
@@ -189,3 +170,22 @@ def unsupported_index_add():
 
 def unsupported_dropout():
     return Unsupported("dropout")
+
+
+class StridedConv(nn.Module):
+    """Ungrouped stride-2 convolutions (3x3 padded, and a 1x1 projection as in a
+    ResNet downsample block) with an odd input size."""
+    example_input_shape = (3, 4, 9, 9)
+
+    def __init__(self):
+        super().__init__()
+        self.c3 = nn.Conv2d(4, 6, 3, stride=2, padding=1)
+        self.c1 = nn.Conv2d(4, 6, 1, stride=2, bias=False)
+        self.out = nn.Linear(6, 5)
+
+    def forward(self, x):
+        return self.out(F.relu(self.c3(x) + self.c1(x)).mean((2, 3)))
+
+
+def strided_conv():
+    return StridedConv()
