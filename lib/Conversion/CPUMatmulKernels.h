@@ -224,13 +224,18 @@ func.func private @__mpt_amx_matmul_bf16(
 }
 )mlir";
 
-/// `elementType` (f32, f16 or bf16) x same -> f32 with AVX-512 vectors:
-/// A packed into panels of 8 rows (k-major), B into panels of 32 columns,
-/// both converted to f32 (exact), and C updated in 8x32 blocks held in 16
-/// vector<16xf32> accumulators across the whole K loop (one broadcast of A
-/// and two loads of B per k). Each product is rounded before it is added
-/// and k runs in order, as in the scalar loops of convert-linalg-to-loops:
-/// the result is bit-identical to them (no FMA contraction).
+/// `elementType` (f32, f16 or bf16) x same -> f32 with AVX-512 vectors, in
+/// the GotoBLAS order: per K block of 256, B is packed into panels of 32
+/// columns (k-major, widened to f32: exact for f16 and bf16); per block of
+/// 112 rows, A into panels of 14 rows (k-major, widened); each 14x32 block
+/// of C is held in 28 vector<16xf32> accumulators across the K block, with
+/// one vector.fma (vfmadd231ps) per row and 16 columns per k: a broadcast
+/// of A times a row of the B panel. Edges: the packs are zero padded
+/// (masked loads), C is loaded and stored with masks, rows past M not at
+/// all. Numerics: k runs in order from C's old value, as in the scalar
+/// loops, but each multiply-add is rounded once (FMA) instead of twice, so
+/// f32 results differ from the generic path by rounding (bounded by the
+/// usual K * u * sum |a b|); with exact products and sums they are equal.
 std::string avx512KernelName(llvm::StringRef elementType);
 std::string avx512Kernel(llvm::StringRef elementType);
 
