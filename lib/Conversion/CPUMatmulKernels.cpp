@@ -33,8 +33,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   raw_string_ostream os(text);
   std::string in = formatv("memref<?x?x{0}, strided<[?, 1], offset: ?>>", elt);
   std::string out = "memref<?x?xf32, strided<[?, 1], offset: ?>>";
-  std::string apType = formatv("memref<?x?x{0}xf32>", rows);
-  std::string bpType = formatv("memref<?x?x{0}xf32>", cols);
+  std::string apType = formatv("memref<?x{0}x{1}xf32>", rows, kBlock);
+  std::string bpType = formatv("memref<?x{0}x{1}xf32>", kBlock, cols);
   bool widen = elt != "f32";
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}) {{\n",
                 avx512KernelName(elt), in, out);
@@ -47,16 +47,16 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   %cMB = arith.constant {5} : index
   %zf = arith.constant 0.0 : f32
   %zin = arith.constant dense<0.0> : vector<{2}x{0}>
+  %zin16 = arith.constant dense<0.0> : vector<16x{0}>
   %z16 = arith.constant dense<0.0> : vector<16xf32>
   %M = memref.dim %A, %c0 : {1}
   %K = memref.dim %A, %c1 : {1}
   %N = memref.dim %B, %c1 : {1}
   %Nb = arith.ceildivui %N, %cNR : index
-  %KB = arith.minui %K, %cKB : index
   %MB = arith.minui %M, %cMB : index
   %Pb = arith.ceildivui %MB, %cMR : index
-  %Ap = memref.alloc(%Pb, %KB) {{alignment = 64 : i64} : {6}
-  %Bp = memref.alloc(%Nb, %KB) {{alignment = 64 : i64} : {7}
+  %Ap = memref.alloc(%Pb) {{alignment = 64 : i64} : {6}
+  %Bp = memref.alloc(%Nb) {{alignment = 64 : i64} : {7}
   scf.for %kb = %c0 to %K step %cKB {{
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %K : index
@@ -83,7 +83,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
       %iend = arith.minui %ibe, %M : index
       %ibl = arith.subi %iend, %ib : index
       %panels = arith.ceildivui %ibl, %cMR : index
-      // A[ib:iend, kb:kend] -> Ap: panels of {3} rows, k-major, zero padded.
+      // A[ib:iend, kb:kend] -> Ap: panels of {3} rows, each row's part of
+      // the K block contiguous (rows past M are zeros).
       scf.for %p = %c0 to %panels step %c1 {{
         %p0 = arith.muli %p, %cMR : index
         %i0 = arith.addi %ib, %p0 : index
@@ -91,18 +92,22 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
           %i = arith.addi %i0, %r : index
           %inrow = arith.cmpi ult, %i, %M : index
           scf.if %inrow {{
-            scf.for %k = %c0 to %kbl step %c1 {{
+            scf.for %k = %c0 to %kbl step %c16 {{
               %kg = arith.addi %kb, %k : index
-              %x = memref.load %A[%i, %kg] : {4}
+              %krem = arith.subi %kbl, %k : index
+              %km = vector.create_mask %krem : vector<16xi1>
+              %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {4}, vector<16xi1>, vector<16x{5}> into vector<16x{5}>
 )",
-                widen ? "%vf" : "%v", bpType, cols, rows, in);
+                widen ? "%vf" : "%v", bpType, cols, rows, in, elt);
   if (widen)
-    os << formatv("              %xf = arith.extf %x : {0} to f32\n", elt);
-  os << formatv(R"(              memref.store {0}, %Ap[%p, %k, %r] : {1}
+    os << formatv("              %xf = arith.extf %x : vector<16x{0}> to "
+                  "vector<16xf32>\n",
+                  elt);
+  os << formatv(R"(              vector.store {0}, %Ap[%p, %r, %k] : {1}, vector<16xf32>
             }
           } else {{
-            scf.for %k = %c0 to %kbl step %c1 {{
-              memref.store %zf, %Ap[%p, %k, %r] : {1}
+            scf.for %k = %c0 to %kbl step %c16 {{
+              vector.store %z16, %Ap[%p, %r, %k] : {1}, vector<16xf32>
             }
           }
         }
@@ -162,7 +167,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
                   "{1}, vector<16xf32>\n",
                   v, bpType);
   for (int r = 0; r < rows; ++r) {
-    os << formatv(R"(            %e{0} = memref.load %Ap[%p, %k, %c{0}] : {1}
+    os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
             %s{0} = vector.broadcast %e{0} : f32 to vector<16xf32>
 )",
                   r, apType);

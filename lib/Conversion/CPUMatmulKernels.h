@@ -227,7 +227,9 @@ func.func private @__mpt_amx_matmul_bf16(
 /// `elementType` (f32, f16 or bf16) x same -> f32 with AVX-512 vectors, in
 /// the GotoBLAS order: per K block of 256, B is packed into panels of 32
 /// columns (k-major, widened to f32: exact for f16 and bf16); per block of
-/// 112 rows, A into panels of 14 rows (k-major, widened); each 14x32 block
+/// 112 rows, A into panels of 14 rows (each row's 256 k contiguous, so the
+/// broadcasts address A at constant offsets, and the pack is a vectorized
+/// row copy; widened too); each 14x32 block
 /// of C is held in 28 vector<16xf32> accumulators across the K block, with
 /// one vector.fma (vfmadd231ps) per row and 16 columns per k: a broadcast
 /// of A times a row of the B panel. Edges: the packs are zero padded
