@@ -1,7 +1,8 @@
 //===- CPUMatmulKernels.cpp - the AVX-512 matmul kernel, as MLIR ----------===//
 //
-// The AVX-512 kernel is generated as text: its 8x32 register block is 16
-// accumulators, each carried through the K loop by name.
+// The AVX-512 kernel is generated as text: its register block is one
+// accumulator per (row, 16 columns), each carried through the K loop by
+// name.
 //
 //===----------------------------------------------------------------------===//
 #include "CPUMatmulKernels.h"
@@ -16,122 +17,190 @@ std::string mpt::cpu::avx512KernelName(StringRef elementType) {
 }
 
 std::string mpt::cpu::avx512Kernel(StringRef elt) {
-  constexpr int rows = 8; // rows of the register block; 2 x 16 lanes a row
+  // The register block: 14 x 32 f32, 28 of the 32 zmm registers as
+  // accumulators, 2 for B, 1 for the broadcast of A. Sizes measured with
+  // bench/cpu/bench.py (12x32, 8x32, 6x64 and K blocks 128-384 were within
+  // the noise of this one).
+  const int rows = 14;
+  const int vectors = 2;
+  // K block: a B panel (256 x 32 f32, 32 KiB) stays in L1 while the row
+  // panels of A pass; row block: the packed A block (112 x 256 f32,
+  // 112 KiB) stays in L2 while the B panels pass.
+  const int kBlock = 256;
+  const int rowBlock = rows * 8;
+  const int cols = 16 * vectors;
   std::string text;
   raw_string_ostream os(text);
   std::string in = formatv("memref<?x?x{0}, strided<[?, 1], offset: ?>>", elt);
   std::string out = "memref<?x?xf32, strided<[?, 1], offset: ?>>";
+  std::string apType = formatv("memref<?x{0}x{1}xf32>", rows, kBlock);
+  std::string bpType = formatv("memref<?x{0}x{1}xf32>", kBlock, cols);
   bool widen = elt != "f32";
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}) {{\n",
                 avx512KernelName(elt), in, out);
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
   os << formatv(R"(  %c16 = arith.constant 16 : index
-  %c32 = arith.constant 32 : index
+  %cNR = arith.constant {2} : index
+  %cMR = arith.constant {3} : index
+  %cKB = arith.constant {4} : index
+  %cMB = arith.constant {5} : index
   %zf = arith.constant 0.0 : f32
-  %zin32 = arith.constant dense<0.0> : vector<32x{0}>
+  %zin = arith.constant dense<0.0> : vector<{2}x{0}>
+  %zin16 = arith.constant dense<0.0> : vector<16x{0}>
   %z16 = arith.constant dense<0.0> : vector<16xf32>
   %M = memref.dim %A, %c0 : {1}
   %K = memref.dim %A, %c1 : {1}
   %N = memref.dim %B, %c1 : {1}
-  %Mb = arith.ceildivui %M, %c8 : index
-  %Nb = arith.ceildivui %N, %c32 : index
-  %Mp = arith.muli %Mb, %c8 : index
-  %Ap = memref.alloc(%Mb, %K) {{alignment = 64 : i64} : memref<?x?x8xf32>
-  %Bp = memref.alloc(%Nb, %K) {{alignment = 64 : i64} : memref<?x?x32xf32>
-  scf.for %i = %c0 to %Mp step %c1 {{
-    %ib = arith.divui %i, %c8 : index
-    %ir = arith.remui %i, %c8 : index
-    %inrow = arith.cmpi ult, %i, %M : index
-    scf.if %inrow {{
-      scf.for %k = %c0 to %K step %c1 {{
-        %x = memref.load %A[%i, %k] : {1}
-{2}        memref.store {4}, %Ap[%ib, %k, %ir] : memref<?x?x8xf32>
-      }
-    } else {{
-      scf.for %k = %c0 to %K step %c1 {{
-        memref.store %zf, %Ap[%ib, %k, %ir] : memref<?x?x8xf32>
-      }
-    }
-  }
-  scf.for %k = %c0 to %K step %c1 {{
-    scf.for %nb = %c0 to %Nb step %c1 {{
-      %n = arith.muli %nb, %c32 : index
-      %rem = arith.subi %N, %n : index
-      %m = vector.create_mask %rem : vector<32xi1>
-      %v = vector.maskedload %B[%k, %n], %m, %zin32 : {1}, vector<32xi1>, vector<32x{0}> into vector<32x{0}>
-{3}      vector.store {5}, %Bp[%nb, %k, %c0] : memref<?x?x32xf32>, vector<32xf32>
-    }
-  }
-  scf.for %ib = %c0 to %Mb step %c1 {{
-    %i0 = arith.muli %ib, %c8 : index
-    scf.for %jb = %c0 to %Nb step %c1 {{
-      %j0 = arith.muli %jb, %c32 : index
-      %j1 = arith.addi %j0, %c16 : index
-      %rem0 = arith.subi %N, %j0 : index
-      %rem1 = arith.subi %N, %j1 : index
-      %m0 = vector.create_mask %rem0 : vector<16xi1>
-      %m1 = vector.create_mask %rem1 : vector<16xi1>
+  %Nb = arith.ceildivui %N, %cNR : index
+  %MB = arith.minui %M, %cMB : index
+  %Pb = arith.ceildivui %MB, %cMR : index
+  %Ap = memref.alloc(%Pb) {{alignment = 64 : i64} : {6}
+  %Bp = memref.alloc(%Nb) {{alignment = 64 : i64} : {7}
+  scf.for %kb = %c0 to %K step %cKB {{
+    %kbe = arith.addi %kb, %cKB : index
+    %kend = arith.minui %kbe, %K : index
+    %kbl = arith.subi %kend, %kb : index
+    // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded, in f32.
+    scf.for %k = %c0 to %kbl step %c1 {{
+      %kg = arith.addi %kb, %k : index
+      scf.for %nb = %c0 to %Nb step %c1 {{
+        %n = arith.muli %nb, %cNR : index
+        %rem = arith.subi %N, %n : index
+        %m = vector.create_mask %rem : vector<{2}xi1>
+        %v = vector.maskedload %B[%kg, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}x{0}> into vector<{2}x{0}>
 )",
-                elt, in,
-                widen ? formatv("        %xf = arith.extf %x : {0} to f32\n",
-                                elt)
-                            .str()
-                      : "",
-                widen ? formatv("      %vf = arith.extf %v : vector<32x{0}> "
-                                "to vector<32xf32>\n",
-                                elt)
-                            .str()
-                      : "",
-                widen ? "%xf" : "%x", widen ? "%vf" : "%v");
+                elt, in, cols, rows, kBlock, rowBlock, apType, bpType);
+  if (widen)
+    os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "
+                  "vector<{0}xf32>\n",
+                  cols, elt);
+  os << formatv(R"(        vector.store {0}, %Bp[%nb, %k, %c0] : {1}, vector<{2}xf32>
+      }
+    }
+    scf.for %ib = %c0 to %M step %cMB {{
+      %ibe = arith.addi %ib, %cMB : index
+      %iend = arith.minui %ibe, %M : index
+      %ibl = arith.subi %iend, %ib : index
+      %panels = arith.ceildivui %ibl, %cMR : index
+      // A[ib:iend, kb:kend] -> Ap: panels of {3} rows, each row's part of
+      // the K block contiguous (rows past M are zeros).
+      scf.for %p = %c0 to %panels step %c1 {{
+        %p0 = arith.muli %p, %cMR : index
+        %i0 = arith.addi %ib, %p0 : index
+        scf.for %r = %c0 to %cMR step %c1 {{
+          %i = arith.addi %i0, %r : index
+          %inrow = arith.cmpi ult, %i, %M : index
+          scf.if %inrow {{
+            scf.for %k = %c0 to %kbl step %c16 {{
+              %kg = arith.addi %kb, %k : index
+              %krem = arith.subi %kbl, %k : index
+              %km = vector.create_mask %krem : vector<16xi1>
+              %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {4}, vector<16xi1>, vector<16x{5}> into vector<16x{5}>
+)",
+                widen ? "%vf" : "%v", bpType, cols, rows, in, elt);
+  if (widen)
+    os << formatv("              %xf = arith.extf %x : vector<16x{0}> to "
+                  "vector<16xf32>\n",
+                  elt);
+  os << formatv(R"(              vector.store {0}, %Ap[%p, %r, %k] : {1}, vector<16xf32>
+            }
+          } else {{
+            scf.for %k = %c0 to %kbl step %c16 {{
+              vector.store %z16, %Ap[%p, %r, %k] : {1}, vector<16xf32>
+            }
+          }
+        }
+      }
+      scf.for %jb = %c0 to %Nb step %c1 {{
+        %j0 = arith.muli %jb, %cNR : index
+)",
+                widen ? "%xf" : "%x", apType);
+  for (int v = 0; v < vectors; ++v)
+    os << formatv(R"(        %jo{0} = arith.addi %j0, %c{1}x16 : index
+        %rem{0} = arith.subi %N, %jo{0} : index
+        %m{0} = vector.create_mask %rem{0} : vector<16xi1>
+)",
+                  v, v);
+  os << R"(        scf.for %p = %c0 to %panels step %c1 {
+          %p0 = arith.muli %p, %cMR : index
+          %i0 = arith.addi %ib, %p0 : index
+)";
   // Load the C block (rows past M read as zeros and are not stored).
-  for (int r = 0; r < rows; ++r)
-    os << formatv(R"(      %r{0} = arith.addi %i0, %c{0} : index
-      %in{0} = arith.cmpi ult, %r{0}, %M : index
-      %l{0}:2 = scf.if %in{0} -> (vector<16xf32>, vector<16xf32>) {{
-        %u = vector.maskedload %C[%r{0}, %j0], %m0, %z16 : {1}, vector<16xi1>, vector<16xf32> into vector<16xf32>
-        %w = vector.maskedload %C[%r{0}, %j1], %m1, %z16 : {1}, vector<16xi1>, vector<16xf32> into vector<16xf32>
-        scf.yield %u, %w : vector<16xf32>, vector<16xf32>
-      } else {{
-        scf.yield %z16, %z16 : vector<16xf32>, vector<16xf32>
-      }
+  std::string vecTypes;
+  for (int v = 0; v < vectors; ++v)
+    vecTypes += (v ? ", " : "") + std::string("vector<16xf32>");
+  for (int r = 0; r < rows; ++r) {
+    os << formatv(R"(          %r{0} = arith.addi %i0, %c{0} : index
+          %in{0} = arith.cmpi ult, %r{0}, %M : index
+          %l{0}:{1} = scf.if %in{0} -> ({2}) {{
 )",
-                  r, out);
+                  r, vectors, vecTypes);
+    std::string loaded, zeros;
+    for (int v = 0; v < vectors; ++v) {
+      os << formatv("            %u{0} = vector.maskedload %C[%r{1}, %jo{0}], "
+                    "%m{0}, %z16 : {2}, vector<16xi1>, vector<16xf32> into "
+                    "vector<16xf32>\n",
+                    v, r, out);
+      loaded += formatv("{0}%u{1}", v ? ", " : "", v);
+      zeros += formatv("{0}%z16", v ? ", " : "");
+    }
+    os << formatv(R"(            scf.yield {0} : {2}
+          } else {{
+            scf.yield {1} : {2}
+          }
+)",
+                  loaded, zeros, vecTypes);
+  }
   std::string types, iterArgs, yields;
-  for (int q = 0; q < 2 * rows; ++q) {
+  for (int q = 0; q < rows * vectors; ++q) {
     types += (q ? ", " : "") + std::string("vector<16xf32>");
-    iterArgs += formatv("{0}%a{1} = %l{2}#{3}", q ? ", " : "", q, q / 2, q % 2);
+    iterArgs += formatv("{0}%a{1} = %l{2}#{3}", q ? ", " : "", q, q / vectors,
+                        q % vectors);
     yields += formatv("{0}%n{1}", q ? ", " : "", q);
   }
-  os << formatv(R"(      %acc:{0} = scf.for %k = %c0 to %K step %c1 iter_args({1}) -> ({2}) {{
-        %av = vector.load %Ap[%ib, %k, %c0] : memref<?x?x8xf32>, vector<8xf32>
-        %b0 = vector.load %Bp[%jb, %k, %c0] : memref<?x?x32xf32>, vector<16xf32>
-        %b1 = vector.load %Bp[%jb, %k, %c16] : memref<?x?x32xf32>, vector<16xf32>
+  os << formatv("          %acc:{0} = scf.for %k = %c0 to %kbl step %c1 "
+                "iter_args({1}) -> ({2}) {{\n",
+                rows * vectors, iterArgs, types);
+  for (int v = 0; v < vectors; ++v)
+    os << formatv("            %b{0} = vector.load %Bp[%jb, %k, %c{0}x16] : "
+                  "{1}, vector<16xf32>\n",
+                  v, bpType);
+  for (int r = 0; r < rows; ++r) {
+    os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
+            %s{0} = vector.broadcast %e{0} : f32 to vector<16xf32>
 )",
-                2 * rows, iterArgs, types);
-  for (int r = 0; r < rows; ++r)
-    os << formatv(R"(        %e{0} = vector.extract %av[{0}] : f32 from vector<8xf32>
-        %s{0} = vector.broadcast %e{0} : f32 to vector<16xf32>
-        %p{1} = arith.mulf %s{0}, %b0 : vector<16xf32>
-        %p{2} = arith.mulf %s{0}, %b1 : vector<16xf32>
-        %n{1} = arith.addf %a{1}, %p{1} : vector<16xf32>
-        %n{2} = arith.addf %a{2}, %p{2} : vector<16xf32>
-)",
-                  r, 2 * r, 2 * r + 1);
-  os << formatv("        scf.yield {0} : {1}\n      }\n", yields, types);
-  for (int r = 0; r < rows; ++r)
-    os << formatv(R"(      scf.if %in{0} {{
-        vector.maskedstore %C[%r{0}, %j0], %m0, %acc#{1} : {3}, vector<16xi1>, vector<16xf32>
-        vector.maskedstore %C[%r{0}, %j1], %m1, %acc#{2} : {3}, vector<16xi1>, vector<16xf32>
-      }
-)",
-                  r, 2 * r, 2 * r + 1, out);
-  os << R"(    }
+                  r, apType);
+    for (int v = 0; v < vectors; ++v)
+      os << formatv("            %n{0} = vector.fma %s{1}, %b{2}, %a{0} : "
+                    "vector<16xf32>\n",
+                    r * vectors + v, r, v);
   }
-  memref.dealloc %Ap : memref<?x?x8xf32>
-  memref.dealloc %Bp : memref<?x?x32xf32>
+  os << formatv("            scf.yield {0} : {1}\n          }\n", yields,
+                types);
+  for (int r = 0; r < rows; ++r) {
+    os << formatv("          scf.if %in{0} {{\n", r);
+    for (int v = 0; v < vectors; ++v)
+      os << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], %m{1}, "
+                    "%acc#{2} : {3}, vector<16xi1>, vector<16xf32>\n",
+                    r, v, r * vectors + v, out);
+    os << "          }\n";
+  }
+  os << formatv(R"(        }
+      }
+    }
+  }
+  memref.dealloc %Ap : {0}
+  memref.dealloc %Bp : {1}
   return
 }
-)";
+)",
+                apType, bpType);
+  // Constants v * 16 for the column offsets within a panel.
+  std::string consts;
+  for (int v = 0; v < vectors; ++v)
+    consts += formatv("  %c{0}x16 = arith.constant {1} : index\n", v, v * 16);
+  size_t body = text.find('\n') + 1;
+  text.insert(body, consts);
   return text;
 }

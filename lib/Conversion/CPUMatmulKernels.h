@@ -18,17 +18,26 @@ namespace mpt::cpu {
 /// bf16 x bf16 -> f32 on AMX, written with the upstream `amx` dialect
 /// because 22.1.8's --convert-vector-to-amx reloads the accumulator around
 /// every tile multiply (amx.tile_load is declared as writing memory, so it
-/// is not hoisted):
-///  * A is copied to a zero-padded row-major buffer (rows and K rounded up
-///    to 32), B to VNNI panels of 32 columns (`Bp[n/32][k/2][2*(n%32)+k%2]`,
-///    two rows interleaved with vector.interleave), C to a zero-padded f32
-///    buffer;
-///  * Cp += Ap * Bp in 32x32 blocks: a 2x2 block of 16x16 f32 tiles carried
-///    through the K loop as scf.for iter_args (4 tile loads and 4 tdpbf16ps
-///    per 32 of K), K blocked by 512 so that a block of B stays in L2;
-///  * the valid part of Cp is written back to C with masked stores.
+/// is not hoisted). Blocked for the caches (GotoBLAS order, sizes measured
+/// with bench/cpu/bench.py):
+///  * K runs in blocks of 256. Per K block, B is packed into VNNI tiles
+///    (16 k-pairs x 16 columns, rows of k pairs interleaved with
+///    vector.interleave), each tile 1 KiB contiguous: tile (n/16, k/32) of
+///    the block at rows ((n/16) * kTiles + k/32) * 16 of `Bp`.
+///  * Per 32 rows of A in the block, A is packed the same way (16 x 32
+///    tiles, 1 KiB each) into `Ap`: 16 KiB, which stays in L1 while the
+///    32-column panels of B stream past it.
+///  * Per 32x32 block of C: a 2x2 block of 16x16 f32 tiles loaded from C,
+///    carried through the K block as scf.for iter_args (4 tile loads and 4
+///    tdpbf16ps per 32 of K), stored back. A block that crosses an edge of
+///    C goes through a zero-padded 32x32 scratch copy (masked loads and
+///    stores); the packs read the edges of A and B with masked loads.
+/// Contiguous tiles avoid the cache-set conflicts of loading tiles with a
+/// power-of-two row stride, and the small K block keeps the working set of
+/// the tile loop (16 KiB of A, 16 KiB of a B panel) in L1.
 /// Products of bf16 values are exact in f32; the sums are in f32, in a
-/// different order than the scalar loops (pairs of k, then 32-wide steps).
+/// different order than the scalar loops (pairs of k, then 32-wide steps,
+/// C updated once per K block).
 inline constexpr llvm::StringLiteral kAMXKernelName = "__mpt_amx_matmul_bf16";
 inline constexpr llvm::StringLiteral kAMXKernel = R"mlir(
 func.func private @__mpt_amx_matmul_bf16(
@@ -40,136 +49,195 @@ func.func private @__mpt_amx_matmul_bf16(
   %c2 = arith.constant 2 : index
   %c16 = arith.constant 16 : index
   %c32 = arith.constant 32 : index
-  %cKB = arith.constant 512 : index
+  %cKB = arith.constant 256 : index
   %zbf = arith.constant dense<0.0> : vector<32xbf16>
   %zf = arith.constant dense<0.0> : vector<16xf32>
   %M = memref.dim %A, %c0 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
   %K = memref.dim %A, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
   %N = memref.dim %B, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
-  %Mb = arith.ceildivui %M, %c32 : index
   %Nb = arith.ceildivui %N, %c32 : index
   %Kb = arith.ceildivui %K, %c32 : index
-  %Mp = arith.muli %Mb, %c32 : index
   %Np = arith.muli %Nb, %c32 : index
   %Kp = arith.muli %Kb, %c32 : index
-  %Kh = arith.muli %Kb, %c16 : index
-  %Ap = memref.alloc(%Mp, %Kp) {alignment = 64 : i64} : memref<?x?xbf16>
-  %Bp = memref.alloc(%Nb, %Kh) {alignment = 64 : i64} : memref<?x?x64xbf16>
-  %Cp = memref.alloc(%Mp, %Np) {alignment = 64 : i64} : memref<?x?xf32>
-  // A -> Ap (row-major, zero padded to 32x32 blocks).
-  scf.for %i = %c0 to %Mp step %c1 {
-    %inrow = arith.cmpi ult, %i, %M : index
-    scf.for %k = %c0 to %Kp step %c32 {
-      %v = scf.if %inrow -> (vector<32xbf16>) {
-        %rem = arith.subi %K, %k : index
-        %m = vector.create_mask %rem : vector<32xi1>
-        %r = vector.maskedload %A[%i, %k], %m, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
-        scf.yield %r : vector<32xbf16>
-      } else {
-        scf.yield %zbf : vector<32xbf16>
-      }
-      vector.store %v, %Ap[%i, %k] : memref<?x?xbf16>, vector<32xbf16>
-    }
-  }
-  // B -> Bp: panels of 32 columns, rows of k pairs interleaved (VNNI).
-  scf.for %kk = %c0 to %Kh step %c1 {
-    %k0 = arith.muli %kk, %c2 : index
-    %k1 = arith.addi %k0, %c1 : index
-    %in0 = arith.cmpi ult, %k0, %K : index
-    %in1 = arith.cmpi ult, %k1, %K : index
-    scf.for %nb = %c0 to %Nb step %c1 {
-      %n = arith.muli %nb, %c32 : index
-      %rem = arith.subi %N, %n : index
-      %m = vector.create_mask %rem : vector<32xi1>
-      %r0 = scf.if %in0 -> (vector<32xbf16>) {
-        %r = vector.maskedload %B[%k0, %n], %m, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
-        scf.yield %r : vector<32xbf16>
-      } else {
-        scf.yield %zbf : vector<32xbf16>
-      }
-      %r1 = scf.if %in1 -> (vector<32xbf16>) {
-        %r = vector.maskedload %B[%k1, %n], %m, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
-        scf.yield %r : vector<32xbf16>
-      } else {
-        scf.yield %zbf : vector<32xbf16>
-      }
-      %v = vector.interleave %r0, %r1 : vector<32xbf16> -> vector<64xbf16>
-      vector.store %v, %Bp[%nb, %kk, %c0] : memref<?x?x64xbf16>, vector<64xbf16>
-    }
-  }
-  // C -> Cp.
-  scf.for %i = %c0 to %Mp step %c1 {
-    %inrow = arith.cmpi ult, %i, %M : index
-    scf.for %j = %c0 to %Np step %c16 {
-      %v = scf.if %inrow -> (vector<16xf32>) {
-        %rem = arith.subi %N, %j : index
-        %m = vector.create_mask %rem : vector<16xi1>
-        %r = vector.maskedload %C[%i, %j], %m, %zf : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32> into vector<16xf32>
-        scf.yield %r : vector<16xf32>
-      } else {
-        scf.yield %zf : vector<16xf32>
-      }
-      vector.store %v, %Cp[%i, %j] : memref<?x?xf32>, vector<16xf32>
-    }
-  }
-  // Cp += Ap * Bp: 2x2 blocks of 16x16 f32 tiles kept in tile registers
-  // across the K loop.
+  // The largest K block: Bp holds (Np / 16) * (KB / 32) tiles of 16 rows,
+  // Ap 2 * (KB / 32).
+  %KB = arith.minui %Kp, %cKB : index
+  %bRows = arith.muli %Nb, %KB : index
+  %Bp = memref.alloc(%bRows) {alignment = 64 : i64} : memref<?x32xbf16>
+  %Ap = memref.alloc(%KB) {alignment = 64 : i64} : memref<?x32xbf16>
+  %Cs = memref.alloca() {alignment = 64 : i64} : memref<32x32xf32>
+  %Csv = memref.cast %Cs : memref<32x32xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
   scf.for %kb = %c0 to %Kp step %cKB {
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %Kp : index
-    scf.for %i = %c0 to %Mp step %c32 {
-      %i16 = arith.addi %i, %c16 : index
+    %kbl = arith.subi %kend, %kb : index
+    %kTiles = arith.divui %kbl, %c32 : index
+    %kPairs = arith.divui %kbl, %c2 : index
+    // B[kb:kend, :] -> Bp (VNNI tiles).
+    scf.for %kh = %c0 to %kPairs step %c1 {
+      %k0l = arith.muli %kh, %c2 : index
+      %k0 = arith.addi %kb, %k0l : index
+      %k1 = arith.addi %k0, %c1 : index
+      %in0 = arith.cmpi ult, %k0, %K : index
+      %in1 = arith.cmpi ult, %k1, %K : index
+      %kt = arith.divui %kh, %c16 : index
+      %kr = arith.remui %kh, %c16 : index
+      scf.for %nb = %c0 to %Nb step %c1 {
+        %n = arith.muli %nb, %c32 : index
+        %rem = arith.subi %N, %n : index
+        %m = vector.create_mask %rem : vector<32xi1>
+        %r0 = scf.if %in0 -> (vector<32xbf16>) {
+          %r = vector.maskedload %B[%k0, %n], %m, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
+          scf.yield %r : vector<32xbf16>
+        } else {
+          scf.yield %zbf : vector<32xbf16>
+        }
+        %r1 = scf.if %in1 -> (vector<32xbf16>) {
+          %r = vector.maskedload %B[%k1, %n], %m, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
+          scf.yield %r : vector<32xbf16>
+        } else {
+          scf.yield %zbf : vector<32xbf16>
+        }
+        %v = vector.interleave %r0, %r1 : vector<32xbf16> -> vector<64xbf16>
+        %lo = vector.extract_strided_slice %v {offsets = [0], sizes = [32], strides = [1]} : vector<64xbf16> to vector<32xbf16>
+        %hi = vector.extract_strided_slice %v {offsets = [32], sizes = [32], strides = [1]} : vector<64xbf16> to vector<32xbf16>
+        %nt0 = arith.muli %nb, %c2 : index
+        %nt1 = arith.addi %nt0, %c1 : index
+        %q0 = arith.muli %nt0, %kTiles : index
+        %q1 = arith.muli %nt1, %kTiles : index
+        %s0 = arith.addi %q0, %kt : index
+        %s1 = arith.addi %q1, %kt : index
+        %t0 = arith.muli %s0, %c16 : index
+        %t1 = arith.muli %s1, %c16 : index
+        %row0 = arith.addi %t0, %kr : index
+        %row1 = arith.addi %t1, %kr : index
+        vector.store %lo, %Bp[%row0, %c0] : memref<?x32xbf16>, vector<32xbf16>
+        vector.store %hi, %Bp[%row1, %c0] : memref<?x32xbf16>, vector<32xbf16>
+      }
+    }
+    scf.for %i = %c0 to %M step %c32 {
+      // A[i:i+32, kb:kend] -> Ap (tiles; rows past M are zeros).
+      scf.for %r = %c0 to %c32 step %c1 {
+        %row = arith.addi %i, %r : index
+        %mt = arith.divui %r, %c16 : index
+        %mr = arith.remui %r, %c16 : index
+        %mq = arith.muli %mt, %kTiles : index
+        %inrow = arith.cmpi ult, %row, %M : index
+        scf.for %kt = %c0 to %kTiles step %c1 {
+          %kl = arith.muli %kt, %c32 : index
+          %k = arith.addi %kb, %kl : index
+          %v = scf.if %inrow -> (vector<32xbf16>) {
+            %rem = arith.subi %K, %k : index
+            %m = vector.create_mask %rem : vector<32xi1>
+            %x = vector.maskedload %A[%row, %k], %m, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
+            scf.yield %x : vector<32xbf16>
+          } else {
+            scf.yield %zbf : vector<32xbf16>
+          }
+          %s = arith.addi %mq, %kt : index
+          %t = arith.muli %s, %c16 : index
+          %at = arith.addi %t, %mr : index
+          vector.store %v, %Ap[%at, %c0] : memref<?x32xbf16>, vector<32xbf16>
+        }
+      }
+      %ie = arith.addi %i, %c32 : index
+      %fullRows = arith.cmpi ule, %ie, %M : index
+      %rowsLeft = arith.subi %M, %i : index
+      %rows = arith.minui %rowsLeft, %c32 : index
+      %x1Row = arith.muli %kTiles, %c16 : index
       scf.for %j = %c0 to %Np step %c32 {
         %j16 = arith.addi %j, %c16 : index
-        %nb = arith.divui %j, %c32 : index
-        %t00 = amx.tile_load %Cp[%i, %j] : memref<?x?xf32> into !amx.tile<16x16xf32>
-        %t01 = amx.tile_load %Cp[%i, %j16] : memref<?x?xf32> into !amx.tile<16x16xf32>
-        %t10 = amx.tile_load %Cp[%i16, %j] : memref<?x?xf32> into !amx.tile<16x16xf32>
-        %t11 = amx.tile_load %Cp[%i16, %j16] : memref<?x?xf32> into !amx.tile<16x16xf32>
-        %r:4 = scf.for %k = %kb to %kend step %c32
+        %je = arith.addi %j, %c32 : index
+        %fullCols = arith.cmpi ule, %je, %N : index
+        %full = arith.andi %fullRows, %fullCols : i1
+        %colsLeft = arith.subi %N, %j : index
+        %colsLeft16 = arith.subi %colsLeft, %c16 : index
+        %m0 = vector.create_mask %colsLeft : vector<16xi1>
+        %m1 = vector.create_mask %colsLeft16 : vector<16xi1>
+        // An edge block goes through the zero-padded scratch copy.
+        scf.if %full {
+        } else {
+          scf.for %r = %c0 to %c32 step %c1 {
+            %inr = arith.cmpi ult, %r, %rows : index
+            %v:2 = scf.if %inr -> (vector<16xf32>, vector<16xf32>) {
+              %row = arith.addi %i, %r : index
+              %u = vector.maskedload %C[%row, %j], %m0, %zf : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+              %w = vector.maskedload %C[%row, %j16], %m1, %zf : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+              scf.yield %u, %w : vector<16xf32>, vector<16xf32>
+            } else {
+              scf.yield %zf, %zf : vector<16xf32>, vector<16xf32>
+            }
+            vector.store %v#0, %Cs[%r, %c0] : memref<32x32xf32>, vector<16xf32>
+            vector.store %v#1, %Cs[%r, %c16] : memref<32x32xf32>, vector<16xf32>
+          }
+        }
+        %dst = arith.select %full, %C, %Csv : memref<?x?xf32, strided<[?, 1], offset: ?>>
+        %di = arith.select %full, %i, %c0 : index
+        %dj = arith.select %full, %j, %c0 : index
+        %di16 = arith.addi %di, %c16 : index
+        %dj16 = arith.addi %dj, %c16 : index
+        %t00 = amx.tile_load %dst[%di, %dj] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+        %t01 = amx.tile_load %dst[%di, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+        %t10 = amx.tile_load %dst[%di16, %dj] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+        %t11 = amx.tile_load %dst[%di16, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+        %nt0 = arith.divui %j, %c16 : index
+        %y0Tile = arith.muli %nt0, %kTiles : index
+        %y0Row = arith.muli %y0Tile, %c16 : index
+        %y1Row = arith.addi %y0Row, %x1Row : index
+        %acc:4 = scf.for %kt = %c0 to %kTiles step %c1
             iter_args(%a00 = %t00, %a01 = %t01, %a10 = %t10, %a11 = %t11)
             -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>) {
-          %kh = arith.divui %k, %c2 : index
-          %x0 = amx.tile_load %Ap[%i, %k] : memref<?x?xbf16> into !amx.tile<16x32xbf16>
-          %x1 = amx.tile_load %Ap[%i16, %k] : memref<?x?xbf16> into !amx.tile<16x32xbf16>
-          %y0 = amx.tile_load %Bp[%nb, %kh, %c0] : memref<?x?x64xbf16> into !amx.tile<16x32xbf16>
-          %y1 = amx.tile_load %Bp[%nb, %kh, %c32] : memref<?x?x64xbf16> into !amx.tile<16x32xbf16>
+          %o = arith.muli %kt, %c16 : index
+          %xr1 = arith.addi %x1Row, %o : index
+          %yr0 = arith.addi %y0Row, %o : index
+          %yr1 = arith.addi %y1Row, %o : index
+          %x0 = amx.tile_load %Ap[%o, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
+          %x1 = amx.tile_load %Ap[%xr1, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
+          %y0 = amx.tile_load %Bp[%yr0, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
+          %y1 = amx.tile_load %Bp[%yr1, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
           %n00 = amx.tile_mulf %x0, %y0, %a00 : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
           %n01 = amx.tile_mulf %x0, %y1, %a01 : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
           %n10 = amx.tile_mulf %x1, %y0, %a10 : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
           %n11 = amx.tile_mulf %x1, %y1, %a11 : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
           scf.yield %n00, %n01, %n10, %n11 : !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>
         }
-        amx.tile_store %Cp[%i, %j], %r#0 : memref<?x?xf32>, !amx.tile<16x16xf32>
-        amx.tile_store %Cp[%i, %j16], %r#1 : memref<?x?xf32>, !amx.tile<16x16xf32>
-        amx.tile_store %Cp[%i16, %j], %r#2 : memref<?x?xf32>, !amx.tile<16x16xf32>
-        amx.tile_store %Cp[%i16, %j16], %r#3 : memref<?x?xf32>, !amx.tile<16x16xf32>
+        amx.tile_store %dst[%di, %dj], %acc#0 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %dst[%di, %dj16], %acc#1 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %dst[%di16, %dj], %acc#2 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %dst[%di16, %dj16], %acc#3 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        scf.if %full {
+        } else {
+          scf.for %r = %c0 to %rows step %c1 {
+            %row = arith.addi %i, %r : index
+            %u = vector.load %Cs[%r, %c0] : memref<32x32xf32>, vector<16xf32>
+            %w = vector.load %Cs[%r, %c16] : memref<32x32xf32>, vector<16xf32>
+            vector.maskedstore %C[%row, %j], %m0, %u : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
+            vector.maskedstore %C[%row, %j16], %m1, %w : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
+          }
+        }
       }
     }
   }
-  // Cp -> C (valid region only).
-  scf.for %i = %c0 to %M step %c1 {
-    scf.for %j = %c0 to %N step %c16 {
-      %rem = arith.subi %N, %j : index
-      %m = vector.create_mask %rem : vector<16xi1>
-      %v = vector.load %Cp[%i, %j] : memref<?x?xf32>, vector<16xf32>
-      vector.maskedstore %C[%i, %j], %m, %v : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
-    }
-  }
-  memref.dealloc %Ap : memref<?x?xbf16>
-  memref.dealloc %Bp : memref<?x?x64xbf16>
-  memref.dealloc %Cp : memref<?x?xf32>
+  memref.dealloc %Ap : memref<?x32xbf16>
+  memref.dealloc %Bp : memref<?x32xbf16>
   return
 }
 )mlir";
 
-/// `elementType` (f32, f16 or bf16) x same -> f32 with AVX-512 vectors:
-/// A packed into panels of 8 rows (k-major), B into panels of 32 columns,
-/// both converted to f32 (exact), and C updated in 8x32 blocks held in 16
-/// vector<16xf32> accumulators across the whole K loop (one broadcast of A
-/// and two loads of B per k). Each product is rounded before it is added
-/// and k runs in order, as in the scalar loops of convert-linalg-to-loops:
-/// the result is bit-identical to them (no FMA contraction).
+/// `elementType` (f32, f16 or bf16) x same -> f32 with AVX-512 vectors, in
+/// the GotoBLAS order: per K block of 256, B is packed into panels of 32
+/// columns (k-major, widened to f32: exact for f16 and bf16); per block of
+/// 112 rows, A into panels of 14 rows (each row's 256 k contiguous, so the
+/// broadcasts address A at constant offsets, and the pack is a vectorized
+/// row copy; widened too); each 14x32 block
+/// of C is held in 28 vector<16xf32> accumulators across the K block, with
+/// one vector.fma (vfmadd231ps) per row and 16 columns per k: a broadcast
+/// of A times a row of the B panel. Edges: the packs are zero padded
+/// (masked loads), C is loaded and stored with masks, rows past M not at
+/// all. Numerics: k runs in order from C's old value, as in the scalar
+/// loops, but each multiply-add is rounded once (FMA) instead of twice, so
+/// f32 results differ from the generic path by rounding (bounded by the
+/// usual K * u * sum |a b|); with exact products and sums they are equal.
 std::string avx512KernelName(llvm::StringRef elementType);
 std::string avx512Kernel(llvm::StringRef elementType);
 

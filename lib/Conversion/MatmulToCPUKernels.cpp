@@ -370,9 +370,9 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       entry.detail =
           "@" + kernel->getSymName().str() +
           (plan->kernel == Kernel::AMX
-               ? " (AMX: 2x2 16x16 f32 tiles, K block 512, B in VNNI panels"
-               : " (AVX-512: 8x32 f32 register block, bit-identical to the "
-                 "scalar loops") +
+               ? " (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed "
+                 "into tiles"
+               : " (AVX-512: 14x32 f32 register block, FMA, K block 256") +
           (notes.empty() ? "" : "; " + notes) + ")";
       entries.push_back(std::move(entry));
     }

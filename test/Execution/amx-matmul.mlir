@@ -4,8 +4,11 @@
 // bf16 input, product and partial sum (at most 600 * 9) is exact in bf16 and
 // f32: the kernel must agree with the reference exactly, whatever the order
 // of summation, and each case prints the largest absolute difference, 0.
-// Shapes: multiples of the 32x32 block, ragged in M, N and K, 1x1x1, K past
-// the 512 K block, a batch, and transposed operands (named and generic).
+// Shapes: multiples of the 32x32 block (one K block; and several row blocks,
+// column panels and K blocks, so that C's tiles are loaded in place), ragged
+// in M, N and K (edge blocks through the scratch copy), 1x1x1, K past the
+// 256 K block (a ragged last block), a batch, and transposed operands (named
+// and generic).
 // REQUIRES: amx
 // RUN: mpt-opt %s --mpt-lower-to-cpu="amx=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
@@ -195,14 +198,24 @@ func.func @main() {
   %c64 = arith.constant 64 : index
   %c70 = arith.constant 70 : index
   %c600 = arith.constant 600 : index
+  %c96 = arith.constant 96 : index
+  %c97 = arith.constant 97 : index
+  %c100 = arith.constant 100 : index
+  %c128 = arith.constant 128 : index
+  %c300 = arith.constant 300 : index
+  %c512 = arith.constant 512 : index
   // CHECK: 0
   // CHECK-NEXT: 0
   // CHECK-NEXT: 0
   // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
   func.call @matmul(%c64, %c64, %c64) : (index, index, index) -> ()
+  func.call @matmul(%c96, %c128, %c512) : (index, index, index) -> ()
   func.call @matmul(%c33, %c70, %c17) : (index, index, index) -> ()
   func.call @matmul(%c1, %c1, %c1) : (index, index, index) -> ()
   func.call @matmul(%c70, %c33, %c600) : (index, index, index) -> ()
+  func.call @matmul(%c100, %c97, %c300) : (index, index, index) -> ()
   // CHECK-NEXT: 0
   // CHECK-NEXT: 0
   func.call @transposed(%c33, %c70, %c600) : (index, index, index) -> ()

@@ -18,15 +18,16 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
 
     * `amx` (bf16 x bf16 -> f32): `@__mpt_amx_matmul_bf16`, written with the
       upstream `amx` dialect: a 2x2 block of 16x16 f32 accumulator tiles
-      kept in tile registers across the K loop, A copied to a zero-padded
-      buffer and B packed into VNNI panels with vector loads, K blocked by
-      512. Summation order differs from the scalar loops (f32 sums of exact
-      bf16 products).
+      kept in tile registers across a K block of 256, A and B packed (with
+      vector loads) into contiguous 16-row tiles, B in the VNNI layout.
+      Summation order differs from the scalar loops (f32 sums of exact bf16
+      products).
     * `avx512` (f32, f16 or bf16 inputs -> f32): `@__mpt_avx512_matmul_<t>`,
-      an 8x32 register block of 16 vector<16xf32> accumulators kept across
-      the K loop, A and B packed (and widened to f32, exactly) into panels.
-      Products are rounded before they are added and k runs in order, as in
-      the scalar loops: results are bit-identical to the generic path.
+      a 14x32 register block of 28 vector<16xf32> accumulators kept across
+      a K block of 256, A and B packed (and widened to f32, exactly) into
+      panels, one `vector.fma` per accumulator and k. k runs in order as in
+      the scalar loops, but each multiply-add is rounded once (FMA), so f32
+      results differ from the generic path by rounding.
 
     Ragged shapes are padded with zeros (masked vector loads at the edges),
     never sent to a separate slow path. Covered: `linalg.matmul`,

@@ -41,8 +41,8 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
   Option<bool> avx512{
       *this, "avx512",
       llvm::cl::desc("Target has AVX-512F: f32 and f16 contractions (bf16 "
-                     "ones too without AMX) call the AVX-512 kernel, "
-                     "bit-identical to the generic loops"),
+                     "ones too without AMX) call the AVX-512 kernel (FMA: "
+                     "f32 rounding differs from the generic loops)"),
       llvm::cl::init(false)};
   Option<std::string> kernelReport{
       *this, "kernel-report",
