@@ -28,6 +28,28 @@ def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
   let dependentDialects = ["mpt::MPTDialect"];
 }
 
+def RangeReport : Pass<"mpt-range-report", "mlir::ModuleOp"> {
+  let summary = "Report the value range of every float value of each function";
+  let description = [{
+    Runs the floating-point range analysis (`FloatRanges`,
+    include/mpt/Analysis/FloatRange.h) on every function and prints, for
+    each float argument and op result in program order (linalg bodies
+    belong to their op): its interval, what it reaches because of bounded
+    sources (constants, masks, `mpt.range` arguments, the loss scale) when
+    that differs, whether it may be inf or NaN, and the source of the
+    reach. Data arguments are unbounded unless they carry `mpt.range`.
+    The IR is not changed.
+
+    The report goes to stderr, or to the file named by `output`.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Report format: text or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the report to ('-' for stderr)">,
+  ];
+}
+
 def StripTrainingMarkers : Pass<"mpt-strip-training-markers", "mlir::func::FuncOp"> {
   let summary = "Replace mpt.grad_seed by ones and mpt.gradient by its operand";
   let description = [{
