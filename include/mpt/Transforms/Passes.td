@@ -203,6 +203,10 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
            "Keep a low-precision working copy of each parameter as optimizer "
            "state, next to the f32 master weight (Apex O2)">,
+    Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
+           "Keep the loss region in f32: the ops after the last forward "
+           "contraction and from the backward seed to the first backward "
+           "contraction (PyTorch's fp32 list keeps losses)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",
@@ -259,6 +263,10 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
            "Keep a low-precision working copy of each parameter as optimizer "
            "state, next to the f32 master weight (Apex O2)">,
+    Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
+           "Keep the loss region in f32: the ops after the last forward "
+           "contraction and from the backward seed to the first backward "
+           "contraction (PyTorch's fp32 list keeps losses)">,
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

@@ -87,7 +87,8 @@ func.func @tiny_fill(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32
 // REPORT-LABEL: mpt precision report: @mask_in_body
 // REPORT: linalg.generic [forward] f32: range: body reads constant -1e+09 overflows f16 (max 65504)
 // REPORT: linalg.fill [forward] f16: clear (default clear list) next to f16 op linalg.matmul
-// REPORT: arith.addf [forward] f32: infer (default infer list) downstream of f32 op linalg.generic
+// The add reads the mask, which reaches -1e9 (the range analysis).
+// REPORT: arith.addf [forward] f32: range: reads linalg.generic at {{.*}}range.mlir:{{[0-9]+}}:11, which reaches -1e+09 (bound from arith.constant at {{.*}}range.mlir:{{[0-9]+}}:10); f16 holds 65504, with margin 16 up to 4094: kept f32
 func.func @mask_in_body(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %big = arith.constant -1.0e9 : f32
