@@ -178,13 +178,16 @@ FloatRange FloatRange::empty() {
   return FloatRange(Interval::empty(), Interval::empty(), false, false);
 }
 
-/// The source of the larger reach of `a` and `b` (ties: `a`).
+/// The source of the larger reach of `a` and `b`: a bounded source counts
+/// only when what it reaches is at least what the unsourced operand reaches
+/// (a 0 fill does not bound a sum of data). Ties: `a`.
 static Value largerSource(const FloatRange &a, const FloatRange &b) {
+  double ma = a.reach.magnitude(), mb = b.reach.magnitude();
   if (!b.source)
-    return a.source;
+    return ma >= mb ? a.source : Value();
   if (!a.source)
-    return b.source;
-  return b.reach.magnitude() > a.reach.magnitude() ? b.source : a.source;
+    return mb >= ma ? b.source : Value();
+  return mb > ma ? b.source : a.source;
 }
 
 FloatRange FloatRange::join(const FloatRange &lhs, const FloatRange &rhs) {
@@ -232,8 +235,12 @@ std::optional<double> mpt::findBoundBeyond(const FloatRange &range,
   if (range.isUninitialized() || range.reach.isEmpty() ||
       range.bounds.magnitude() <= limit)
     return std::nullopt;
+  // An infinite end is not a bound: the value may really be inf (which
+  // converts to a low type exactly and computes the same in f32), or the
+  // analysis lost track of it (a loop's widening, a division by an interval
+  // holding 0); neither is a magnitude a bounded source pushes into it.
   auto beyond = [&](double bound) {
-    return std::fabs(bound) > limit && !(std::isinf(bound) && range.mayBeInf);
+    return std::fabs(bound) > limit && !std::isinf(bound);
   };
   bool lo = beyond(range.reach.lo), hi = beyond(range.reach.hi);
   if (lo && (!hi || std::fabs(range.reach.lo) >= std::fabs(range.reach.hi)))
@@ -295,6 +302,23 @@ FloatRange binary(const FloatRange &a, const FloatRange &b, F f, bool inf,
   return FloatRange(f(a.bounds, b.bounds), f(a.reach, b.reach),
                     a.mayBeInf || b.mayBeInf || inf,
                     a.mayBeNaN || b.mayBeNaN || nan, largerSource(a, b));
+}
+
+/// max/min clip: the result's largest end comes from one operand (a
+/// max-reduction's -inf start gives none of its bounds).
+template <typename F>
+FloatRange clipRanges(const FloatRange &a, const FloatRange &b, F f) {
+  FloatRange result = binary(a, b, f, false, false);
+  const Interval &r = result.reach;
+  if (r.isEmpty())
+    return result;
+  bool fromLo = std::fabs(r.lo) >= std::fabs(r.hi);
+  bool fromA = fromLo ? r.lo == a.reach.lo : r.hi == a.reach.hi;
+  const FloatRange &provider = fromA ? a : b;
+  // Both give that end: the larger-source rule decides.
+  bool both = fromLo ? r.lo == b.reach.lo : r.hi == b.reach.hi;
+  result.source = fromA && both ? largerSource(a, b) : provider.source;
+  return result;
 }
 
 FloatRange addRanges(const FloatRange &a, const FloatRange &b) {
@@ -459,20 +483,21 @@ std::optional<Combiner> getCombiner(linalg::LinalgOp op, unsigned index) {
   return std::nullopt;
 }
 
-/// Whether `m` is a max-reduction of `x` (a row maximum).
+/// Whether `m` is a max-reduction of `x` (a row maximum); also one result
+/// of a reduction that computes more (torch-mlir's max with its argmax).
 bool isMaxReductionOf(Value m, Value x) {
-  m = skipReshapes(m);
-  Operation *def = m.getDefiningOp();
-  if (!def)
+  auto result = dyn_cast<OpResult>(skipReshapes(m));
+  if (!result)
     return false;
+  Operation *def = result.getOwner();
   if (def->getName().getStringRef() == "tosa.reduce_max")
     return def->getOperand(0) == x;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(def);
   if (!linalgOp || linalgOp.getNumReductionLoops() == 0 ||
-      linalgOp.getNumDpsInputs() != 1 || linalgOp->getNumResults() != 1 ||
-      linalgOp.getDpsInputs()[0] != x)
+      linalgOp.getNumDpsInputs() != 1 || linalgOp.getDpsInputs()[0] != x)
     return false;
-  std::optional<Combiner> combiner = getCombiner(linalgOp, 0);
+  std::optional<Combiner> combiner =
+      getCombiner(linalgOp, result.getResultNumber());
   return combiner &&
          isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner->op) &&
          combiner->term == linalgOp.getBlock()->getArgument(0);
@@ -558,10 +583,10 @@ std::optional<FloatRange> interpret(Operation *op,
         return unary(at(0), neg, false, false);
       })
       .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](auto) {
-        return binary(at(0), at(1), maxOf, false, false);
+        return clipRanges(at(0), at(1), maxOf);
       })
       .Case<arith::MinimumFOp, arith::MinNumFOp>([&](auto) {
-        return binary(at(0), at(1), minOf, false, false);
+        return clipRanges(at(0), at(1), minOf);
       })
       .Case<arith::SelectOp>([&](auto) {
         return FloatRange::join(at(1), at(2));
@@ -704,13 +729,13 @@ FloatRangeAnalysis::visitLinalg(Operation *op, unsigned resultIndex,
   }
   FloatRange t = rangeOf(combiner->term);
   if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner->op)) {
-    FloatRange result = binary(init, t, maxOf, false, false);
+    FloatRange result = clipRanges(init, t, maxOf);
     // With a non-empty extent the init's -inf is replaced by a term.
     result.mayBeInf = t.mayBeInf || (init.mayBeInf && init.bounds.hi == kInf);
     return result;
   }
   if (isa<arith::MinimumFOp, arith::MinNumFOp>(combiner->op)) {
-    FloatRange result = binary(init, t, minOf, false, false);
+    FloatRange result = clipRanges(init, t, minOf);
     result.mayBeInf = t.mayBeInf || (init.mayBeInf && init.bounds.lo == -kInf);
     return result;
   }
@@ -752,9 +777,9 @@ std::optional<FloatRange> interpretTosa(Operation *op,
   if (name == "mul")
     return mulRanges(at(0), at(1));
   if (name == "maximum")
-    return binary(at(0), at(1), maxOf, false, false);
+    return clipRanges(at(0), at(1), maxOf);
   if (name == "minimum")
-    return binary(at(0), at(1), minOf, false, false);
+    return clipRanges(at(0), at(1), minOf);
   if (name == "negate")
     return unary(at(0), neg, false, false);
   if (name == "abs")
@@ -960,18 +985,24 @@ std::string FloatRanges::describeValue(Value value) {
   return text;
 }
 
+bool FloatRanges::isLossScale(Value source) {
+  auto arg = dyn_cast_or_null<BlockArgument>(source);
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return false;
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return func && getArgRole(func, arg.getArgNumber()) == ArgRole::LossScale;
+}
+
 std::string FloatRanges::describeSource(const FloatRange &range) {
   if (!range.source)
     return "";
   Value source = range.source;
+  if (isLossScale(source))
+    return "the loss scale (" + describeValue(source) + ", its initial value)";
   if (auto arg = dyn_cast<BlockArgument>(source)) {
     auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-    if (func && arg.getOwner()->isEntryBlock()) {
-      std::string text = describeValue(source);
-      if (getArgRole(func, arg.getArgNumber()) == ArgRole::LossScale)
-        return "the loss scale (" + text + ", its initial value)";
-      return text + " (mpt.range)";
-    }
+    if (func && arg.getOwner()->isEntryBlock())
+      return describeValue(source) + " (mpt.range)";
   }
   if (isa_and_nonnull<GradSeedOp>(source.getDefiningOp()))
     return "the backward seed (" + describeValue(source) + ")";

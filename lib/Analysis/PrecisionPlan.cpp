@@ -364,11 +364,21 @@ public:
       if (!problem.empty())
         return "reads " + problem;
     }
+    // A body's constant names the cause better than the result it reaches.
+    if (std::string problem = checkBody(op); !problem.empty())
+      return problem;
     // An allow op's result is its f32 accumulator.
     if (opClass != OpClass::Allow)
       for (Value result : op->getResults())
         if (std::string problem = checkReach(result); !problem.empty())
           return "writes " + problem;
+    return "";
+  }
+
+private:
+  /// Why a value `op`'s regions read from above, or a constant in them,
+  /// does not fit the low type, or empty.
+  std::string checkBody(Operation *op) const {
     if (op->getNumRegions() == 0)
       return "";
     llvm::SetVector<Value> above;
@@ -390,7 +400,6 @@ public:
     return found;
   }
 
-private:
   /// The range analysis' fact about a float tensor whose reach the low type
   /// cannot hold with margin, or empty.
   std::string checkReach(Value value) const {
@@ -400,18 +409,26 @@ private:
     double limit = policy.getLowTypeMax() / kRangeMargin;
     std::optional<double> bound =
         range ? findBoundBeyond(*range, limit) : std::nullopt;
-    if (!bound)
+    // Only what a bounded source pushes into the value counts: a reach with
+    // none is the product of order-one guesses about unbounded data (exp of
+    // a guessed logit, 1/sqrt(eps) times a guessed deviation), not a bound,
+    // and the rule does not invent bounds. What the loss scale pushes into
+    // the backward is what scaling means to hold in the low type; an
+    // overflow there skips the step and backs the scale off (GradScaler's
+    // contract), it is not a reason to stay f32.
+    if (!bound || !range->source || FloatRanges::isLossScale(range->source))
       return "";
     std::string text;
     llvm::raw_string_ostream os(text);
     os << FloatRanges::describeValue(value) << ", which reaches "
        << formatBound(*bound);
     if (std::string source = FloatRanges::describeSource(*range);
-        !source.empty())
+        range->source != value)
       os << " (bound from " << source << ")";
     os << "; " << policy.getLowTypeName() << " holds "
        << llvm::format("%g", policy.getLowTypeMax()) << ", with margin "
-       << kRangeMargin << " up to " << llvm::format("%g", limit);
+       << llvm::format("%g", kRangeMargin) << " up to "
+       << llvm::format("%g", limit);
     return text;
   }
 

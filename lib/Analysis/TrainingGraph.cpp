@@ -29,9 +29,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MathExtras.h"
 #include <mutex>
 #include <set>
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mpt;

@@ -134,6 +134,8 @@ public:
   /// scale (argument #5, initial value 65536)": where a range's reach comes
   /// from; empty when it has no bounded source.
   static std::string describeSource(const FloatRange &range);
+  /// Whether `source` is the step's loss-scale argument.
+  static bool isLossScale(mlir::Value source);
   /// "the result of linalg.generic at f.mlir:3:9", "argument #2".
   static std::string describeValue(mlir::Value value);
 
@@ -141,9 +143,10 @@ private:
   std::unique_ptr<mlir::DataFlowSolver> solver;
 };
 
-/// The bound of `range`'s reach whose magnitude exceeds `limit`, if any.
-/// Infinities the value may really hold are not counted: they convert to a
-/// low type exactly, and compute the same in f32.
+/// The finite bound of `range`'s reach whose magnitude exceeds `limit`, if
+/// any. Infinite ends are not counted: an infinity the value may really hold
+/// converts to a low type exactly and computes the same in f32, and one the
+/// analysis widened to is not a bound.
 std::optional<double> findBoundBeyond(const FloatRange &range, double limit);
 
 /// Formats a bound: "-1e+09", "+inf", "-inf".
