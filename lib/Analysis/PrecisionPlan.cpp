@@ -15,11 +15,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Analysis/FloatRange.h"
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
+#include "mpt/IR/TrainingContract.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -302,10 +305,16 @@ static bool canRewrite(Operation *op, OpClass opClass, const TypeFacts &facts) {
 // Range facts
 //===----------------------------------------------------------------------===//
 
+/// What the range analysis' reach (unbounded inputs of order one) must
+/// stay under, as a fraction of the low type's largest value: real
+/// activations reach tens, and a value at the edge overflows in the next op.
+static constexpr double kRangeMargin = 16.0;
+
 namespace {
 class RangeFacts {
 public:
-  RangeFacts(const PrecisionPolicy &policy) : policy(policy) {}
+  RangeFacts(const PrecisionPolicy &policy, Operation *func)
+      : policy(policy), floatRanges(func) {}
 
   /// Why `value` cannot be represented in the low type, or empty.
   StringRef getProblem(Value value) const {
@@ -339,14 +348,37 @@ public:
     }
   }
 
+  /// Why `value` must not be held in the low type, or empty: a constant
+  /// fact, else what the range analysis says it reaches.
+  std::string getValueProblem(Value value) const {
+    if (StringRef problem = getProblem(value); !problem.empty())
+      return problem.str();
+    return checkReach(value);
+  }
+
   /// Why `op` must not run in low precision, or empty: it reads (directly
-  /// or in its body) a value that does not fit.
-  std::string checkConsumer(Operation *op) const {
+  /// or in its body) or writes a value that does not fit.
+  std::string checkConsumer(Operation *op, OpClass opClass) const {
     for (Value operand : op->getOperands()) {
-      StringRef problem = getProblem(operand);
+      std::string problem = getValueProblem(operand);
       if (!problem.empty())
-        return ("reads " + problem).str();
+        return "reads " + problem;
     }
+    // A body's constant names the cause better than the result it reaches.
+    if (std::string problem = checkBody(op); !problem.empty())
+      return problem;
+    // An allow op's result is its f32 accumulator.
+    if (opClass != OpClass::Allow)
+      for (Value result : op->getResults())
+        if (std::string problem = checkReach(result); !problem.empty())
+          return "writes " + problem;
+    return "";
+  }
+
+private:
+  /// Why a value `op`'s regions read from above, or a constant in them,
+  /// does not fit the low type, or empty.
+  std::string checkBody(Operation *op) const {
     if (op->getNumRegions() == 0)
       return "";
     llvm::SetVector<Value> above;
@@ -368,7 +400,38 @@ public:
     return found;
   }
 
-private:
+  /// The range analysis' fact about a float tensor whose reach the low type
+  /// cannot hold with margin, or empty.
+  std::string checkReach(Value value) const {
+    if (!isa<TensorType>(value.getType()))
+      return "";
+    const FloatRange *range = floatRanges.lookup(value);
+    double limit = policy.getLowTypeMax() / kRangeMargin;
+    std::optional<double> bound =
+        range ? findBoundBeyond(*range, limit) : std::nullopt;
+    // Only what a bounded source pushes into the value counts: a reach with
+    // none is the product of order-one guesses about unbounded data (exp of
+    // a guessed logit, 1/sqrt(eps) times a guessed deviation), not a bound,
+    // and the rule does not invent bounds. What the loss scale pushes into
+    // the backward is what scaling means to hold in the low type; an
+    // overflow there skips the step and backs the scale off (GradScaler's
+    // contract), it is not a reason to stay f32.
+    if (!bound || !range->source || FloatRanges::isLossScale(range->source))
+      return "";
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << FloatRanges::describeValue(value) << ", which reaches "
+       << formatBound(*bound);
+    if (std::string source = FloatRanges::describeSource(*range);
+        range->source != value)
+      os << " (bound from " << source << ")";
+    os << "; " << policy.getLowTypeName() << " holds "
+       << llvm::format("%g", policy.getLowTypeMax()) << ", with margin "
+       << llvm::format("%g", kRangeMargin) << " up to "
+       << llvm::format("%g", limit);
+    return text;
+  }
+
   /// Why a float constant does not fit the low type, or empty.
   std::string checkAttr(Attribute attr) const {
     auto check = [&](const APFloat &value) -> std::string {
@@ -403,6 +466,7 @@ private:
   }
 
   const PrecisionPolicy &policy;
+  FloatRanges floatRanges;
   llvm::DenseMap<Value, std::string> problems;
 };
 } // namespace
@@ -475,6 +539,104 @@ struct PaintGraph {
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// Loss region
+//===----------------------------------------------------------------------===//
+
+/// Whether allow op `op` reads a parameter (through data movement and
+/// casts): a layer of the model, not a loss's target-times-log-probability
+/// contraction.
+static bool readsParameter(Operation *op, FunctionOpInterface func) {
+  for (Value operand : op->getOperands()) {
+    while (Operation *def = operand.getDefiningOp()) {
+      if (!isa<linalg::TransposeOp, linalg::BroadcastOp, tensor::ExpandShapeOp,
+               tensor::CollapseShapeOp, tensor::CastOp, tensor::ExtractSliceOp,
+               arith::ExtFOp, arith::TruncFOp, tosa::ReshapeOp,
+               tosa::TransposeOp>(def))
+        break;
+      operand = def->getOperand(0);
+    }
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+        getArgRole(func, arg.getArgNumber()) == ArgRole::Param)
+      return true;
+  }
+  return false;
+}
+
+/// The loss region of a training step, as PyTorch's fp32 list keeps loss
+/// functions and their backward in f32: the forward ops after the last
+/// contraction that reads a parameter (no such contraction is downstream of
+/// them), and the backward ops that depend on the seed and on no backward
+/// contraction. Maps each op to its side ("forward" / "backward").
+static llvm::DenseMap<Operation *, StringRef>
+findLossRegion(FunctionOpInterface func, ArrayRef<Operation *> ops,
+               const TrainingGraph &graph,
+               llvm::function_ref<bool(Operation *)> isAllow) {
+  llvm::DenseMap<Operation *, StringRef> region;
+  if (!graph.isTrainingStep())
+    return region;
+  llvm::DenseMap<Operation *, unsigned> indexOf;
+  for (auto [index, op] : llvm::enumerate(ops))
+    indexOf[op] = index;
+  // The op of the plan that holds `op` (a linalg body op: its linalg op).
+  auto planOpOf = [&](Operation *op) -> std::optional<unsigned> {
+    for (; op && op != func.getOperation(); op = op->getParentOp())
+      if (auto it = indexOf.find(op); it != indexOf.end())
+        return it->second;
+    return std::nullopt;
+  };
+
+  // Forward: upstream of a layer of the forward, in reverse program order.
+  // A value that leaves through a terminator (a loop's yield) counts as
+  // upstream.
+  SmallVector<bool> upstreamOfLayer(ops.size(), false);
+  for (unsigned index = ops.size(); index-- > 0;) {
+    Operation *op = ops[index];
+    if (graph.getRegion(op) != TrainingRegion::Forward)
+      continue;
+    bool upstream = isAllow(op) && readsParameter(op, func);
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers()) {
+        if (user->hasTrait<OpTrait::IsTerminator>() &&
+            !isa<func::ReturnOp>(user)) {
+          upstream = true;
+          continue;
+        }
+        if (std::optional<unsigned> userIndex = planOpOf(user))
+          upstream |= *userIndex != index && upstreamOfLayer[*userIndex];
+      }
+    upstreamOfLayer[index] = upstream;
+    if (!upstream)
+      region[op] = "forward";
+  }
+
+  // Backward: from the seed, in program order, up to a contraction.
+  Value seed = graph.getSeed();
+  SmallVector<bool> fromSeed(ops.size(), false), afterContraction(ops.size(),
+                                                                  false);
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    for (Value operand : op->getOperands()) {
+      if (operand == seed) {
+        fromSeed[index] = true;
+        continue;
+      }
+      Operation *def = operand.getDefiningOp();
+      std::optional<unsigned> defIndex = def ? planOpOf(def) : std::nullopt;
+      if (!defIndex)
+        continue;
+      fromSeed[index] = fromSeed[index] || fromSeed[*defIndex];
+      afterContraction[index] =
+          afterContraction[index] || afterContraction[*defIndex] ||
+          (fromSeed[*defIndex] && isAllow(ops[*defIndex]));
+    }
+    if (fromSeed[index] && !afterContraction[index] && !isAllow(op) &&
+        graph.getRegion(op) == TrainingRegion::Backward)
+      region[op] = "backward";
+  }
+  return region;
+}
+
+//===----------------------------------------------------------------------===//
 // PrecisionPlan
 //===----------------------------------------------------------------------===//
 
@@ -499,7 +661,12 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
   };
   collect(func.getFunctionBody());
 
-  RangeFacts ranges(policy);
+  RangeFacts ranges(policy, func);
+  llvm::DenseMap<Operation *, StringRef> lossRegion;
+  if (policy.keepsLossRegionF32())
+    lossRegion = findLossRegion(func, ops, graph, [&](Operation *op) {
+      return classify(op, policy).opClass == OpClass::Allow;
+    });
   SmallVector<bool> canLower(ops.size(), false);
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   PaintGraph paint;
@@ -575,7 +742,13 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
       paint.kind[index] = NodeKind::Deny;
       continue;
     }
-    std::string rangeProblem = ranges.checkConsumer(op);
+    if (auto it = lossRegion.find(op); it != lossRegion.end()) {
+      decision.reason = DecisionReason::LossRegion;
+      decision.detail = it->second.str();
+      paint.kind[index] = NodeKind::Deny;
+      continue;
+    }
+    std::string rangeProblem = ranges.checkConsumer(op, decision.opClass);
     if (!rangeProblem.empty()) {
       decision.reason = DecisionReason::RangeUnsafe;
       decision.detail = rangeProblem;
@@ -640,9 +813,10 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
       value.reason = DecisionReason::UpdateRegion;
     } else {
       for (Value input : carriedInputs[k])
-        if (StringRef problem = ranges.getProblem(input); !problem.empty()) {
+        if (std::string problem = ranges.getValueProblem(input);
+            !problem.empty()) {
           value.reason = DecisionReason::RangeUnsafe;
-          value.detail = ("carries " + problem).str();
+          value.detail = "carries " + problem;
           break;
         }
     }
@@ -894,6 +1068,14 @@ std::string PrecisionPlan::describe(Operation *op) const {
   case DecisionReason::UpdateRegion:
     os << stringifyOpClass(d.opClass)
        << " op in the update region: the optimizer runs in f32";
+    break;
+  case DecisionReason::LossRegion:
+    os << stringifyOpClass(d.opClass) << " op in the loss region ("
+       << (d.detail == "forward"
+               ? "after the last forward contraction, before the loss"
+               : "from the backward seed to the first backward contraction")
+       << "): stays f32, as PyTorch's fp32 list keeps losses "
+          "(loss-region=0 turns this off)";
     break;
   case DecisionReason::TrainingMarker:
     if (isa<GradientOp, GradSeedOp>(op))

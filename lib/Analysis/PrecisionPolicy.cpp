@@ -183,6 +183,7 @@ FailureOr<PrecisionPolicy>
 PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   PrecisionPolicy policy;
   policy.level = options.level;
+  policy.lossRegionF32 = options.lossRegionF32;
   Location unknown = UnknownLoc::get(context);
   if (options.dtype == "f16")
     policy.lowPrecision = LowPrecisionType::F16;

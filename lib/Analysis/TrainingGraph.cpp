@@ -28,7 +28,10 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
+#include <mutex>
+#include <set>
 
 using namespace mlir;
 using namespace mpt;
@@ -215,7 +218,75 @@ TrainingGraph::TrainingGraph(Operation *op)
     : func(dyn_cast<FunctionOpInterface>(op)) {
   if (!func || func.isExternal())
     return;
-  valid = succeeded(collectMarkers()) && succeeded(classify());
+  valid = succeeded(collectMarkers()) && succeeded(classify()) &&
+          succeeded(lint());
+}
+
+static llvm::cl::opt<bool> contractStrict(
+    "mpt-contract-strict",
+    llvm::cl::desc("Make the training-graph contract lint's warnings errors"),
+    llvm::cl::init(false));
+
+/// Whether the warning (`loc`, `message`) has not been given yet in this
+/// process: the analysis runs in every pass that reads the contract, and on
+/// the copies report passes make; the user needs each warning once.
+static bool isFirstWarning(Location loc, const std::string &message) {
+  static std::mutex mutex;
+  static std::set<std::pair<const void *, std::string>> given;
+  std::lock_guard<std::mutex> lock(mutex);
+  return given.insert({loc.getAsOpaquePointer(), message}).second;
+}
+
+LogicalResult TrainingGraph::lint() {
+  bool strict = contractStrict;
+  auto report = [&](Location loc, const Twine &text) {
+    std::string message = text.str();
+    if (strict)
+      emitError(loc) << message;
+    else if (isFirstWarning(loc, message))
+      emitWarning(loc) << message;
+  };
+  bool found = false;
+  auto check = [&](bool mistake, Location loc, const Twine &text) {
+    if (!mistake)
+      return;
+    found = true;
+    report(loc, text);
+  };
+
+  if (trainingStep) {
+    llvm::DenseSet<unsigned> withGradient, updated;
+    for (GradientOp grad : gradients)
+      if (std::optional<unsigned> param = getParamOfGradient(grad))
+        withGradient.insert(*param);
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+      if (std::optional<unsigned> arg = getUpdatedArg(func, i))
+        updated.insert(*arg);
+    for (unsigned param : params) {
+      Location loc = func.getArgument(param).getLoc();
+      // A parameter nothing updates has one problem, reported below.
+      check(!withGradient.contains(param) && updated.contains(param), loc,
+            "parameter argument #" + Twine(param) +
+                " has no mpt.gradient marker: loss scaling will not unscale "
+                "its gradient");
+      check(!updated.contains(param), loc,
+            "parameter argument #" + Twine(param) +
+                " is updated by no result (no mpt.updates = " + Twine(param) +
+                "): it stays frozen");
+    }
+    check(seed && !lossResult, seedOp ? seedOp.getLoc() : func.getLoc(),
+          "the step has a backward seed but no result marked mpt.role = "
+          "\"loss\": no op counts as forward");
+  }
+  func->walk([&](Operation *op) {
+    for (NamedAttribute attr : op->getDiscardableAttrs()) {
+      StringRef name = attr.getName().strref();
+      check(name.starts_with("mpt.") && !isKnownMptAttribute(name),
+            op->getLoc(),
+            "attribute '" + name + "' is read by no mpt rule");
+    }
+  });
+  return success(!(strict && found));
 }
 
 LogicalResult TrainingGraph::collectMarkers() {

@@ -6,7 +6,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mpt;
@@ -20,8 +23,42 @@ void MPTDialect::initialize() {
       >();
 }
 
-// The contract's argument attributes: `mpt.role` (a known role) and
-// `mpt.initial_value` (a number a driver starts a state argument from).
+// `mpt.range = [lo, hi]`: the user's bound on every element of a float
+// argument (the range analysis never invents one), two finite numbers with
+// lo <= hi.
+static LogicalResult verifyRangeAttribute(Operation *op, unsigned argIndex,
+                                          NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  auto bounds = dyn_cast<ArrayAttr>(attr.getValue());
+  auto number = [](Attribute a) -> std::optional<double> {
+    if (auto f = dyn_cast<FloatAttr>(a))
+      return f.getValueAsDouble();
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      return static_cast<double>(i.getInt());
+    return std::nullopt;
+  };
+  std::optional<double> lo, hi;
+  if (bounds && bounds.size() == 2) {
+    lo = number(bounds[0]);
+    hi = number(bounds[1]);
+  }
+  if (!lo || !hi || !std::isfinite(*lo) || !std::isfinite(*hi) || *lo > *hi)
+    return op->emitError() << "argument #" << argIndex << ": '" << name
+                           << "' must be [lo, hi] with finite numbers lo <= "
+                              "hi, got "
+                           << attr.getValue();
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (func && !isa<FloatType>(
+                  getElementTypeOrSelf(func.getArgumentTypes()[argIndex])))
+    return op->emitError() << "argument #" << argIndex << ": '" << name
+                           << "' is only meaningful on a float argument, not "
+                           << func.getArgumentTypes()[argIndex];
+  return success();
+}
+
+// The contract's argument attributes: `mpt.role` (a known role),
+// `mpt.initial_value` (a number a driver starts a state argument from) and
+// `mpt.range` (a bound on a float argument's values).
 LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
@@ -41,6 +78,8 @@ LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
                              << "' must be a number, got " << attr.getValue();
     return success();
   }
+  if (name == kRangeAttrName)
+    return verifyRangeAttribute(op, argIndex, attr);
   return op->emitError() << "argument #" << argIndex
                          << ": unknown mpt argument attribute '" << name << "'";
 }

@@ -69,4 +69,9 @@ bool isLossResult(FunctionOpInterface func, unsigned index) {
   return role && role.getValue() == "loss";
 }
 
+bool isKnownMptAttribute(StringRef name) {
+  return name == "mpt.loss_scaling" || name == "mpt.tensorcore_entry" ||
+         name == "mpt.k_loop" || name.starts_with("mpt.unroll_");
+}
+
 } // namespace mpt

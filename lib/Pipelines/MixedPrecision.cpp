@@ -30,6 +30,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   autocast.clear.assign(options.clear.begin(), options.clear.end());
   autocast.masterWeights = options.masterWeights;
   autocast.policyLevel = options.policyLevel;
+  autocast.lossRegion = options.lossRegion;
   funcPm.addPass(createMptAutocast(autocast));
 
   InsertLossScalingOptions scaling;

@@ -19,9 +19,10 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
   // The policy may load dialects to check op names: build it before the
   // functions run in parallel. Copies of the pass share it.
   LogicalResult initialize(MLIRContext *context) override {
-    precisionPolicy = PrecisionPolicy::buildShared(
-        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear,
-                                     policyLevel));
+    PolicyOptions options = PolicyOptions::get(dtype, policy, allow, deny,
+                                               infer, clear, policyLevel);
+    options.lossRegionF32 = lossRegion;
+    precisionPolicy = PrecisionPolicy::buildShared(context, options);
     return success(precisionPolicy != nullptr);
   }
 

@@ -31,9 +31,10 @@ struct MptPrecisionReportPass
                  << "unknown report format '" << format
                  << "'; expected text or json",
              failure();
-    precisionPolicy = PrecisionPolicy::buildShared(
-        context, PolicyOptions::get(dtype, policy, allow, deny, infer, clear,
-                                     policyLevel));
+    PolicyOptions options = PolicyOptions::get(dtype, policy, allow, deny,
+                                               infer, clear, policyLevel);
+    options.lossRegionF32 = lossRegion;
+    precisionPolicy = PrecisionPolicy::buildShared(context, options);
     return success(precisionPolicy != nullptr);
   }
 

@@ -15,7 +15,9 @@ func.func @no_seed(%w: tensor<4xf32> {mpt.role = "param"})
 
 // -----
 
-// expected-error @+1 {{loss scaling needs the gradients, marked with 'mpt.gradient'; the step has none}}
+// The contract lint (a warning, before the pass runs) names the parameter.
+// expected-error @+2 {{loss scaling needs the gradients, marked with 'mpt.gradient'; the step has none}}
+// expected-warning @+1 {{parameter argument #0 has no mpt.gradient marker: loss scaling will not unscale its gradient}}
 func.func @no_gradient(%w: tensor<4xf32> {mpt.role = "param"})
     -> (tensor<4xf32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}) {
   %loss = arith.mulf %w, %w : tensor<4xf32>
@@ -37,8 +39,10 @@ func.func @integer_gradient(%w: tensor<4xi32> {mpt.role = "param"})
 
 // -----
 
-// An integer "loss_grad" seed cannot be scaled.
-// expected-error @+1 {{loss scaling needs a backward seed that is a ranked float tensor; the "loss_grad" argument #1 is 'tensor<i32>'}}
+// An integer "loss_grad" seed cannot be scaled. (The step also has no loss
+// result: the contract lint warns.)
+// expected-error @+2 {{loss scaling needs a backward seed that is a ranked float tensor; the "loss_grad" argument #1 is 'tensor<i32>'}}
+// expected-warning @+1 {{the step has a backward seed but no result marked mpt.role = "loss": no op counts as forward}}
 func.func @integer_seed(%w: tensor<4xf32> {mpt.role = "param"},
                         %dl: tensor<i32> {mpt.role = "loss_grad"})
     -> (tensor<4xf32> {mpt.updates = 0 : i64}) {

@@ -947,9 +947,19 @@ static int run(int argc, char **argv) {
       estimate = graph.estimateMemory();
   }
 
-  // Lower and compile only the step: other functions may not be runnable.
+  // Lower and compile the step and every function it calls (transitively):
+  // other functions may not be runnable.
+  llvm::SmallPtrSet<Operation *, 8> called = {func};
+  SmallVector<Operation *> worklist = {func};
+  while (!worklist.empty())
+    if (auto uses = SymbolTable::getSymbolUses(worklist.pop_back_val()))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        if (Operation *callee = SymbolTable::lookupSymbolIn(
+                *module, use.getSymbolRef()))
+          if (called.insert(callee).second)
+            worklist.push_back(callee);
   for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (other != func && !other.isExternal())
+    if (!called.contains(other) && !other.isExternal())
       other.erase();
   {
     PassManager pm(&context);

@@ -63,6 +63,9 @@ enum class DecisionReason {
   NotBetweenAllowOps,
   /// FP32: the op is in the update region of the training step.
   UpdateRegion,
+  /// FP32: the op is in the loss region (after the last forward
+  /// contraction, or from the seed to the first backward contraction).
+  LossRegion,
   /// FP32: a training marker.
   TrainingMarker,
   /// FP32: a value it reads or computes does not fit the low type.

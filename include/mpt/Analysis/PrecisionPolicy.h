@@ -58,6 +58,8 @@ struct PolicyOptions {
   std::string policyFile;
   std::vector<std::string> allow, deny, infer, clear;
   PolicyLevel level = PolicyLevel::Conservative;
+  /// Keep the loss region in f32 (PrecisionPlan's loss-region rule).
+  bool lossRegionF32 = true;
 
   /// The policy options from a pass's options (--mpt-autocast,
   /// --mpt-precision-report): any ranges of op names.
@@ -104,6 +106,9 @@ public:
 
   LowPrecisionType getLowPrecision() const { return lowPrecision; }
   PolicyLevel getLevel() const { return level; }
+  /// Whether the ops between the last forward contraction and the loss,
+  /// and from the seed to the first backward contraction, stay f32.
+  bool keepsLossRegionF32() const { return lossRegionF32; }
   mlir::FloatType getLowType(mlir::MLIRContext *context) const;
   llvm::StringRef getLowTypeName() const;
   /// Largest finite and smallest positive (subnormal) magnitude of the low
@@ -129,6 +134,7 @@ private:
   std::vector<Pattern> patterns;
   LowPrecisionType lowPrecision = LowPrecisionType::F16;
   PolicyLevel level = PolicyLevel::Conservative;
+  bool lossRegionF32 = true;
 };
 
 } // namespace mpt

@@ -105,6 +105,10 @@ private:
   mlir::Operation *getTopLevelOp(mlir::Operation *op) const;
   mlir::LogicalResult collectMarkers();
   mlir::LogicalResult classify();
+  /// The contract lint: legal steps that are almost certainly not meant
+  /// (docs/TrainingGraphContract.md, "Warnings"). Warnings, or errors with
+  /// --mpt-contract-strict.
+  mlir::LogicalResult lint();
 
   // MLIR op handles have no const methods.
   mutable mlir::FunctionOpInterface func;

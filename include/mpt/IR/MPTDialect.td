@@ -32,6 +32,7 @@ def MPT_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kUpdatesAttrName = "mpt.updates";
     static constexpr ::llvm::StringLiteral kInitialValueAttrName =
         "mpt.initial_value";
+    static constexpr ::llvm::StringLiteral kRangeAttrName = "mpt.range";
   }];
 }
 

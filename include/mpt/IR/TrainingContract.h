@@ -39,6 +39,11 @@ std::optional<unsigned> getUpdatedArg(mlir::FunctionOpInterface func,
 /// Whether result `index` of `func` is the loss (`mpt.role = "loss"`).
 bool isLossResult(mlir::FunctionOpInterface func, unsigned index);
 
+/// Whether an mpt pass reads the discardable attribute `name` ("mpt.*") on
+/// an op or function: the loss-scaling mark and the Tensor Core lowering's
+/// annotations. Others are mistakes the contract lint reports.
+bool isKnownMptAttribute(llvm::StringRef name);
+
 } // namespace mpt
 
 #endif // MPT_IR_TRAININGCONTRACT_H

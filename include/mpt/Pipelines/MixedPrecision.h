@@ -52,6 +52,12 @@ struct MixedPrecisionOptions
       llvm::cl::desc("Keep FP32 master weights as optimizer state and "
                      "low-precision working copies (Apex O2)"),
       llvm::cl::init(false)};
+  Option<bool> lossRegion{
+      *this, "loss-region",
+      llvm::cl::desc("Keep the loss region (after the last forward "
+                     "contraction, from the seed to the first backward "
+                     "contraction) in f32"),
+      llvm::cl::init(true)};
   // Loss scaling (--mpt-insert-loss-scaling).
   Option<std::string> lossScale{
       *this, "loss-scale",

@@ -28,6 +28,28 @@ def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
   let dependentDialects = ["mpt::MPTDialect"];
 }
 
+def RangeReport : Pass<"mpt-range-report", "mlir::ModuleOp"> {
+  let summary = "Report the value range of every float value of each function";
+  let description = [{
+    Runs the floating-point range analysis (`FloatRanges`,
+    include/mpt/Analysis/FloatRange.h) on every function and prints, for
+    each float argument and op result in program order (linalg bodies
+    belong to their op): its interval, what it reaches because of bounded
+    sources (constants, masks, `mpt.range` arguments, the loss scale) when
+    that differs, whether it may be inf or NaN, and the source of the
+    reach. Data arguments are unbounded unless they carry `mpt.range`.
+    The IR is not changed.
+
+    The report goes to stderr, or to the file named by `output`.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Report format: text or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the report to ('-' for stderr)">,
+  ];
+}
+
 def StripTrainingMarkers : Pass<"mpt-strip-training-markers", "mlir::func::FuncOp"> {
   let summary = "Replace mpt.grad_seed by ones and mpt.gradient by its operand";
   let description = [{
@@ -240,6 +262,10 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
            "Keep a low-precision working copy of each parameter as optimizer "
            "state, next to the f32 master weight (Apex O2)">,
+    Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
+           "Keep the loss region in f32: the ops after the last forward "
+           "contraction and from the backward seed to the first backward "
+           "contraction (PyTorch's fp32 list keeps losses)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",
@@ -296,6 +322,10 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
            "Keep a low-precision working copy of each parameter as optimizer "
            "state, next to the f32 master weight (Apex O2)">,
+    Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
+           "Keep the loss region in f32: the ops after the last forward "
+           "contraction and from the backward seed to the first backward "
+           "contraction (PyTorch's fp32 list keeps losses)">,
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

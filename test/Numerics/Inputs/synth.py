@@ -9,6 +9,10 @@ as `mpt-run --data` reads them.
       Gaussian blobs: class c is centred at a random point with N(0, 1)
       coordinates, samples add N(0, noise^2) noise (default 1: classes overlap, so
       the loss stays well above zero and differences stay measurable).
+  synth.py masked OUT.npz [blobs options]
+      blobs plus keep: (batches, batch, classes), 1 for the classes a sample
+      may be (its own always, each other with probability 1/2), 0 for the
+      classes a masked cross-entropy excludes.
   synth.py bars OUT.npz [--batches 16] [--batch 8] [--size 8] [--seed 0]
       x: (batches, batch, size, size, 1)   y: (batches, batch, 2) one-hot
       Images with one bright bar on noise: class 0 horizontal, class 1
@@ -56,6 +60,15 @@ def blobs(args):
         ys += [1.0 if k == c else 0.0 for k in range(args.classes)]
     return {"x": (xs, (args.batches, args.batch, args.features)),
             "y": (ys, (args.batches, args.batch, args.classes))}
+
+
+def masked(args):
+    arrays = blobs(args)
+    rng = random.Random(args.seed + 1)
+    ys = arrays["y"][0]
+    keep = [1.0 if y == 1.0 or rng.random() < 0.5 else 0.0 for y in ys]
+    arrays["keep"] = (keep, arrays["y"][1])
+    return arrays
 
 
 def bars(args):
@@ -115,7 +128,7 @@ def overflow(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("task", choices=["blobs", "bars", "overflow", "array"])
+    p.add_argument("task", choices=["blobs", "masked", "bars", "overflow", "array"])
     p.add_argument("out")
     p.add_argument("--batches", type=int, default=16)
     p.add_argument("--batch", type=int, default=8)
@@ -137,7 +150,8 @@ def main():
     if args.task == "array":
         constant_arrays(args)
         return
-    arrays = {"blobs": blobs, "bars": bars, "overflow": overflow}[args.task](args)
+    arrays = {"blobs": blobs, "masked": masked, "bars": bars,
+              "overflow": overflow}[args.task](args)
     write_npz(args.out, arrays, args.compress)
 
 

@@ -14,23 +14,27 @@
 // CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {mpt.role = "param"}, %[[X:.*]]: tensor<4x4xf32> {mpt.role = "data"}, %[[DL:.*]]: tensor<f32> {mpt.role = "loss_grad"}
 // CHECK-DAG: %[[X16:.*]] = arith.truncf %[[X]] : tensor<4x4xf32> to tensor<4x4xf16>
 // CHECK-DAG: %[[W16:.*]] = arith.truncf %[[W]] : tensor<4x8xf32> to tensor<4x8xf16>
-// CHECK-DAG: %[[DL16:.*]] = arith.truncf %[[DL]] : tensor<f32> to tensor<f16>
 // CHECK: %[[G0:.*]] = linalg.fill {{.*}} -> tensor<4x8xf32>
 // CHECK: %[[RES:.*]]:2 = scf.for {{.*}} iter_args(%[[LACC:.*]] = %{{.*}}, %[[GACC:.*]] = %[[G0]]) -> (tensor<f32>, tensor<4x8xf32>)
 // CHECK-NOT: arith.truncf
 // CHECK:   tensor.extract_slice %[[X16]]{{.*}} : tensor<4x4xf16> to tensor<2x4xf16>
 // CHECK:   linalg.matmul ins(%{{.*}}, %[[W16]] : tensor<2x4xf16>, tensor<4x8xf16>) outs(%{{.*}} : tensor<2x8xf32>)
 // CHECK:   %[[L:.*]] = linalg.generic {{.*}} outs(%[[LACC]] : tensor<f32>)
-// CHECK:   linalg.broadcast ins(%[[DL16]] : tensor<f16>)
+// The seed's broadcast is in the loss region (from the seed to the first
+// backward contraction): f32, cast where the matmul reads it.
+// CHECK:   %[[DY:.*]] = linalg.broadcast ins(%[[DL]] : tensor<f32>)
+// CHECK:   %[[DY16:.*]] = arith.truncf %[[DY]] : tensor<2x8xf32> to tensor<2x8xf16>
 // The gradient accumulator stays the f32 accumulator of the matmul.
-// CHECK:   %[[DW:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x2xf16>, tensor<2x8xf16>) outs(%[[GACC]] : tensor<4x8xf32>)
+// CHECK:   %[[DW:.*]] = linalg.matmul ins(%{{.*}}, %[[DY16]] : tensor<4x2xf16>, tensor<2x8xf16>) outs(%[[GACC]] : tensor<4x8xf32>)
 // CHECK:   scf.yield %[[L]], %[[DW]] : tensor<f32>, tensor<4x8xf32>
 // CHECK: mpt.gradient %[[RES]]#1 : tensor<4x8xf32>
-// The loss sum is tainted by its f32 reduction; the gradient accumulator is
-// fed by the matmul's f32 accumulator and read by nothing low.
+// The loss sum starts from a fill in the loss region (f32) and is tainted by
+// it; the gradient accumulator is fed by the matmul's f32 accumulator and
+// read by nothing low.
 // REPORT-LABEL: mpt precision report: @accumulate_step
+// REPORT: linalg.fill [forward] f32: clear op in the loss region (after the last forward contraction, before the loss)
 // REPORT: scf.for [backward] unchanged: control flow: its carried values are painted (listed below)
-// REPORT-NEXT: carried value #0: f32: carried value downstream of f32 op linalg.generic at {{.*}} before another infer/deny op: stays f32
+// REPORT-NEXT: carried value #0: f32: carried value downstream of f32 op linalg.fill at {{.*}} before another infer/deny op: stays f32
 // REPORT-NEXT: carried value #1: f32: carried value not between allow ops: stays f32
 #id = affine_map<(i, j) -> (i, j)>
 #scal = affine_map<(i, j) -> ()>

@@ -29,7 +29,9 @@
 // REPORT: linalg.conv_2d_nhwc_hwcf [forward] f16: allow (default allow list): f16 inputs, f32 accumulator and result
 // REPORT: linalg.generic [forward] f32: reduction (structure: reduction iterator): accumulates in f32
 // REPORT: linalg.generic [forward] f32: deny (body uses math.rsqrt (deny list))
-// REPORT: linalg.generic [forward] f32: infer (structure: elementwise arithmetic) downstream of f32 op linalg.generic
+// No layer follows the batch norm: its output ops are in the loss region
+// (f32 before the loss-region rule too, downstream of the f32 statistics).
+// REPORT: linalg.generic [forward] f32: infer op in the loss region (after the last forward contraction, before the loss)
 // REPORT: linalg.generic [backward] f16: allow (structure: convolution): f16 inputs, f32 accumulator and result
 // REPORT: linalg.generic [update] f32: infer op in the update region: the optimizer runs in f32
 #x6  = affine_map<(n, h, w, c) -> (n, h, w, c)>

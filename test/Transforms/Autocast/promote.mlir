@@ -3,11 +3,15 @@
 // type promotion; the batch statistics (reductions, rsqrt) stay f32 and
 // are read in f32 by the low normalisation (broadcast inputs); the
 // backward reads the f16 normalised activations.
-// RUN: mpt-opt %s --mpt-autocast=policy-level=promote | FileCheck %s
-// RUN: mpt-opt %s --mpt-precision-report=policy-level=promote 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
+// No layer follows the batch norm here: by default it is in the loss region
+// (f32, checked by LOSSREGION); loss-region=0 lets the promote level paint it,
+// as it does in a network where a layer follows (promote-examples.test).
+// RUN: mpt-opt %s --mpt-autocast="policy-level=promote loss-region=0" | FileCheck %s
+// RUN: mpt-opt %s --mpt-precision-report="policy-level=promote loss-region=0" 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
 // RUN: mpt-opt %s --mpt-precision-report 2>&1 >/dev/null | FileCheck %s --check-prefix=CONSERVATIVE
-// RUN: mpt-opt %s --mpt-autocast=policy-level=promote -o %t.once.mlir
-// RUN: mpt-opt %t.once.mlir --mpt-autocast=policy-level=promote -o %t.twice.mlir
+// RUN: mpt-opt %s --mpt-precision-report=policy-level=promote 2>&1 >/dev/null | FileCheck %s --check-prefix=LOSSREGION
+// RUN: mpt-opt %s --mpt-autocast="policy-level=promote loss-region=0" -o %t.once.mlir
+// RUN: mpt-opt %t.once.mlir --mpt-autocast="policy-level=promote loss-region=0" -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
 
 // CHECK-LABEL: func.func @conv_bn_step
@@ -53,6 +57,10 @@
 // CONSERVATIVE: ops: f16 2, f32 14
 // CONSERVATIVE: activations             1104 B  (f32: 1104)
 // CONSERVATIVE: activations              816 B  (f16: 288, f32: 528)
+
+// LOSSREGION-LABEL: mpt precision report: @conv_bn_step ({{.*}}), dtype f16, policy level promote
+// LOSSREGION: ops: f16 2, f32 14
+// LOSSREGION: linalg.generic [forward] f32: infer op in the loss region (after the last forward contraction, before the loss)
 
 #x6  = affine_map<(n, h, w, c) -> (n, h, w, c)>
 #chn = affine_map<(n, h, w, c) -> (c)>

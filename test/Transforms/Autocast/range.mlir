@@ -87,7 +87,8 @@ func.func @tiny_fill(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32
 // REPORT-LABEL: mpt precision report: @mask_in_body
 // REPORT: linalg.generic [forward] f32: range: body reads constant -1e+09 overflows f16 (max 65504)
 // REPORT: linalg.fill [forward] f16: clear (default clear list) next to f16 op linalg.matmul
-// REPORT: arith.addf [forward] f32: infer (default infer list) downstream of f32 op linalg.generic
+// The add reads the mask, which reaches -1e9 (the range analysis).
+// REPORT: arith.addf [forward] f32: range: reads linalg.generic at {{.*}}range.mlir:{{[0-9]+}}:11, which reaches -1e+09 (bound from arith.constant at {{.*}}range.mlir:{{[0-9]+}}:10); f16 holds 65504, with margin 16 up to 4094: kept f32
 func.func @mask_in_body(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %big = arith.constant -1.0e9 : f32
@@ -106,4 +107,42 @@ func.func @mask_in_body(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4x
   %mm = linalg.matmul ins(%n, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
   %s = arith.addf %mm, %mask : tensor<4x4xf32>
   return %s : tensor<4x4xf32>
+}
+
+// -----
+
+// The range analysis' reach counts where a bounded source pushes it: x times
+// a 1e4 constant (which f16 holds) reaches 1e4, beyond f16's 65504 / 16: the
+// product and the matmul that reads it stay f32.
+// REPORT-LABEL: mpt precision report: @scaled_by_constant
+// REPORT: arith.mulf [forward] f32: range: reads arith.constant at {{.*}}range.mlir:[[#@LINE+6]]:8, which reaches 10000; f16 holds 65504, with margin 16 up to 4094: kept f32
+// REPORT: linalg.matmul [forward] f32: range: reads arith.mulf at {{.*}}range.mlir:[[#@LINE+6]]:8, which reaches -10000 (bound from arith.constant at {{.*}}range.mlir:[[#@LINE+5]]:8)
+// BF16-LABEL: func.func @scaled_by_constant
+// BF16: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xbf16>, tensor<4x4xbf16>)
+func.func @scaled_by_constant(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant dense<1.0e4> : tensor<4x4xf32>
+  %s = arith.mulf %x, %c : tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %mm = linalg.matmul ins(%s, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %mm : tensor<4x4xf32>
+}
+
+// -----
+
+// Without a bounded source the reach is a guess about unbounded data (here
+// exp(exp(exp(x))) with x of order one reaches 3.8e6) and keeps nothing
+// f32: the rule does not invent bounds.
+// REPORT-LABEL: mpt precision report: @unsourced_reach
+// REPORT: linalg.matmul [forward] f16: allow (default allow list)
+func.func @unsourced_reach(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %a = math.exp %x : tensor<4x4xf32>
+  %b = math.exp %a : tensor<4x4xf32>
+  %c = math.exp %b : tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %mm = linalg.matmul ins(%c, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %mm : tensor<4x4xf32>
 }
