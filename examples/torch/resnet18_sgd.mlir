@@ -14,9 +14,7 @@
 #map11 = affine_map<() -> ()>
 #map12 = affine_map<(d0, d1) -> (0, d1)>
 #map13 = affine_map<(d0, d1, d2, d3) -> ()>
-#map14 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
-#map15 = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3, d4)>
-#map16 = affine_map<(d0, d1) -> ()>
+#map14 = affine_map<(d0, d1) -> ()>
 module {
   func.func @step(%arg0: tensor<64x3x7x7xf32> {mpt.role = "param"}, %arg1: tensor<64xf32> {mpt.role = "param"}, %arg2: tensor<64xf32> {mpt.role = "param"}, %arg3: tensor<64x64x3x3xf32> {mpt.role = "param"}, %arg4: tensor<64xf32> {mpt.role = "param"}, %arg5: tensor<64xf32> {mpt.role = "param"}, %arg6: tensor<64x64x3x3xf32> {mpt.role = "param"}, %arg7: tensor<64xf32> {mpt.role = "param"}, %arg8: tensor<64xf32> {mpt.role = "param"}, %arg9: tensor<64x64x3x3xf32> {mpt.role = "param"}, %arg10: tensor<64xf32> {mpt.role = "param"}, %arg11: tensor<64xf32> {mpt.role = "param"}, %arg12: tensor<64x64x3x3xf32> {mpt.role = "param"}, %arg13: tensor<64xf32> {mpt.role = "param"}, %arg14: tensor<64xf32> {mpt.role = "param"}, %arg15: tensor<128x64x3x3xf32> {mpt.role = "param"}, %arg16: tensor<128xf32> {mpt.role = "param"}, %arg17: tensor<128xf32> {mpt.role = "param"}, %arg18: tensor<128x128x3x3xf32> {mpt.role = "param"}, %arg19: tensor<128xf32> {mpt.role = "param"}, %arg20: tensor<128xf32> {mpt.role = "param"}, %arg21: tensor<128x64x1x1xf32> {mpt.role = "param"}, %arg22: tensor<128xf32> {mpt.role = "param"}, %arg23: tensor<128xf32> {mpt.role = "param"}, %arg24: tensor<128x128x3x3xf32> {mpt.role = "param"}, %arg25: tensor<128xf32> {mpt.role = "param"}, %arg26: tensor<128xf32> {mpt.role = "param"}, %arg27: tensor<128x128x3x3xf32> {mpt.role = "param"}, %arg28: tensor<128xf32> {mpt.role = "param"}, %arg29: tensor<128xf32> {mpt.role = "param"}, %arg30: tensor<256x128x3x3xf32> {mpt.role = "param"}, %arg31: tensor<256xf32> {mpt.role = "param"}, %arg32: tensor<256xf32> {mpt.role = "param"}, %arg33: tensor<256x256x3x3xf32> {mpt.role = "param"}, %arg34: tensor<256xf32> {mpt.role = "param"}, %arg35: tensor<256xf32> {mpt.role = "param"}, %arg36: tensor<256x128x1x1xf32> {mpt.role = "param"}, %arg37: tensor<256xf32> {mpt.role = "param"}, %arg38: tensor<256xf32> {mpt.role = "param"}, %arg39: tensor<256x256x3x3xf32> {mpt.role = "param"}, %arg40: tensor<256xf32> {mpt.role = "param"}, %arg41: tensor<256xf32> {mpt.role = "param"}, %arg42: tensor<256x256x3x3xf32> {mpt.role = "param"}, %arg43: tensor<256xf32> {mpt.role = "param"}, %arg44: tensor<256xf32> {mpt.role = "param"}, %arg45: tensor<512x256x3x3xf32> {mpt.role = "param"}, %arg46: tensor<512xf32> {mpt.role = "param"}, %arg47: tensor<512xf32> {mpt.role = "param"}, %arg48: tensor<512x512x3x3xf32> {mpt.role = "param"}, %arg49: tensor<512xf32> {mpt.role = "param"}, %arg50: tensor<512xf32> {mpt.role = "param"}, %arg51: tensor<512x256x1x1xf32> {mpt.role = "param"}, %arg52: tensor<512xf32> {mpt.role = "param"}, %arg53: tensor<512xf32> {mpt.role = "param"}, %arg54: tensor<512x512x3x3xf32> {mpt.role = "param"}, %arg55: tensor<512xf32> {mpt.role = "param"}, %arg56: tensor<512xf32> {mpt.role = "param"}, %arg57: tensor<512x512x3x3xf32> {mpt.role = "param"}, %arg58: tensor<512xf32> {mpt.role = "param"}, %arg59: tensor<512xf32> {mpt.role = "param"}, %arg60: tensor<10x512xf32> {mpt.role = "param"}, %arg61: tensor<10xf32> {mpt.role = "param"}, %arg62: tensor<2x3x32x32xf32> {mpt.role = "data"}, %arg63: tensor<2xi64> {mpt.role = "data"}, %arg64: tensor<64x3x7x7xf32> {mpt.role = "optimizer_state"}, %arg65: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg66: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg67: tensor<64x64x3x3xf32> {mpt.role = "optimizer_state"}, %arg68: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg69: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg70: tensor<64x64x3x3xf32> {mpt.role = "optimizer_state"}, %arg71: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg72: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg73: tensor<64x64x3x3xf32> {mpt.role = "optimizer_state"}, %arg74: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg75: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg76: tensor<64x64x3x3xf32> {mpt.role = "optimizer_state"}, %arg77: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg78: tensor<64xf32> {mpt.role = "optimizer_state"}, %arg79: tensor<128x64x3x3xf32> {mpt.role = "optimizer_state"}, %arg80: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg81: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg82: tensor<128x128x3x3xf32> {mpt.role = "optimizer_state"}, %arg83: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg84: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg85: tensor<128x64x1x1xf32> {mpt.role = "optimizer_state"}, %arg86: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg87: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg88: tensor<128x128x3x3xf32> {mpt.role = "optimizer_state"}, %arg89: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg90: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg91: tensor<128x128x3x3xf32> {mpt.role = "optimizer_state"}, %arg92: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg93: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg94: tensor<256x128x3x3xf32> {mpt.role = "optimizer_state"}, %arg95: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg96: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg97: tensor<256x256x3x3xf32> {mpt.role = "optimizer_state"}, %arg98: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg99: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg100: tensor<256x128x1x1xf32> {mpt.role = "optimizer_state"}, %arg101: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg102: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg103: tensor<256x256x3x3xf32> {mpt.role = "optimizer_state"}, %arg104: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg105: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg106: tensor<256x256x3x3xf32> {mpt.role = "optimizer_state"}, %arg107: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg108: tensor<256xf32> {mpt.role = "optimizer_state"}, %arg109: tensor<512x256x3x3xf32> {mpt.role = "optimizer_state"}, %arg110: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg111: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg112: tensor<512x512x3x3xf32> {mpt.role = "optimizer_state"}, %arg113: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg114: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg115: tensor<512x256x1x1xf32> {mpt.role = "optimizer_state"}, %arg116: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg117: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg118: tensor<512x512x3x3xf32> {mpt.role = "optimizer_state"}, %arg119: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg120: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg121: tensor<512x512x3x3xf32> {mpt.role = "optimizer_state"}, %arg122: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg123: tensor<512xf32> {mpt.role = "optimizer_state"}, %arg124: tensor<10x512xf32> {mpt.role = "optimizer_state"}, %arg125: tensor<10xf32> {mpt.role = "optimizer_state"}, %arg126: tensor<f32> {mpt.role = "hyperparameter"}) -> (tensor<f32> {mpt.role = "loss"}, tensor<64x3x7x7xf32> {mpt.updates = 0 : i64}, tensor<64xf32> {mpt.updates = 1 : i64}, tensor<64xf32> {mpt.updates = 2 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 3 : i64}, tensor<64xf32> {mpt.updates = 4 : i64}, tensor<64xf32> {mpt.updates = 5 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 6 : i64}, tensor<64xf32> {mpt.updates = 7 : i64}, tensor<64xf32> {mpt.updates = 8 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 9 : i64}, tensor<64xf32> {mpt.updates = 10 : i64}, tensor<64xf32> {mpt.updates = 11 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 12 : i64}, tensor<64xf32> {mpt.updates = 13 : i64}, tensor<64xf32> {mpt.updates = 14 : i64}, tensor<128x64x3x3xf32> {mpt.updates = 15 : i64}, tensor<128xf32> {mpt.updates = 16 : i64}, tensor<128xf32> {mpt.updates = 17 : i64}, tensor<128x128x3x3xf32> {mpt.updates = 18 : i64}, tensor<128xf32> {mpt.updates = 19 : i64}, tensor<128xf32> {mpt.updates = 20 : i64}, tensor<128x64x1x1xf32> {mpt.updates = 21 : i64}, tensor<128xf32> {mpt.updates = 22 : i64}, tensor<128xf32> {mpt.updates = 23 : i64}, tensor<128x128x3x3xf32> {mpt.updates = 24 : i64}, tensor<128xf32> {mpt.updates = 25 : i64}, tensor<128xf32> {mpt.updates = 26 : i64}, tensor<128x128x3x3xf32> {mpt.updates = 27 : i64}, tensor<128xf32> {mpt.updates = 28 : i64}, tensor<128xf32> {mpt.updates = 29 : i64}, tensor<256x128x3x3xf32> {mpt.updates = 30 : i64}, tensor<256xf32> {mpt.updates = 31 : i64}, tensor<256xf32> {mpt.updates = 32 : i64}, tensor<256x256x3x3xf32> {mpt.updates = 33 : i64}, tensor<256xf32> {mpt.updates = 34 : i64}, tensor<256xf32> {mpt.updates = 35 : i64}, tensor<256x128x1x1xf32> {mpt.updates = 36 : i64}, tensor<256xf32> {mpt.updates = 37 : i64}, tensor<256xf32> {mpt.updates = 38 : i64}, tensor<256x256x3x3xf32> {mpt.updates = 39 : i64}, tensor<256xf32> {mpt.updates = 40 : i64}, tensor<256xf32> {mpt.updates = 41 : i64}, tensor<256x256x3x3xf32> {mpt.updates = 42 : i64}, tensor<256xf32> {mpt.updates = 43 : i64}, tensor<256xf32> {mpt.updates = 44 : i64}, tensor<512x256x3x3xf32> {mpt.updates = 45 : i64}, tensor<512xf32> {mpt.updates = 46 : i64}, tensor<512xf32> {mpt.updates = 47 : i64}, tensor<512x512x3x3xf32> {mpt.updates = 48 : i64}, tensor<512xf32> {mpt.updates = 49 : i64}, tensor<512xf32> {mpt.updates = 50 : i64}, tensor<512x256x1x1xf32> {mpt.updates = 51 : i64}, tensor<512xf32> {mpt.updates = 52 : i64}, tensor<512xf32> {mpt.updates = 53 : i64}, tensor<512x512x3x3xf32> {mpt.updates = 54 : i64}, tensor<512xf32> {mpt.updates = 55 : i64}, tensor<512xf32> {mpt.updates = 56 : i64}, tensor<512x512x3x3xf32> {mpt.updates = 57 : i64}, tensor<512xf32> {mpt.updates = 58 : i64}, tensor<512xf32> {mpt.updates = 59 : i64}, tensor<10x512xf32> {mpt.updates = 60 : i64}, tensor<10xf32> {mpt.updates = 61 : i64}, tensor<64x3x7x7xf32> {mpt.updates = 64 : i64}, tensor<64xf32> {mpt.updates = 65 : i64}, tensor<64xf32> {mpt.updates = 66 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 67 : i64}, tensor<64xf32> {mpt.updates = 68 : i64}, tensor<64xf32> {mpt.updates = 69 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 70 : i64}, tensor<64xf32> {mpt.updates = 71 : i64}, tensor<64xf32> {mpt.updates = 72 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 73 : i64}, tensor<64xf32> {mpt.updates = 74 : i64}, tensor<64xf32> {mpt.updates = 75 : i64}, tensor<64x64x3x3xf32> {mpt.updates = 76 : i64}, tensor<64xf32> {mpt.updates = 77 : i64}, tensor<64xf32> {mpt.updates = 78 : i64}, tensor<128x64x3x3xf32> {mpt.updates = 79 : i64}, tensor<128xf32> {mpt.updates = 80 : i64}, tensor<128xf32> {mpt.updates = 81 : i64}, tensor<128x128x3x3xf32> {mpt.updates = 82 : i64}, tensor<128xf32> {mpt.updates = 83 : i64}, tensor<128xf32> {mpt.updates = 84 : i64}, tensor<128x64x1x1xf32> {mpt.updates = 85 : i64}, tensor<128xf32> {mpt.updates = 86 : i64}, tensor<128xf32> {mpt.updates = 87 : i64}, tensor<128x128x3x3xf32> {mpt.updates = 88 : i64}, tensor<128xf32> {mpt.updates = 89 : i64}, tensor<128xf32> {mpt.updates = 90 : i64}, tensor<128x128x3x3xf32> {mpt.updates = 91 : i64}, tensor<128xf32> {mpt.updates = 92 : i64}, tensor<128xf32> {mpt.updates = 93 : i64}, tensor<256x128x3x3xf32> {mpt.updates = 94 : i64}, tensor<256xf32> {mpt.updates = 95 : i64}, tensor<256xf32> {mpt.updates = 96 : i64}, tensor<256x256x3x3xf32> {mpt.updates = 97 : i64}, tensor<256xf32> {mpt.updates = 98 : i64}, tensor<256xf32> {mpt.updates = 99 : i64}, tensor<256x128x1x1xf32> {mpt.updates = 100 : i64}, tensor<256xf32> {mpt.updates = 101 : i64}, tensor<256xf32> {mpt.updates = 102 : i64}, tensor<256x256x3x3xf32> {mpt.updates = 103 : i64}, tensor<256xf32> {mpt.updates = 104 : i64}, tensor<256xf32> {mpt.updates = 105 : i64}, tensor<256x256x3x3xf32> {mpt.updates = 106 : i64}, tensor<256xf32> {mpt.updates = 107 : i64}, tensor<256xf32> {mpt.updates = 108 : i64}, tensor<512x256x3x3xf32> {mpt.updates = 109 : i64}, tensor<512xf32> {mpt.updates = 110 : i64}, tensor<512xf32> {mpt.updates = 111 : i64}, tensor<512x512x3x3xf32> {mpt.updates = 112 : i64}, tensor<512xf32> {mpt.updates = 113 : i64}, tensor<512xf32> {mpt.updates = 114 : i64}, tensor<512x256x1x1xf32> {mpt.updates = 115 : i64}, tensor<512xf32> {mpt.updates = 116 : i64}, tensor<512xf32> {mpt.updates = 117 : i64}, tensor<512x512x3x3xf32> {mpt.updates = 118 : i64}, tensor<512xf32> {mpt.updates = 119 : i64}, tensor<512xf32> {mpt.updates = 120 : i64}, tensor<512x512x3x3xf32> {mpt.updates = 121 : i64}, tensor<512xf32> {mpt.updates = 122 : i64}, tensor<512xf32> {mpt.updates = 123 : i64}, tensor<10x512xf32> {mpt.updates = 124 : i64}, tensor<10xf32> {mpt.updates = 125 : i64}) {
     %c0_i64 = arith.constant 0 : i64
@@ -58,99 +56,99 @@ module {
     %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<64xf32>) -> tensor<64xf32>
     %5 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%2 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %6 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%5 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_6 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_6 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %7 = tensor.empty() : tensor<2x64x16x16xf64>
     %8 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<2x64x16x16xf32>) outs(%7 : tensor<2x64x16x16xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x16x16xf64>
     %9 = tensor.empty() : tensor<1x64x1x1xf64>
     %10 = linalg.fill ins(%cst_0 : f64) outs(%9 : tensor<1x64x1x1xf64>) -> tensor<1x64x1x1xf64>
     %11 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%8 : tensor<2x64x16x16xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %12 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%11 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_7 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_7 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %13 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %12 : tensor<2x64x16x16xf64>, tensor<1x64x1x1xf64>) outs(%7 : tensor<2x64x16x16xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x16x16xf64>
     %14 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%13, %13 : tensor<2x64x16x16xf64>, tensor<2x64x16x16xf64>) outs(%7 : tensor<2x64x16x16xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x16x16xf64>
     %15 = tensor.empty() : tensor<64xf64>
     %16 = linalg.fill ins(%cst_0 : f64) outs(%15 : tensor<64xf64>) -> tensor<64xf64>
     %17 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%14 : tensor<2x64x16x16xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %18 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%17 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_7 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_7 : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %19 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%18 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %20 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%19 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
     %21 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%20 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %expanded = tensor.expand_shape %6 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %expanded_23 = tensor.expand_shape %21 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %22 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %expanded : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
     %23 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_23 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
     %expanded_24 = tensor.expand_shape %arg1 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %24 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%23, %expanded_24 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
     %expanded_25 = tensor.expand_shape %arg2 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %25 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%24, %expanded_25 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
     %26 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%25 : tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x16x16xf32>
     %padded_26 = tensor.pad %26 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -168,95 +166,95 @@ module {
     %32 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_27, %arg3 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %33 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%32 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %34 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%33 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_8 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_8 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %35 = tensor.empty() : tensor<2x64x8x8xf64>
     %36 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %37 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%36 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %38 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%37 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %39 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%36, %38 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %40 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%39, %39 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %41 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%40 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %42 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%41 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %43 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%42 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %44 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%43 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
     %45 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%44 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %expanded_28 = tensor.expand_shape %34 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %expanded_29 = tensor.expand_shape %45 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %46 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32, %expanded_28 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %47 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_29 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_30 = tensor.expand_shape %arg4 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %48 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%47, %expanded_30 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_31 = tensor.expand_shape %arg5 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %49 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%48, %expanded_31 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %50 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%49 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
     %padded_32 = tensor.pad %50 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -265,99 +263,99 @@ module {
     %51 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_32, %arg6 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %52 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%51 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %53 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%52 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_8 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_8 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %54 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %55 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%54 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %56 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%55 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %57 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%54, %56 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %58 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%57, %57 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %59 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%58 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %60 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%59 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %61 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%60 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %62 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%61 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
     %63 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%62 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %expanded_33 = tensor.expand_shape %53 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %expanded_34 = tensor.expand_shape %63 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %64 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51, %expanded_33 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %65 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_34 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_35 = tensor.expand_shape %arg7 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %66 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%65, %expanded_35 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_36 = tensor.expand_shape %arg8 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %67 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%66, %expanded_36 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %68 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%67, %30 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %69 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%68 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
     %padded_37 = tensor.pad %69 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -366,94 +364,94 @@ module {
     %70 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_37, %arg9 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %71 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%70 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %72 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%71 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_8 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_8 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %73 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%70 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %74 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%73 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %75 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%74 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %76 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%73, %75 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %77 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%76, %76 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %78 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%77 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %79 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%78 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %80 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%79 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %81 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%80 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
     %82 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%81 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %expanded_38 = tensor.expand_shape %72 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %expanded_39 = tensor.expand_shape %82 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %83 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%70, %expanded_38 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %84 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_39 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_40 = tensor.expand_shape %arg10 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %85 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%84, %expanded_40 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_41 = tensor.expand_shape %arg11 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %86 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%85, %expanded_41 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %87 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%86 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
     %padded_42 = tensor.pad %87 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -462,99 +460,99 @@ module {
     %88 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_42, %arg12 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %89 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%88 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %90 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%89 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_8 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_8 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %91 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%88 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %92 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%91 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %93 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%92 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x64x1x1xf64>
     %94 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%91, %93 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %95 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%94, %94 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x64x8x8xf64>
     %96 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%95 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %97 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%96 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1340 : f64
     } -> tensor<64xf64>
     %98 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%97 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %99 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%98 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
     %100 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%99 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
     %expanded_43 = tensor.expand_shape %90 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %expanded_44 = tensor.expand_shape %100 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %101 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%88, %expanded_43 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %102 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_44 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_45 = tensor.expand_shape %arg13 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %103 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%102, %expanded_45 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %expanded_46 = tensor.expand_shape %arg14 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %104 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%103, %expanded_46 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %105 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%104, %69 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %106 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%105 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
     %padded_47 = tensor.pad %106 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -567,99 +565,99 @@ module {
     %111 = linalg.fill ins(%cst : f32) outs(%110 : tensor<128xf32>) -> tensor<128xf32>
     %112 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%109 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %113 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%112 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %114 = tensor.empty() : tensor<2x128x4x4xf64>
     %115 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%109 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %116 = tensor.empty() : tensor<1x128x1x1xf64>
     %117 = linalg.fill ins(%cst_0 : f64) outs(%116 : tensor<1x128x1x1xf64>) -> tensor<1x128x1x1xf64>
     %118 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%115 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %119 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%118 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %120 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%115, %119 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %121 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%120, %120 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %122 = tensor.empty() : tensor<128xf64>
     %123 = linalg.fill ins(%cst_0 : f64) outs(%122 : tensor<128xf64>) -> tensor<128xf64>
     %124 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%121 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %125 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%124 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %126 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%125 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %127 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%126 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
     %128 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%127 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %expanded_48 = tensor.expand_shape %113 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %expanded_49 = tensor.expand_shape %128 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %129 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%109, %expanded_48 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %130 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_49 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_50 = tensor.expand_shape %arg16 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %131 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%130, %expanded_50 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_51 = tensor.expand_shape %arg17 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %132 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%131, %expanded_51 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %133 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%132 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x128x4x4xf32>
     %padded_52 = tensor.pad %133 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -668,185 +666,185 @@ module {
     %134 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_52, %arg18 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %135 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%134 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %136 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%135 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %137 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %138 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%137 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %139 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%138 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %140 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%137, %139 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %141 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%140, %140 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %142 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%141 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %143 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%142 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %144 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%143 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %145 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%144 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
     %146 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%145 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %expanded_53 = tensor.expand_shape %136 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %expanded_54 = tensor.expand_shape %146 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %147 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134, %expanded_53 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %148 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_54 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_55 = tensor.expand_shape %arg19 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %149 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%148, %expanded_55 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_56 = tensor.expand_shape %arg20 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %150 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%149, %expanded_56 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %151 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%106, %arg21 : tensor<2x64x8x8xf32>, tensor<128x64x1x1xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %152 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%151 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %153 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%152 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %154 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%151 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %155 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%154 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %156 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%155 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %157 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%154, %156 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %158 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%157, %157 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %159 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%158 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %160 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%159 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %161 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%160 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %162 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%161 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
     %163 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%162 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %expanded_57 = tensor.expand_shape %153 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %expanded_58 = tensor.expand_shape %163 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %164 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%151, %expanded_57 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %165 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_58 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_59 = tensor.expand_shape %arg22 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %166 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%165, %expanded_59 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_60 = tensor.expand_shape %arg23 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %167 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%166, %expanded_60 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %168 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%150, %167 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %169 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%168 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x128x4x4xf32>
     %padded_61 = tensor.pad %169 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -855,94 +853,94 @@ module {
     %170 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_61, %arg24 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %171 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%170 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %172 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%171 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %173 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%170 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %174 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%173 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %175 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%174 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %176 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%173, %175 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %177 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%176, %176 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %178 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%177 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %179 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%178 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %180 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%179 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %181 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%180 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
     %182 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%181 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %expanded_62 = tensor.expand_shape %172 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %expanded_63 = tensor.expand_shape %182 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %183 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%170, %expanded_62 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %184 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_63 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_64 = tensor.expand_shape %arg25 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %185 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%184, %expanded_64 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_65 = tensor.expand_shape %arg26 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %186 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%185, %expanded_65 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %187 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%186 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x128x4x4xf32>
     %padded_66 = tensor.pad %187 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -951,99 +949,99 @@ module {
     %188 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_66, %arg27 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %189 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%188 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %190 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%189 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %191 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %192 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%191 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %193 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%192 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x128x1x1xf64>
     %194 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%191, %193 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %195 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%194, %194 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x128x4x4xf64>
     %196 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%195 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %197 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%196 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1340 : f64
     } -> tensor<128xf64>
     %198 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%197 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %199 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%198 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
     %200 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%199 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %expanded_67 = tensor.expand_shape %190 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %expanded_68 = tensor.expand_shape %200 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %201 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188, %expanded_67 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %202 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_68 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_69 = tensor.expand_shape %arg28 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %203 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%202, %expanded_69 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %expanded_70 = tensor.expand_shape %arg29 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %204 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%203, %expanded_70 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %205 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%204, %169 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %206 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%205 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x128x4x4xf32>
     %padded_71 = tensor.pad %206 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1056,99 +1054,99 @@ module {
     %211 = linalg.fill ins(%cst : f32) outs(%210 : tensor<256xf32>) -> tensor<256xf32>
     %212 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%209 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %213 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%212 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %214 = tensor.empty() : tensor<2x256x2x2xf64>
     %215 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%209 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %216 = tensor.empty() : tensor<1x256x1x1xf64>
     %217 = linalg.fill ins(%cst_0 : f64) outs(%216 : tensor<1x256x1x1xf64>) -> tensor<1x256x1x1xf64>
     %218 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%215 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %219 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%218 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %220 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%215, %219 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %221 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%220, %220 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %222 = tensor.empty() : tensor<256xf64>
     %223 = linalg.fill ins(%cst_0 : f64) outs(%222 : tensor<256xf64>) -> tensor<256xf64>
     %224 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%221 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %225 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%224 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %226 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%225 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %227 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%226 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
     %228 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%227 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %expanded_72 = tensor.expand_shape %213 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %expanded_73 = tensor.expand_shape %228 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %229 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%209, %expanded_72 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %230 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_73 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_74 = tensor.expand_shape %arg31 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %231 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%230, %expanded_74 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_75 = tensor.expand_shape %arg32 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %232 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%231, %expanded_75 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %233 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%232 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x256x2x2xf32>
     %padded_76 = tensor.pad %233 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1157,185 +1155,185 @@ module {
     %234 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_76, %arg33 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %235 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%234 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %236 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%235 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %237 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%234 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %238 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%237 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %239 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%238 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %240 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%237, %239 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %241 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%240, %240 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %242 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%241 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %243 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%242 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %244 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%243 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %245 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%244 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
     %246 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%245 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %expanded_77 = tensor.expand_shape %236 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %expanded_78 = tensor.expand_shape %246 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %247 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%234, %expanded_77 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %248 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_78 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_79 = tensor.expand_shape %arg34 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %249 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%248, %expanded_79 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_80 = tensor.expand_shape %arg35 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %250 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%249, %expanded_80 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %251 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%206, %arg36 : tensor<2x128x4x4xf32>, tensor<256x128x1x1xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %252 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%251 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %253 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%252 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %254 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%251 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %255 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%254 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %256 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%255 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %257 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%254, %256 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %258 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%257, %257 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %259 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%258 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %260 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%259 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %261 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%260 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %262 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%261 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
     %263 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%262 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %expanded_81 = tensor.expand_shape %253 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %expanded_82 = tensor.expand_shape %263 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %264 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%251, %expanded_81 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %265 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_82 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_83 = tensor.expand_shape %arg37 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %266 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%265, %expanded_83 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_84 = tensor.expand_shape %arg38 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %267 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%266, %expanded_84 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %268 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%250, %267 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %269 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%268 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x256x2x2xf32>
     %padded_85 = tensor.pad %269 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1344,94 +1342,94 @@ module {
     %270 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_85, %arg39 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %271 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%270 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %272 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%271 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %273 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%270 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %274 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%273 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %275 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%274 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %276 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%273, %275 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %277 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%276, %276 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %278 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%277 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %279 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%278 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %280 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%279 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %281 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%280 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
     %282 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%281 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %expanded_86 = tensor.expand_shape %272 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %expanded_87 = tensor.expand_shape %282 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %283 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%270, %expanded_86 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %284 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_87 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_88 = tensor.expand_shape %arg40 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %285 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%284, %expanded_88 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_89 = tensor.expand_shape %arg41 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %286 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%285, %expanded_89 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %287 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%286 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x256x2x2xf32>
     %padded_90 = tensor.pad %287 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1440,99 +1438,99 @@ module {
     %288 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_90, %arg42 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %289 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%288 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %290 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%289 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %291 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%288 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %292 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%291 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %293 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%292 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x256x1x1xf64>
     %294 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%291, %293 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %295 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%294, %294 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x256x2x2xf64>
     %296 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%295 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %297 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%296 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1340 : f64
     } -> tensor<256xf64>
     %298 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%297 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %299 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%298 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
     %300 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%299 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %expanded_91 = tensor.expand_shape %290 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %expanded_92 = tensor.expand_shape %300 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %301 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%288, %expanded_91 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %302 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_92 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_93 = tensor.expand_shape %arg43 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %303 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%302, %expanded_93 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %expanded_94 = tensor.expand_shape %arg44 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %304 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%303, %expanded_94 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %305 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%304, %269 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %306 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%305 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x256x2x2xf32>
     %padded_95 = tensor.pad %306 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1545,99 +1543,99 @@ module {
     %311 = linalg.fill ins(%cst : f32) outs(%310 : tensor<512xf32>) -> tensor<512xf32>
     %312 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%309 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %313 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%312 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %314 = tensor.empty() : tensor<2x512x1x1xf64>
     %315 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%309 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %316 = tensor.empty() : tensor<1x512x1x1xf64>
     %317 = linalg.fill ins(%cst_0 : f64) outs(%316 : tensor<1x512x1x1xf64>) -> tensor<1x512x1x1xf64>
     %318 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%315 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %319 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%318 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %320 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%315, %319 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %321 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%320, %320 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %322 = tensor.empty() : tensor<512xf64>
     %323 = linalg.fill ins(%cst_0 : f64) outs(%322 : tensor<512xf64>) -> tensor<512xf64>
     %324 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%321 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %325 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%324 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %326 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%325 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %327 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%326 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
     %328 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%327 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_96 = tensor.expand_shape %313 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %expanded_97 = tensor.expand_shape %328 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %329 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%309, %expanded_96 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %330 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_97 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_98 = tensor.expand_shape %arg46 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %331 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%330, %expanded_98 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_99 = tensor.expand_shape %arg47 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %332 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%331, %expanded_99 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %333 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%332 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x512x1x1xf32>
     %padded_100 = tensor.pad %333 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1646,185 +1644,185 @@ module {
     %334 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_100, %arg48 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %335 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%334 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %336 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%335 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %337 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%334 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %338 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%337 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %339 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%338 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %340 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%337, %339 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %341 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%340, %340 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %342 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%341 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %343 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%342 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %344 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%343 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %345 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%344 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
     %346 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%345 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_101 = tensor.expand_shape %336 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %expanded_102 = tensor.expand_shape %346 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %347 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%334, %expanded_101 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %348 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_102 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_103 = tensor.expand_shape %arg49 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %349 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%348, %expanded_103 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_104 = tensor.expand_shape %arg50 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %350 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%349, %expanded_104 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %351 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%306, %arg51 : tensor<2x256x2x2xf32>, tensor<512x256x1x1xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %352 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%351 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %353 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%352 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %354 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%351 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %355 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%354 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %356 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%355 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %357 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%354, %356 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %358 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%357, %357 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %359 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%358 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %360 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%359 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %361 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%360 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %362 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%361 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
     %363 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%362 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_105 = tensor.expand_shape %353 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %expanded_106 = tensor.expand_shape %363 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %364 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%351, %expanded_105 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %365 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%364, %expanded_106 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_107 = tensor.expand_shape %arg52 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %366 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%365, %expanded_107 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_108 = tensor.expand_shape %arg53 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %367 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%366, %expanded_108 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %368 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%350, %367 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %369 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%368 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x512x1x1xf32>
     %padded_109 = tensor.pad %369 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1833,94 +1831,94 @@ module {
     %370 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_109, %arg54 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %371 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%370 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %372 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%371 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %373 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%370 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %374 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%373 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %375 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%374 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %376 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%373, %375 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %377 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%376, %376 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %378 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%377 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %379 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%378 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %380 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%379 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %381 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%380 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
     %382 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%381 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_110 = tensor.expand_shape %372 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %expanded_111 = tensor.expand_shape %382 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %383 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%370, %expanded_110 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %384 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%383, %expanded_111 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_112 = tensor.expand_shape %arg55 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %385 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%384, %expanded_112 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_113 = tensor.expand_shape %arg56 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %386 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%385, %expanded_113 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %387 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%386 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x512x1x1xf32>
     %padded_114 = tensor.pad %387 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
@@ -1929,104 +1927,104 @@ module {
     %388 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_114, %arg57 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %389 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%388 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %390 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%389 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %391 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%388 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1291 = arith.extf %in : f32 to f64
-      linalg.yield %1291 : f64
+      %1340 = arith.extf %in : f32 to f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %392 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%391 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %393 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%392 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<1x512x1x1xf64>
     %394 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%391, %393 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.subf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.subf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %395 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%394, %394 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_391: f64, %out: f64):
-      %1291 = arith.mulf %in, %in_391 : f64
-      linalg.yield %1291 : f64
+    ^bb0(%in: f64, %in_1097: f64, %out: f64):
+      %1340 = arith.mulf %in, %in_1097 : f64
+      linalg.yield %1340 : f64
     } -> tensor<2x512x1x1xf64>
     %396 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%395 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.addf %in, %out : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.addf %in, %out : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %397 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%396 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1291 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1291 : f64
+      %1340 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1340 : f64
     } -> tensor<512xf64>
     %398 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%397 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1291 = arith.truncf %in : f64 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %in : f64 to f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %399 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%398 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_5 : f64 to f32
-      %1292 = arith.addf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_5 : f64 to f32
+      %1341 = arith.addf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
     %400 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%399 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.rsqrt %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.rsqrt %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_115 = tensor.expand_shape %390 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %expanded_116 = tensor.expand_shape %400 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %401 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%388, %expanded_115 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %402 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%401, %expanded_116 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_117 = tensor.expand_shape %arg58 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %403 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%402, %expanded_117 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %expanded_118 = tensor.expand_shape %arg59 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %404 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%403, %expanded_118 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %405 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%404, %369 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %406 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%405 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.cmpf ugt, %in, %cst : f32
-      %1292 = arith.select %1291, %in, %cst : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.cmpf ugt, %in, %cst : f32
+      %1341 = arith.select %1340, %in, %cst : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x512x1x1xf32>
     %407 = linalg.generic {indexing_maps = [#map, #map5], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%406 : tensor<2x512x1x1xf32>) outs(%308 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %collapsed = tensor.collapse_shape %407 [[0], [1, 2, 3]] : tensor<2x512x1x1xf32> into tensor<2x512xf32>
     %408 = tensor.empty() : tensor<512x10xf32>
@@ -2039,103 +2037,103 @@ module {
       linalg.yield %in : f32
     } -> tensor<2x10xf32>
     %413 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%411, %412 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %414 = tensor.empty() : tensor<10xi64>
     %415 = linalg.generic {indexing_maps = [#map2], iterator_types = ["parallel"]} outs(%414 : tensor<10xi64>) {
     ^bb0(%out: i64):
-      %1291 = linalg.index 0 : index
-      %1292 = arith.index_cast %1291 : index to i64
-      linalg.yield %1292 : i64
+      %1340 = linalg.index 0 : index
+      %1341 = arith.index_cast %1340 : index to i64
+      linalg.yield %1341 : i64
     } -> tensor<10xi64>
     %expanded_119 = tensor.expand_shape %arg63 [[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
     %416 = tensor.empty() : tensor<2x10xi1>
     %417 = linalg.generic {indexing_maps = [#map8, #map6, #map7], iterator_types = ["parallel", "parallel"]} ins(%expanded_119, %415 : tensor<2x1xi64>, tensor<10xi64>) outs(%416 : tensor<2x10xi1>) {
-    ^bb0(%in: i64, %in_391: i64, %out: i1):
-      %1291 = arith.cmpi eq, %in, %in_391 : i64
-      linalg.yield %1291 : i1
+    ^bb0(%in: i64, %in_1097: i64, %out: i1):
+      %1340 = arith.cmpi eq, %in, %in_1097 : i64
+      linalg.yield %1340 : i1
     } -> tensor<2x10xi1>
     %418 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%417 : tensor<2x10xi1>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: i1, %out: f32):
-      %1291 = arith.uitofp %in : i1 to f32
-      linalg.yield %1291 : f32
+      %1340 = arith.uitofp %in : i1 to f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %419 = tensor.empty() : tensor<2xi64>
     %420 = linalg.fill ins(%c0_i64 : i64) outs(%419 : tensor<2xi64>) -> tensor<2xi64>
     %421 = tensor.empty() : tensor<2xf32>
     %422 = linalg.fill ins(%cst_1 : f32) outs(%421 : tensor<2xf32>) -> tensor<2xf32>
     %423:2 = linalg.generic {indexing_maps = [#map7, #map9, #map9], iterator_types = ["parallel", "reduction"]} ins(%413 : tensor<2x10xf32>) outs(%422, %420 : tensor<2xf32>, tensor<2xi64>) {
-    ^bb0(%in: f32, %out: f32, %out_391: i64):
-      %1291 = linalg.index 1 : index
-      %1292 = arith.index_cast %1291 : index to i64
-      %1293 = arith.maximumf %in, %out : f32
-      %1294 = arith.cmpf ogt, %in, %out : f32
-      %1295 = arith.select %1294, %1292, %out_391 : i64
-      linalg.yield %1293, %1295 : f32, i64
+    ^bb0(%in: f32, %out: f32, %out_1097: i64):
+      %1340 = linalg.index 1 : index
+      %1341 = arith.index_cast %1340 : index to i64
+      %1342 = arith.maximumf %in, %out : f32
+      %1343 = arith.cmpf ogt, %in, %out : f32
+      %1344 = arith.select %1343, %1341, %out_1097 : i64
+      linalg.yield %1342, %1344 : f32, i64
     } -> (tensor<2xf32>, tensor<2xi64>)
     %expanded_120 = tensor.expand_shape %423#0 [[0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
     %424 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%413, %expanded_120 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %425 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%424 : tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.exp %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.exp %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %426 = tensor.empty() : tensor<2x1xf32>
     %427 = linalg.fill ins(%cst : f32) outs(%426 : tensor<2x1xf32>) -> tensor<2x1xf32>
     %428 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction"]} ins(%425 : tensor<2x10xf32>) outs(%427 : tensor<2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x1xf32>
     %429 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%428 : tensor<2x1xf32>) outs(%426 : tensor<2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.log %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.log %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x1xf32>
     %430 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%424, %429 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %431 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%418, %430 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %432 = linalg.fill ins(%cst : f32) outs(%421 : tensor<2xf32>) -> tensor<2xf32>
     %433 = linalg.generic {indexing_maps = [#map7, #map9], iterator_types = ["parallel", "reduction"]} ins(%431 : tensor<2x10xf32>) outs(%432 : tensor<2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<2xf32>
     %434 = tensor.empty() : tensor<f32>
     %435 = linalg.fill ins(%cst : f32) outs(%434 : tensor<f32>) -> tensor<f32>
     %436 = linalg.generic {indexing_maps = [#map2, #map10], iterator_types = ["reduction"]} ins(%433 : tensor<2xf32>) outs(%435 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<f32>
     %437 = linalg.generic {indexing_maps = [#map11, #map11], iterator_types = []} ins(%436 : tensor<f32>) outs(%434 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<f32>
     %438 = linalg.generic {indexing_maps = [#map11, #map11], iterator_types = []} ins(%437 : tensor<f32>) outs(%434 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.negf %in : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.negf %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<f32>
     %439 = "mpt.grad_seed"(%438) : (tensor<f32>) -> tensor<f32>
     %440 = linalg.generic {indexing_maps = [#map11, #map11], iterator_types = []} ins(%439 : tensor<f32>) outs(%434 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.negf %in : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.negf %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<f32>
     %441 = linalg.generic {indexing_maps = [#map10, #map2], iterator_types = ["parallel"]} ins(%440 : tensor<f32>) outs(%421 : tensor<2xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -2143,37 +2141,37 @@ module {
     } -> tensor<2xf32>
     %442 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%441 : tensor<2xf32>) outs(%421 : tensor<2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2xf32>
     %443 = linalg.generic {indexing_maps = [#map9, #map7], iterator_types = ["parallel", "parallel"]} ins(%442 : tensor<2xf32>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<2x10xf32>
     %444 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%443, %418 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %445 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%430 : tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = math.exp %in : f32
-      linalg.yield %1291 : f32
+      %1340 = math.exp %in : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %446 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction"]} ins(%444 : tensor<2x10xf32>) outs(%427 : tensor<2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x1xf32>
     %447 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%445, %446 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %448 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%444, %447 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x10xf32>
     %449 = tensor.empty() : tensor<2x512xf32>
     %450 = linalg.fill ins(%cst : f32) outs(%449 : tensor<2x512xf32>) -> tensor<2x512xf32>
@@ -2187,101 +2185,101 @@ module {
     %457 = linalg.fill ins(%cst : f32) outs(%456 : tensor<1x10xf32>) -> tensor<1x10xf32>
     %458 = linalg.generic {indexing_maps = [#map7, #map12], iterator_types = ["reduction", "parallel"]} ins(%448 : tensor<2x10xf32>) outs(%457 : tensor<1x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<1x10xf32>
     %collapsed_122 = tensor.collapse_shape %458 [[0, 1]] : tensor<1x10xf32> into tensor<10xf32>
     %expanded_123 = tensor.expand_shape %451 [[0], [1, 2, 3]] output_shape [2, 512, 1, 1] : tensor<2x512xf32> into tensor<2x512x1x1xf32>
     %459 = tensor.empty() : tensor<2x512x1x1xi1>
     %460 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%406 : tensor<2x512x1x1xf32>) outs(%459 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x512x1x1xi1>
     %461 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%460, %cst_4, %expanded_123 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %462 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%461 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %463 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%461, %401 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %464 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%463 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %465 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%462 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_124 = tensor.expand_shape %465 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %466 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%464 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %467 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%400, %400 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %468 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%466, %467 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_125 = tensor.expand_shape %468 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %469 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%400, %arg58 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_126 = tensor.expand_shape %469 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %470 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%401, %expanded_125 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %471 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%461, %470 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %472 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%471, %expanded_124 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %473 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%472, %expanded_126 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %474 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%464, %400 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %475 = tensor.empty() : tensor<512x512x3x3xf32>
     %476 = linalg.fill ins(%cst : f32) outs(%475 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
     %477 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%476 : tensor<512x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg57[%1292, %1291, %1295, %1296] : tensor<512x512x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg57[%1341, %1340, %1344, %1345] : tensor<512x512x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<512x512x3x3xf32>
     %478 = tensor.empty() : tensor<2x512x3x3xf32>
@@ -2299,91 +2297,91 @@ module {
     %transposed_130 = linalg.transpose ins(%482 : tensor<512x512x3x3xf32>) outs(%475 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
     %483 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%387 : tensor<2x512x1x1xf32>) outs(%459 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x512x1x1xi1>
     %484 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%483, %cst_4, %480 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %485 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%484 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %486 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%484, %383 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %487 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%486 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %488 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%485 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_131 = tensor.expand_shape %488 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %489 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%487 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %490 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%382, %382 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %491 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%489, %490 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_132 = tensor.expand_shape %491 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %492 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%382, %arg55 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_133 = tensor.expand_shape %492 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %493 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%383, %expanded_132 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %494 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%484, %493 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %495 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%494, %expanded_131 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %496 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%495, %expanded_133 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %497 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%487, %382 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %498 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%476 : tensor<512x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg54[%1292, %1291, %1295, %1296] : tensor<512x512x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg54[%1341, %1340, %1344, %1345] : tensor<512x512x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<512x512x3x3xf32>
     %inserted_slice_134 = tensor.insert_slice %496 into %479[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
@@ -2397,3673 +2395,4388 @@ module {
     %500 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_137, %transposed_136 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%476 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
     %transposed_138 = linalg.transpose ins(%500 : tensor<512x512x3x3xf32>) outs(%475 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
     %501 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%461, %499 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %502 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%369 : tensor<2x512x1x1xf32>) outs(%459 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x512x1x1xi1>
     %503 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%502, %cst_4, %501 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %504 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%503 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %505 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%503, %364 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %506 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%505 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %507 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%504 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_139 = tensor.expand_shape %507 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %508 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%506 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %509 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%363, %363 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %510 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%508, %509 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_140 = tensor.expand_shape %510 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %511 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%363, %arg52 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
     %expanded_141 = tensor.expand_shape %511 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %512 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%364, %expanded_140 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %513 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%503, %512 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %514 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%513, %expanded_139 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %515 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%514, %expanded_141 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %516 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%506, %363 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %517 = tensor.empty() : tensor<256x512x1x1xf32>
-    %518 = linalg.fill ins(%cst : f32) outs(%517 : tensor<256x512x1x1xf32>) -> tensor<256x512x1x1xf32>
-    %519 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%518 : tensor<256x512x1x1xf32>) {
+    %extracted_slice = tensor.extract_slice %306[0, 0, 0, 0] [2, 256, 1, 2] [1, 1, 2, 1] : tensor<2x256x2x2xf32> to tensor<2x256x1x2xf32>
+    %extracted_slice_142 = tensor.extract_slice %extracted_slice[0, 0, 0, 0] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x2xf32> to tensor<2x256x1x1xf32>
+    %expanded_143 = tensor.expand_shape %515 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 512, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x1x512x1x1x1xf32>
+    %expanded_144 = tensor.expand_shape %extracted_slice_142 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %517 = tensor.empty() : tensor<512x2x1x1x1x1xf32>
+    %transposed_145 = linalg.transpose ins(%expanded_143 : tensor<2x1x512x1x1x1xf32>) outs(%517 : tensor<512x2x1x1x1x1xf32>) permutation = [2, 0, 1, 5, 4, 3] 
+    %collapsed_146 = tensor.collapse_shape %transposed_145 [[0], [1, 2, 3, 4, 5]] : tensor<512x2x1x1x1x1xf32> into tensor<512x2xf32>
+    %expanded_147 = tensor.expand_shape %collapsed_146 [[0, 1], [2]] output_shape [1, 512, 2] : tensor<512x2xf32> into tensor<1x512x2xf32>
+    %518 = tensor.empty() : tensor<2x1x256x1x1x1xf32>
+    %transposed_148 = linalg.transpose ins(%expanded_144 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_149 = tensor.collapse_shape %transposed_148 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_150 = tensor.expand_shape %collapsed_149 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %519 = tensor.empty() : tensor<1x512x256xf32>
+    %520 = linalg.fill ins(%cst : f32) outs(%519 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %521 = linalg.batch_matmul ins(%expanded_147, %expanded_150 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_151 = tensor.collapse_shape %521 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_152 = tensor.expand_shape %collapsed_151 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %522 = tensor.empty() : tensor<1x512x256x1x1x1xf32>
+    %transposed_153 = linalg.transpose ins(%expanded_152 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %collapsed_154 = tensor.collapse_shape %transposed_153 [[0, 1], [2], [3], [4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<512x256x1x1xf32>
+    %523 = tensor.empty() : tensor<256x512x1x1xf32>
+    %524 = linalg.fill ins(%cst : f32) outs(%523 : tensor<256x512x1x1xf32>) -> tensor<256x512x1x1xf32>
+    %525 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%524 : tensor<256x512x1x1xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %extracted = tensor.extract %arg51[%1292, %1291, %c0, %c0] : tensor<512x256x1x1xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %extracted = tensor.extract %arg51[%1341, %1340, %c0, %c0] : tensor<512x256x1x1xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x512x1x1xf32>
-    %520 = tensor.empty() : tensor<2x512x2x2xf32>
-    %521 = linalg.fill ins(%cst : f32) outs(%520 : tensor<2x512x2x2xf32>) -> tensor<2x512x2x2xf32>
-    %inserted_slice_142 = tensor.insert_slice %515 into %521[0, 0, 0, 0] [2, 512, 1, 1] [1, 1, 2, 2] : tensor<2x512x1x1xf32> into tensor<2x512x2x2xf32>
-    %522 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_142, %519 : tensor<2x512x2x2xf32>, tensor<256x512x1x1xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %523 = tensor.empty() : tensor<256x2x2x2xf32>
-    %transposed_143 = linalg.transpose ins(%306 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %524 = tensor.empty() : tensor<256x1024x2x2xf32>
-    %expanded_144 = tensor.expand_shape %transposed_143 [[0], [1, 2], [3], [4]] output_shape [256, 2, 1, 2, 2] : tensor<256x2x2x2xf32> into tensor<256x2x1x2x2xf32>
-    %expanded_145 = tensor.expand_shape %515 [[0], [1], [2], [3, 4]] output_shape [2, 512, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x1x1x1xf32>
-    %expanded_146 = tensor.expand_shape %524 [[0], [1, 2], [3], [4]] output_shape [256, 2, 512, 2, 2] : tensor<256x1024x2x2xf32> into tensor<256x2x512x2x2xf32>
-    %525 = linalg.fill ins(%cst : f32) outs(%expanded_146 : tensor<256x2x512x2x2xf32>) -> tensor<256x2x512x2x2xf32>
-    %526 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_144, %expanded_145 : tensor<256x2x1x2x2xf32>, tensor<2x512x1x1x1xf32>) outs(%525 : tensor<256x2x512x2x2xf32>) -> tensor<256x2x512x2x2xf32>
-    %collapsed_147 = tensor.collapse_shape %526 [[0], [1, 2], [3], [4]] : tensor<256x2x512x2x2xf32> into tensor<256x1024x2x2xf32>
-    %extracted_slice = tensor.extract_slice %collapsed_147[0, 0, 0, 0] [256, 1024, 1, 2] [1, 1, 1, 1] : tensor<256x1024x2x2xf32> to tensor<256x1024x1x2xf32>
-    %extracted_slice_148 = tensor.extract_slice %extracted_slice[0, 0, 0, 0] [256, 1024, 1, 1] [1, 1, 1, 1] : tensor<256x1024x1x2xf32> to tensor<256x1024x1x1xf32>
-    %expanded_149 = tensor.expand_shape %extracted_slice_148 [[0], [1, 2], [3], [4]] output_shape [256, 2, 512, 1, 1] : tensor<256x1024x1x1xf32> into tensor<256x2x512x1x1xf32>
-    %527 = tensor.empty() : tensor<2x512x256x1x1xf32>
-    %transposed_150 = linalg.transpose ins(%expanded_149 : tensor<256x2x512x1x1xf32>) outs(%527 : tensor<2x512x256x1x1xf32>) permutation = [1, 2, 0, 3, 4] 
-    %528 = tensor.empty() : tensor<512x256x1x1xf32>
-    %529 = linalg.fill ins(%cst : f32) outs(%528 : tensor<512x256x1x1xf32>) -> tensor<512x256x1x1xf32>
-    %530 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_150 : tensor<2x512x256x1x1xf32>) outs(%529 : tensor<512x256x1x1xf32>) {
+    %526 = tensor.empty() : tensor<2x512x2x2xf32>
+    %527 = linalg.fill ins(%cst : f32) outs(%526 : tensor<2x512x2x2xf32>) -> tensor<2x512x2x2xf32>
+    %inserted_slice_155 = tensor.insert_slice %515 into %527[0, 0, 0, 0] [2, 512, 1, 1] [1, 1, 2, 2] : tensor<2x512x1x1xf32> into tensor<2x512x2x2xf32>
+    %528 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_155, %525 : tensor<2x512x2x2xf32>, tensor<256x512x1x1xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %529 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%503, %347 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<2x512x1x1xf32>
+    %530 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%529 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<512x256x1x1xf32>
-    %531 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%503, %347 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<2x512x1x1xf32>
-    %532 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%531 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
+    } -> tensor<512xf32>
+    %531 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%530 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %533 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%532 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+    %532 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %534 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %533 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%531, %532 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %535 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%533, %534 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_156 = tensor.expand_shape %533 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %534 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %arg49 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %expanded_151 = tensor.expand_shape %535 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %536 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %arg49 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<512xf32>
-    %expanded_152 = tensor.expand_shape %536 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %537 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_151 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_157 = tensor.expand_shape %534 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %535 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_156 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %538 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%503, %537 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %536 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%503, %535 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %539 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%538, %expanded_139 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %537 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%536, %expanded_139 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %540 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%539, %expanded_152 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %538 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%537, %expanded_157 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %541 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%532, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %539 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%530, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %542 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%476 : tensor<512x512x3x3xf32>) {
+    %540 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%476 : tensor<512x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg48[%1292, %1291, %1295, %1296] : tensor<512x512x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg48[%1341, %1340, %1344, %1345] : tensor<512x512x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<512x512x3x3xf32>
-    %inserted_slice_153 = tensor.insert_slice %540 into %479[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
-    %543 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_153, %542 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
-    %transposed_154 = linalg.transpose ins(%333 : tensor<2x512x1x1xf32>) outs(%481 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_155 = linalg.transpose ins(%540 : tensor<2x512x1x1xf32>) outs(%481 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %padded_156 = tensor.pad %transposed_154 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_158 = tensor.insert_slice %538 into %479[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
+    %541 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_158, %540 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %transposed_159 = linalg.transpose ins(%333 : tensor<2x512x1x1xf32>) outs(%481 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_160 = linalg.transpose ins(%538 : tensor<2x512x1x1xf32>) outs(%481 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_161 = tensor.pad %transposed_159 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<512x2x1x1xf32> to tensor<512x2x3x3xf32>
-    %544 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_156, %transposed_155 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%476 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %transposed_157 = linalg.transpose ins(%544 : tensor<512x512x3x3xf32>) outs(%475 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %545 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%333 : tensor<2x512x1x1xf32>) outs(%459 : tensor<2x512x1x1xi1>) {
+    %542 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_161, %transposed_160 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%476 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %transposed_162 = linalg.transpose ins(%542 : tensor<512x512x3x3xf32>) outs(%475 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %543 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%333 : tensor<2x512x1x1xf32>) outs(%459 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x512x1x1xi1>
-    %546 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%545, %cst_4, %543 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %544 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%543, %cst_4, %541 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<2x512x1x1xf32>
+    %545 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%544 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
+    } -> tensor<512xf32>
+    %546 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%544, %329 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
     %547 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%546 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %548 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%546, %329 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<2x512x1x1xf32>
-    %549 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%548 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
+    %548 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%545 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %550 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%547 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %expanded_163 = tensor.expand_shape %548 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %549 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%547 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_16 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %expanded_158 = tensor.expand_shape %550 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %551 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%549 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_16 : f32
-      linalg.yield %1291 : f32
+    %550 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %552 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %551 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%549, %550 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %553 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%551, %552 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_164 = tensor.expand_shape %551 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %552 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %arg46 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %expanded_159 = tensor.expand_shape %553 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %554 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %arg46 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<512xf32>
-    %expanded_160 = tensor.expand_shape %554 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %555 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_159 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_165 = tensor.expand_shape %552 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %553 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_164 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %556 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%546, %555 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %554 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%544, %553 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %557 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%556, %expanded_158 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %555 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%554, %expanded_163 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %558 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%557, %expanded_160 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %556 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%555, %expanded_165 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x512x1x1xf32>
-    %559 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%549, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %557 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%547, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %560 = tensor.empty() : tensor<256x512x3x3xf32>
-    %561 = linalg.fill ins(%cst : f32) outs(%560 : tensor<256x512x3x3xf32>) -> tensor<256x512x3x3xf32>
-    %562 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%561 : tensor<256x512x3x3xf32>) {
+    %extracted_slice_166 = tensor.extract_slice %padded_95[0, 0, 0, 0] [2, 256, 1, 4] [1, 1, 2, 1] : tensor<2x256x4x4xf32> to tensor<2x256x1x4xf32>
+    %extracted_slice_167 = tensor.extract_slice %extracted_slice_166[0, 0, 0, 0] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_168 = tensor.expand_shape %556 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 512, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x1x512x1x1x1xf32>
+    %expanded_169 = tensor.expand_shape %extracted_slice_167 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_170 = linalg.transpose ins(%expanded_168 : tensor<2x1x512x1x1x1xf32>) outs(%517 : tensor<512x2x1x1x1x1xf32>) permutation = [2, 0, 1, 5, 4, 3] 
+    %collapsed_171 = tensor.collapse_shape %transposed_170 [[0], [1, 2, 3, 4, 5]] : tensor<512x2x1x1x1x1xf32> into tensor<512x2xf32>
+    %expanded_172 = tensor.expand_shape %collapsed_171 [[0, 1], [2]] output_shape [1, 512, 2] : tensor<512x2xf32> into tensor<1x512x2xf32>
+    %transposed_173 = linalg.transpose ins(%expanded_169 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_174 = tensor.collapse_shape %transposed_173 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_175 = tensor.expand_shape %collapsed_174 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %558 = linalg.batch_matmul ins(%expanded_172, %expanded_175 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_176 = tensor.collapse_shape %558 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_177 = tensor.expand_shape %collapsed_176 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_178 = linalg.transpose ins(%expanded_177 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_179 = tensor.extract_slice %extracted_slice_166[0, 0, 0, 1] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_180 = tensor.expand_shape %extracted_slice_179 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_181 = linalg.transpose ins(%expanded_180 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_182 = tensor.collapse_shape %transposed_181 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_183 = tensor.expand_shape %collapsed_182 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %559 = linalg.batch_matmul ins(%expanded_172, %expanded_183 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_184 = tensor.collapse_shape %559 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_185 = tensor.expand_shape %collapsed_184 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_186 = linalg.transpose ins(%expanded_185 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_187 = tensor.extract_slice %extracted_slice_166[0, 0, 0, 2] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_188 = tensor.expand_shape %extracted_slice_187 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_189 = linalg.transpose ins(%expanded_188 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_190 = tensor.collapse_shape %transposed_189 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_191 = tensor.expand_shape %collapsed_190 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %560 = linalg.batch_matmul ins(%expanded_172, %expanded_191 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_192 = tensor.collapse_shape %560 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_193 = tensor.expand_shape %collapsed_192 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_194 = linalg.transpose ins(%expanded_193 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_195 = tensor.extract_slice %padded_95[0, 0, 1, 0] [2, 256, 1, 4] [1, 1, 2, 1] : tensor<2x256x4x4xf32> to tensor<2x256x1x4xf32>
+    %extracted_slice_196 = tensor.extract_slice %extracted_slice_195[0, 0, 0, 0] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_197 = tensor.expand_shape %extracted_slice_196 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_198 = linalg.transpose ins(%expanded_197 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_199 = tensor.collapse_shape %transposed_198 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_200 = tensor.expand_shape %collapsed_199 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %561 = linalg.batch_matmul ins(%expanded_172, %expanded_200 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_201 = tensor.collapse_shape %561 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_202 = tensor.expand_shape %collapsed_201 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_203 = linalg.transpose ins(%expanded_202 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_204 = tensor.extract_slice %extracted_slice_195[0, 0, 0, 1] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_205 = tensor.expand_shape %extracted_slice_204 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_206 = linalg.transpose ins(%expanded_205 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_207 = tensor.collapse_shape %transposed_206 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_208 = tensor.expand_shape %collapsed_207 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %562 = linalg.batch_matmul ins(%expanded_172, %expanded_208 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_209 = tensor.collapse_shape %562 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_210 = tensor.expand_shape %collapsed_209 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_211 = linalg.transpose ins(%expanded_210 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_212 = tensor.extract_slice %extracted_slice_195[0, 0, 0, 2] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_213 = tensor.expand_shape %extracted_slice_212 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_214 = linalg.transpose ins(%expanded_213 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_215 = tensor.collapse_shape %transposed_214 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_216 = tensor.expand_shape %collapsed_215 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %563 = linalg.batch_matmul ins(%expanded_172, %expanded_216 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_217 = tensor.collapse_shape %563 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_218 = tensor.expand_shape %collapsed_217 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_219 = linalg.transpose ins(%expanded_218 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_220 = tensor.extract_slice %padded_95[0, 0, 2, 0] [2, 256, 1, 4] [1, 1, 2, 1] : tensor<2x256x4x4xf32> to tensor<2x256x1x4xf32>
+    %extracted_slice_221 = tensor.extract_slice %extracted_slice_220[0, 0, 0, 0] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_222 = tensor.expand_shape %extracted_slice_221 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_223 = linalg.transpose ins(%expanded_222 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_224 = tensor.collapse_shape %transposed_223 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_225 = tensor.expand_shape %collapsed_224 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %564 = linalg.batch_matmul ins(%expanded_172, %expanded_225 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_226 = tensor.collapse_shape %564 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_227 = tensor.expand_shape %collapsed_226 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_228 = linalg.transpose ins(%expanded_227 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_229 = tensor.extract_slice %extracted_slice_220[0, 0, 0, 1] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_230 = tensor.expand_shape %extracted_slice_229 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_231 = linalg.transpose ins(%expanded_230 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_232 = tensor.collapse_shape %transposed_231 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_233 = tensor.expand_shape %collapsed_232 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %565 = linalg.batch_matmul ins(%expanded_172, %expanded_233 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_234 = tensor.collapse_shape %565 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_235 = tensor.expand_shape %collapsed_234 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_236 = linalg.transpose ins(%expanded_235 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %extracted_slice_237 = tensor.extract_slice %extracted_slice_220[0, 0, 0, 2] [2, 256, 1, 1] [1, 1, 1, 2] : tensor<2x256x1x4xf32> to tensor<2x256x1x1xf32>
+    %expanded_238 = tensor.expand_shape %extracted_slice_237 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x1x256x1x1x1xf32>
+    %transposed_239 = linalg.transpose ins(%expanded_238 : tensor<2x1x256x1x1x1xf32>) outs(%518 : tensor<2x1x256x1x1x1xf32>) permutation = [0, 1, 2, 4, 3, 5] 
+    %collapsed_240 = tensor.collapse_shape %transposed_239 [[0], [1, 2, 3, 4, 5]] : tensor<2x1x256x1x1x1xf32> into tensor<2x256xf32>
+    %expanded_241 = tensor.expand_shape %collapsed_240 [[0, 1], [2]] output_shape [1, 2, 256] : tensor<2x256xf32> into tensor<1x2x256xf32>
+    %566 = linalg.batch_matmul ins(%expanded_172, %expanded_241 : tensor<1x512x2xf32>, tensor<1x2x256xf32>) outs(%520 : tensor<1x512x256xf32>) -> tensor<1x512x256xf32>
+    %collapsed_242 = tensor.collapse_shape %566 [[0, 1], [2]] : tensor<1x512x256xf32> into tensor<512x256xf32>
+    %expanded_243 = tensor.expand_shape %collapsed_242 [[0], [1, 2, 3, 4, 5]] output_shape [512, 1, 1, 256, 1, 1] : tensor<512x256xf32> into tensor<512x1x1x256x1x1xf32>
+    %transposed_244 = linalg.transpose ins(%expanded_243 : tensor<512x1x1x256x1x1xf32>) outs(%522 : tensor<1x512x256x1x1x1xf32>) permutation = [2, 0, 3, 1, 4, 5] 
+    %collapsed_245 = tensor.collapse_shape %transposed_178 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_246 = tensor.collapse_shape %transposed_186 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_247 = tensor.collapse_shape %transposed_194 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_248 = tensor.collapse_shape %transposed_203 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_249 = tensor.collapse_shape %transposed_211 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_250 = tensor.collapse_shape %transposed_219 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_251 = tensor.collapse_shape %transposed_228 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_252 = tensor.collapse_shape %transposed_236 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %collapsed_253 = tensor.collapse_shape %transposed_244 [[0], [1], [2], [3, 4, 5]] : tensor<1x512x256x1x1x1xf32> into tensor<1x512x256x1xf32>
+    %concat = tensor.concat dim(3) %collapsed_245, %collapsed_246, %collapsed_247, %collapsed_248, %collapsed_249, %collapsed_250, %collapsed_251, %collapsed_252, %collapsed_253 : (tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>, tensor<1x512x256x1xf32>) -> tensor<1x512x256x9xf32>
+    %collapsed_254 = tensor.collapse_shape %concat [[0, 1], [2], [3]] : tensor<1x512x256x9xf32> into tensor<512x256x9xf32>
+    %expanded_255 = tensor.expand_shape %collapsed_254 [[0], [1], [2, 3]] output_shape [512, 256, 3, 3] : tensor<512x256x9xf32> into tensor<512x256x3x3xf32>
+    %567 = tensor.empty() : tensor<256x512x3x3xf32>
+    %568 = linalg.fill ins(%cst : f32) outs(%567 : tensor<256x512x3x3xf32>) -> tensor<256x512x3x3xf32>
+    %569 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%568 : tensor<256x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg45[%1292, %1291, %1295, %1296] : tensor<512x256x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg45[%1341, %1340, %1344, %1345] : tensor<512x256x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x512x3x3xf32>
-    %563 = tensor.empty() : tensor<2x512x4x4xf32>
-    %564 = linalg.fill ins(%cst : f32) outs(%563 : tensor<2x512x4x4xf32>) -> tensor<2x512x4x4xf32>
-    %inserted_slice_161 = tensor.insert_slice %558 into %564[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 2, 2] : tensor<2x512x1x1xf32> into tensor<2x512x4x4xf32>
-    %565 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_161, %562 : tensor<2x512x4x4xf32>, tensor<256x512x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %padded_162 = tensor.pad %transposed_143 low[0, 0, 1, 1] high[0, 0, 1, 1] {
-    ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
-      tensor.yield %cst : f32
-    } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %566 = tensor.empty() : tensor<256x1024x4x4xf32>
-    %expanded_163 = tensor.expand_shape %padded_162 [[0], [1, 2], [3], [4]] output_shape [256, 2, 1, 4, 4] : tensor<256x2x4x4xf32> into tensor<256x2x1x4x4xf32>
-    %expanded_164 = tensor.expand_shape %558 [[0], [1], [2], [3, 4]] output_shape [2, 512, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x1x1x1xf32>
-    %expanded_165 = tensor.expand_shape %566 [[0], [1, 2], [3], [4]] output_shape [256, 2, 512, 4, 4] : tensor<256x1024x4x4xf32> into tensor<256x2x512x4x4xf32>
-    %567 = linalg.fill ins(%cst : f32) outs(%expanded_165 : tensor<256x2x512x4x4xf32>) -> tensor<256x2x512x4x4xf32>
-    %568 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_163, %expanded_164 : tensor<256x2x1x4x4xf32>, tensor<2x512x1x1x1xf32>) outs(%567 : tensor<256x2x512x4x4xf32>) -> tensor<256x2x512x4x4xf32>
-    %collapsed_166 = tensor.collapse_shape %568 [[0], [1, 2], [3], [4]] : tensor<256x2x512x4x4xf32> into tensor<256x1024x4x4xf32>
-    %extracted_slice_167 = tensor.extract_slice %collapsed_166[0, 0, 0, 0] [256, 1024, 3, 4] [1, 1, 1, 1] : tensor<256x1024x4x4xf32> to tensor<256x1024x3x4xf32>
-    %extracted_slice_168 = tensor.extract_slice %extracted_slice_167[0, 0, 0, 0] [256, 1024, 3, 3] [1, 1, 1, 1] : tensor<256x1024x3x4xf32> to tensor<256x1024x3x3xf32>
-    %expanded_169 = tensor.expand_shape %extracted_slice_168 [[0], [1, 2], [3], [4]] output_shape [256, 2, 512, 3, 3] : tensor<256x1024x3x3xf32> into tensor<256x2x512x3x3xf32>
-    %569 = tensor.empty() : tensor<2x512x256x3x3xf32>
-    %transposed_170 = linalg.transpose ins(%expanded_169 : tensor<256x2x512x3x3xf32>) outs(%569 : tensor<2x512x256x3x3xf32>) permutation = [1, 2, 0, 3, 4] 
-    %570 = tensor.empty() : tensor<512x256x3x3xf32>
-    %571 = linalg.fill ins(%cst : f32) outs(%570 : tensor<512x256x3x3xf32>) -> tensor<512x256x3x3xf32>
-    %572 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_170 : tensor<2x512x256x3x3xf32>) outs(%571 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<512x256x3x3xf32>
-    %573 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%522, %565 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %570 = tensor.empty() : tensor<2x512x4x4xf32>
+    %571 = linalg.fill ins(%cst : f32) outs(%570 : tensor<2x512x4x4xf32>) -> tensor<2x512x4x4xf32>
+    %inserted_slice_256 = tensor.insert_slice %556 into %571[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 2, 2] : tensor<2x512x1x1xf32> into tensor<2x512x4x4xf32>
+    %572 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_256, %569 : tensor<2x512x4x4xf32>, tensor<256x512x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %573 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%528, %572 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %574 = tensor.empty() : tensor<2x256x2x2xi1>
     %575 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%306 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x256x2x2xi1>
     %576 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%575, %cst_4, %573 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %577 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%576 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %578 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%576, %301 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %579 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%578 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %580 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%577 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_171 = tensor.expand_shape %580 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_257 = tensor.expand_shape %580 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %581 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%579 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %582 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%300, %300 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %583 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%581, %582 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_172 = tensor.expand_shape %583 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_258 = tensor.expand_shape %583 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
     %584 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%300, %arg43 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_173 = tensor.expand_shape %584 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %585 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_172 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_259 = tensor.expand_shape %584 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %585 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_258 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %586 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%576, %585 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %587 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%586, %expanded_171 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %587 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%586, %expanded_257 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %588 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%587, %expanded_173 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %588 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%587, %expanded_259 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
     %589 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%579, %300 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
     %590 = tensor.empty() : tensor<256x256x3x3xf32>
     %591 = linalg.fill ins(%cst : f32) outs(%590 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
     %592 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%591 : tensor<256x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg42[%1292, %1291, %1295, %1296] : tensor<256x256x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg42[%1341, %1340, %1344, %1345] : tensor<256x256x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x256x3x3xf32>
     %593 = tensor.empty() : tensor<2x256x4x4xf32>
     %594 = linalg.fill ins(%cst : f32) outs(%593 : tensor<2x256x4x4xf32>) -> tensor<2x256x4x4xf32>
-    %inserted_slice_174 = tensor.insert_slice %588 into %594[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %595 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_174, %592 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %transposed_175 = linalg.transpose ins(%287 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_176 = linalg.transpose ins(%588 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %padded_177 = tensor.pad %transposed_175 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_260 = tensor.insert_slice %588 into %594[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %595 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_260, %592 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %596 = tensor.empty() : tensor<256x2x2x2xf32>
+    %transposed_261 = linalg.transpose ins(%287 : tensor<2x256x2x2xf32>) outs(%596 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_262 = linalg.transpose ins(%588 : tensor<2x256x2x2xf32>) outs(%596 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_263 = tensor.pad %transposed_261 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %596 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_177, %transposed_176 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%591 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %transposed_178 = linalg.transpose ins(%596 : tensor<256x256x3x3xf32>) outs(%590 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %597 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%287 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
+    %597 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_263, %transposed_262 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%591 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %transposed_264 = linalg.transpose ins(%597 : tensor<256x256x3x3xf32>) outs(%590 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %598 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%287 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x256x2x2xi1>
-    %598 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%597, %cst_4, %595 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %599 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%598, %cst_4, %595 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %599 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%598 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %600 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%599 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %600 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%598, %283 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %601 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%599, %283 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %601 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%600 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %602 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%601 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %602 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%599 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %603 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%600 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_179 = tensor.expand_shape %602 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %603 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%601 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %expanded_265 = tensor.expand_shape %603 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %604 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%602 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %604 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %605 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %605 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%603, %604 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %606 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%604, %605 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_180 = tensor.expand_shape %605 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %606 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %arg40 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_266 = tensor.expand_shape %606 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %607 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %arg40 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_181 = tensor.expand_shape %606 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %607 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_180 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_267 = tensor.expand_shape %607 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %608 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_266 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %608 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%598, %607 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %609 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%599, %608 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %609 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%608, %expanded_179 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %610 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%609, %expanded_265 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %610 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%609, %expanded_181 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %611 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%610, %expanded_267 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %611 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%601, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %612 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%602, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %612 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%591 : tensor<256x256x3x3xf32>) {
+    %613 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%591 : tensor<256x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg39[%1292, %1291, %1295, %1296] : tensor<256x256x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg39[%1341, %1340, %1344, %1345] : tensor<256x256x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x256x3x3xf32>
-    %inserted_slice_182 = tensor.insert_slice %610 into %594[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %613 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_182, %612 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %transposed_183 = linalg.transpose ins(%269 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_184 = linalg.transpose ins(%610 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %padded_185 = tensor.pad %transposed_183 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_268 = tensor.insert_slice %611 into %594[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %614 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_268, %613 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %transposed_269 = linalg.transpose ins(%269 : tensor<2x256x2x2xf32>) outs(%596 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_270 = linalg.transpose ins(%611 : tensor<2x256x2x2xf32>) outs(%596 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_271 = tensor.pad %transposed_269 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %614 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_185, %transposed_184 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%591 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %transposed_186 = linalg.transpose ins(%614 : tensor<256x256x3x3xf32>) outs(%590 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %615 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%576, %613 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %615 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_271, %transposed_270 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%591 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %transposed_272 = linalg.transpose ins(%615 : tensor<256x256x3x3xf32>) outs(%590 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %616 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%576, %614 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %616 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%269 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
+    %617 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%269 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x256x2x2xi1>
-    %617 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%616, %cst_4, %615 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %618 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%617, %cst_4, %616 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %618 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%617 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %619 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%618 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %619 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%617, %264 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %620 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%618, %264 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %620 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%619 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %621 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%620 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %621 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%618 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %622 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%619 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_187 = tensor.expand_shape %621 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %622 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%620 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %expanded_273 = tensor.expand_shape %622 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %623 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%621 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %623 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %624 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %624 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%622, %623 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %625 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%623, %624 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_188 = tensor.expand_shape %624 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %625 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %arg37 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_274 = tensor.expand_shape %625 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %626 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %arg37 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_189 = tensor.expand_shape %625 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %626 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_188 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_275 = tensor.expand_shape %626 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %627 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_274 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %627 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%617, %626 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %628 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%618, %627 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %628 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%627, %expanded_187 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %629 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%628, %expanded_273 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %629 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%628, %expanded_189 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %630 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%629, %expanded_275 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %630 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%620, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %631 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%621, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %631 = tensor.empty() : tensor<128x256x1x1xf32>
-    %632 = linalg.fill ins(%cst : f32) outs(%631 : tensor<128x256x1x1xf32>) -> tensor<128x256x1x1xf32>
-    %633 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%632 : tensor<128x256x1x1xf32>) {
+    %extracted_slice_276 = tensor.extract_slice %206[0, 0, 0, 0] [2, 128, 2, 4] [1, 1, 2, 1] : tensor<2x128x4x4xf32> to tensor<2x128x2x4xf32>
+    %extracted_slice_277 = tensor.extract_slice %extracted_slice_276[0, 0, 0, 0] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x4xf32> to tensor<2x128x2x2xf32>
+    %expanded_278 = tensor.expand_shape %630 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 2, 2, 1] : tensor<2x256x2x2xf32> into tensor<2x1x256x2x2x1xf32>
+    %expanded_279 = tensor.expand_shape %extracted_slice_277 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %632 = tensor.empty() : tensor<256x2x2x2x1x1xf32>
+    %transposed_280 = linalg.transpose ins(%expanded_278 : tensor<2x1x256x2x2x1xf32>) outs(%632 : tensor<256x2x2x2x1x1xf32>) permutation = [2, 0, 4, 3, 1, 5] 
+    %collapsed_281 = tensor.collapse_shape %transposed_280 [[0], [1, 2, 3, 4, 5]] : tensor<256x2x2x2x1x1xf32> into tensor<256x8xf32>
+    %expanded_282 = tensor.expand_shape %collapsed_281 [[0, 1], [2]] output_shape [1, 256, 8] : tensor<256x8xf32> into tensor<1x256x8xf32>
+    %633 = tensor.empty() : tensor<2x2x2x1x128x1xf32>
+    %transposed_283 = linalg.transpose ins(%expanded_279 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_284 = tensor.collapse_shape %transposed_283 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_285 = tensor.expand_shape %collapsed_284 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %634 = tensor.empty() : tensor<1x256x128xf32>
+    %635 = linalg.fill ins(%cst : f32) outs(%634 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %636 = linalg.batch_matmul ins(%expanded_282, %expanded_285 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_286 = tensor.collapse_shape %636 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_287 = tensor.expand_shape %collapsed_286 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %637 = tensor.empty() : tensor<1x256x128x1x1x1xf32>
+    %transposed_288 = linalg.transpose ins(%expanded_287 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %collapsed_289 = tensor.collapse_shape %transposed_288 [[0, 1], [2], [3], [4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<256x128x1x1xf32>
+    %638 = tensor.empty() : tensor<128x256x1x1xf32>
+    %639 = linalg.fill ins(%cst : f32) outs(%638 : tensor<128x256x1x1xf32>) -> tensor<128x256x1x1xf32>
+    %640 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%639 : tensor<128x256x1x1xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %extracted = tensor.extract %arg36[%1292, %1291, %c0, %c0] : tensor<256x128x1x1xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %extracted = tensor.extract %arg36[%1341, %1340, %c0, %c0] : tensor<256x128x1x1xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x256x1x1xf32>
-    %inserted_slice_190 = tensor.insert_slice %629 into %594[0, 0, 0, 0] [2, 256, 2, 2] [1, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %634 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_190, %633 : tensor<2x256x4x4xf32>, tensor<128x256x1x1xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %635 = tensor.empty() : tensor<128x2x4x4xf32>
-    %transposed_191 = linalg.transpose ins(%206 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %636 = tensor.empty() : tensor<128x512x2x2xf32>
-    %expanded_192 = tensor.expand_shape %transposed_191 [[0], [1, 2], [3], [4]] output_shape [128, 2, 1, 4, 4] : tensor<128x2x4x4xf32> into tensor<128x2x1x4x4xf32>
-    %expanded_193 = tensor.expand_shape %629 [[0], [1], [2, 3], [4]] output_shape [2, 256, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x1x2x2xf32>
-    %expanded_194 = tensor.expand_shape %636 [[0], [1, 2], [3], [4]] output_shape [128, 2, 256, 2, 2] : tensor<128x512x2x2xf32> into tensor<128x2x256x2x2xf32>
-    %637 = linalg.fill ins(%cst : f32) outs(%expanded_194 : tensor<128x2x256x2x2xf32>) -> tensor<128x2x256x2x2xf32>
-    %638 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_192, %expanded_193 : tensor<128x2x1x4x4xf32>, tensor<2x256x1x2x2xf32>) outs(%637 : tensor<128x2x256x2x2xf32>) -> tensor<128x2x256x2x2xf32>
-    %collapsed_195 = tensor.collapse_shape %638 [[0], [1, 2], [3], [4]] : tensor<128x2x256x2x2xf32> into tensor<128x512x2x2xf32>
-    %extracted_slice_196 = tensor.extract_slice %collapsed_195[0, 0, 0, 0] [128, 512, 1, 2] [1, 1, 1, 1] : tensor<128x512x2x2xf32> to tensor<128x512x1x2xf32>
-    %extracted_slice_197 = tensor.extract_slice %extracted_slice_196[0, 0, 0, 0] [128, 512, 1, 1] [1, 1, 1, 1] : tensor<128x512x1x2xf32> to tensor<128x512x1x1xf32>
-    %expanded_198 = tensor.expand_shape %extracted_slice_197 [[0], [1, 2], [3], [4]] output_shape [128, 2, 256, 1, 1] : tensor<128x512x1x1xf32> into tensor<128x2x256x1x1xf32>
-    %639 = tensor.empty() : tensor<2x256x128x1x1xf32>
-    %transposed_199 = linalg.transpose ins(%expanded_198 : tensor<128x2x256x1x1xf32>) outs(%639 : tensor<2x256x128x1x1xf32>) permutation = [1, 2, 0, 3, 4] 
-    %640 = tensor.empty() : tensor<256x128x1x1xf32>
-    %641 = linalg.fill ins(%cst : f32) outs(%640 : tensor<256x128x1x1xf32>) -> tensor<256x128x1x1xf32>
-    %642 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_199 : tensor<2x256x128x1x1xf32>) outs(%641 : tensor<256x128x1x1xf32>) {
+    %inserted_slice_290 = tensor.insert_slice %630 into %594[0, 0, 0, 0] [2, 256, 2, 2] [1, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %641 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_290, %640 : tensor<2x256x4x4xf32>, tensor<128x256x1x1xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %642 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%618, %247 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<2x256x2x2xf32>
+    %643 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%642 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<256x128x1x1xf32>
-    %643 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%617, %247 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<2x256x2x2xf32>
-    %644 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%643 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
+    } -> tensor<256xf32>
+    %644 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%643 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %645 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%644 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+    %645 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %646 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %646 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%644, %645 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %647 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%645, %646 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_291 = tensor.expand_shape %646 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %647 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %arg34 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_200 = tensor.expand_shape %647 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %648 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %arg34 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<256xf32>
-    %expanded_201 = tensor.expand_shape %648 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %649 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_200 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_292 = tensor.expand_shape %647 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %648 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_291 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %650 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%617, %649 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %649 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%618, %648 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %651 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%650, %expanded_187 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %650 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%649, %expanded_273 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %652 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%651, %expanded_201 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %651 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%650, %expanded_292 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %653 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%644, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %652 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%643, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %654 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%591 : tensor<256x256x3x3xf32>) {
+    %653 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%591 : tensor<256x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg33[%1292, %1291, %1295, %1296] : tensor<256x256x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg33[%1341, %1340, %1344, %1345] : tensor<256x256x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x256x3x3xf32>
-    %inserted_slice_202 = tensor.insert_slice %652 into %594[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %655 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_202, %654 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %transposed_203 = linalg.transpose ins(%233 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_204 = linalg.transpose ins(%652 : tensor<2x256x2x2xf32>) outs(%523 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %padded_205 = tensor.pad %transposed_203 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_293 = tensor.insert_slice %651 into %594[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %654 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_293, %653 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %transposed_294 = linalg.transpose ins(%233 : tensor<2x256x2x2xf32>) outs(%596 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_295 = linalg.transpose ins(%651 : tensor<2x256x2x2xf32>) outs(%596 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_296 = tensor.pad %transposed_294 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %656 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_205, %transposed_204 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%591 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %transposed_206 = linalg.transpose ins(%656 : tensor<256x256x3x3xf32>) outs(%590 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %657 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%233 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
+    %655 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_296, %transposed_295 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%591 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %transposed_297 = linalg.transpose ins(%655 : tensor<256x256x3x3xf32>) outs(%590 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %656 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%233 : tensor<2x256x2x2xf32>) outs(%574 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x256x2x2xi1>
-    %658 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%657, %cst_4, %655 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %657 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%656, %cst_4, %654 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %659 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%658 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %658 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%657 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %660 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%658, %229 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %659 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%657, %229 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %661 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%660 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %660 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%659 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %662 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%659 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %661 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%658 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_207 = tensor.expand_shape %662 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %663 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%661 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %expanded_298 = tensor.expand_shape %661 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %662 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%660 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_17 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_17 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %664 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %663 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %665 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%663, %664 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %664 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%662, %663 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_208 = tensor.expand_shape %665 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %666 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %arg31 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_299 = tensor.expand_shape %664 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %665 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %arg31 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %expanded_209 = tensor.expand_shape %666 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %667 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_208 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_300 = tensor.expand_shape %665 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %666 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_299 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %668 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%658, %667 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %667 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%657, %666 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %669 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%668, %expanded_207 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %668 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%667, %expanded_298 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %670 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%669, %expanded_209 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %669 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%668, %expanded_300 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x256x2x2xf32>
-    %671 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%661, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %670 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%660, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %672 = tensor.empty() : tensor<128x256x3x3xf32>
-    %673 = linalg.fill ins(%cst : f32) outs(%672 : tensor<128x256x3x3xf32>) -> tensor<128x256x3x3xf32>
-    %674 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%673 : tensor<128x256x3x3xf32>) {
+    %extracted_slice_301 = tensor.extract_slice %padded_71[0, 0, 0, 0] [2, 128, 2, 6] [1, 1, 2, 1] : tensor<2x128x6x6xf32> to tensor<2x128x2x6xf32>
+    %extracted_slice_302 = tensor.extract_slice %extracted_slice_301[0, 0, 0, 0] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_303 = tensor.expand_shape %669 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 256, 2, 2, 1] : tensor<2x256x2x2xf32> into tensor<2x1x256x2x2x1xf32>
+    %expanded_304 = tensor.expand_shape %extracted_slice_302 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_305 = linalg.transpose ins(%expanded_303 : tensor<2x1x256x2x2x1xf32>) outs(%632 : tensor<256x2x2x2x1x1xf32>) permutation = [2, 0, 4, 3, 1, 5] 
+    %collapsed_306 = tensor.collapse_shape %transposed_305 [[0], [1, 2, 3, 4, 5]] : tensor<256x2x2x2x1x1xf32> into tensor<256x8xf32>
+    %expanded_307 = tensor.expand_shape %collapsed_306 [[0, 1], [2]] output_shape [1, 256, 8] : tensor<256x8xf32> into tensor<1x256x8xf32>
+    %transposed_308 = linalg.transpose ins(%expanded_304 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_309 = tensor.collapse_shape %transposed_308 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_310 = tensor.expand_shape %collapsed_309 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %671 = linalg.batch_matmul ins(%expanded_307, %expanded_310 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_311 = tensor.collapse_shape %671 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_312 = tensor.expand_shape %collapsed_311 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_313 = linalg.transpose ins(%expanded_312 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_314 = tensor.extract_slice %extracted_slice_301[0, 0, 0, 1] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_315 = tensor.expand_shape %extracted_slice_314 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_316 = linalg.transpose ins(%expanded_315 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_317 = tensor.collapse_shape %transposed_316 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_318 = tensor.expand_shape %collapsed_317 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %672 = linalg.batch_matmul ins(%expanded_307, %expanded_318 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_319 = tensor.collapse_shape %672 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_320 = tensor.expand_shape %collapsed_319 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_321 = linalg.transpose ins(%expanded_320 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_322 = tensor.extract_slice %extracted_slice_301[0, 0, 0, 2] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_323 = tensor.expand_shape %extracted_slice_322 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_324 = linalg.transpose ins(%expanded_323 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_325 = tensor.collapse_shape %transposed_324 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_326 = tensor.expand_shape %collapsed_325 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %673 = linalg.batch_matmul ins(%expanded_307, %expanded_326 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_327 = tensor.collapse_shape %673 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_328 = tensor.expand_shape %collapsed_327 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_329 = linalg.transpose ins(%expanded_328 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_330 = tensor.extract_slice %padded_71[0, 0, 1, 0] [2, 128, 2, 6] [1, 1, 2, 1] : tensor<2x128x6x6xf32> to tensor<2x128x2x6xf32>
+    %extracted_slice_331 = tensor.extract_slice %extracted_slice_330[0, 0, 0, 0] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_332 = tensor.expand_shape %extracted_slice_331 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_333 = linalg.transpose ins(%expanded_332 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_334 = tensor.collapse_shape %transposed_333 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_335 = tensor.expand_shape %collapsed_334 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %674 = linalg.batch_matmul ins(%expanded_307, %expanded_335 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_336 = tensor.collapse_shape %674 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_337 = tensor.expand_shape %collapsed_336 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_338 = linalg.transpose ins(%expanded_337 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_339 = tensor.extract_slice %extracted_slice_330[0, 0, 0, 1] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_340 = tensor.expand_shape %extracted_slice_339 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_341 = linalg.transpose ins(%expanded_340 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_342 = tensor.collapse_shape %transposed_341 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_343 = tensor.expand_shape %collapsed_342 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %675 = linalg.batch_matmul ins(%expanded_307, %expanded_343 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_344 = tensor.collapse_shape %675 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_345 = tensor.expand_shape %collapsed_344 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_346 = linalg.transpose ins(%expanded_345 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_347 = tensor.extract_slice %extracted_slice_330[0, 0, 0, 2] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_348 = tensor.expand_shape %extracted_slice_347 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_349 = linalg.transpose ins(%expanded_348 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_350 = tensor.collapse_shape %transposed_349 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_351 = tensor.expand_shape %collapsed_350 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %676 = linalg.batch_matmul ins(%expanded_307, %expanded_351 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_352 = tensor.collapse_shape %676 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_353 = tensor.expand_shape %collapsed_352 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_354 = linalg.transpose ins(%expanded_353 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_355 = tensor.extract_slice %padded_71[0, 0, 2, 0] [2, 128, 2, 6] [1, 1, 2, 1] : tensor<2x128x6x6xf32> to tensor<2x128x2x6xf32>
+    %extracted_slice_356 = tensor.extract_slice %extracted_slice_355[0, 0, 0, 0] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_357 = tensor.expand_shape %extracted_slice_356 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_358 = linalg.transpose ins(%expanded_357 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_359 = tensor.collapse_shape %transposed_358 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_360 = tensor.expand_shape %collapsed_359 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %677 = linalg.batch_matmul ins(%expanded_307, %expanded_360 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_361 = tensor.collapse_shape %677 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_362 = tensor.expand_shape %collapsed_361 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_363 = linalg.transpose ins(%expanded_362 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_364 = tensor.extract_slice %extracted_slice_355[0, 0, 0, 1] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_365 = tensor.expand_shape %extracted_slice_364 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_366 = linalg.transpose ins(%expanded_365 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_367 = tensor.collapse_shape %transposed_366 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_368 = tensor.expand_shape %collapsed_367 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %678 = linalg.batch_matmul ins(%expanded_307, %expanded_368 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_369 = tensor.collapse_shape %678 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_370 = tensor.expand_shape %collapsed_369 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_371 = linalg.transpose ins(%expanded_370 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_372 = tensor.extract_slice %extracted_slice_355[0, 0, 0, 2] [2, 128, 2, 2] [1, 1, 1, 2] : tensor<2x128x2x6xf32> to tensor<2x128x2x2xf32>
+    %expanded_373 = tensor.expand_shape %extracted_slice_372 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x1x128x2x2x1xf32>
+    %transposed_374 = linalg.transpose ins(%expanded_373 : tensor<2x1x128x2x2x1xf32>) outs(%633 : tensor<2x2x2x1x128x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_375 = tensor.collapse_shape %transposed_374 [[0, 1, 2], [3, 4, 5]] : tensor<2x2x2x1x128x1xf32> into tensor<8x128xf32>
+    %expanded_376 = tensor.expand_shape %collapsed_375 [[0, 1], [2]] output_shape [1, 8, 128] : tensor<8x128xf32> into tensor<1x8x128xf32>
+    %679 = linalg.batch_matmul ins(%expanded_307, %expanded_376 : tensor<1x256x8xf32>, tensor<1x8x128xf32>) outs(%635 : tensor<1x256x128xf32>) -> tensor<1x256x128xf32>
+    %collapsed_377 = tensor.collapse_shape %679 [[0, 1], [2]] : tensor<1x256x128xf32> into tensor<256x128xf32>
+    %expanded_378 = tensor.expand_shape %collapsed_377 [[0], [1, 2, 3, 4, 5]] output_shape [256, 1, 1, 1, 1, 128] : tensor<256x128xf32> into tensor<256x1x1x1x1x128xf32>
+    %transposed_379 = linalg.transpose ins(%expanded_378 : tensor<256x1x1x1x1x128xf32>) outs(%637 : tensor<1x256x128x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %collapsed_380 = tensor.collapse_shape %transposed_313 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_381 = tensor.collapse_shape %transposed_321 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_382 = tensor.collapse_shape %transposed_329 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_383 = tensor.collapse_shape %transposed_338 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_384 = tensor.collapse_shape %transposed_346 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_385 = tensor.collapse_shape %transposed_354 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_386 = tensor.collapse_shape %transposed_363 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_387 = tensor.collapse_shape %transposed_371 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %collapsed_388 = tensor.collapse_shape %transposed_379 [[0], [1], [2], [3, 4, 5]] : tensor<1x256x128x1x1x1xf32> into tensor<1x256x128x1xf32>
+    %concat_389 = tensor.concat dim(3) %collapsed_380, %collapsed_381, %collapsed_382, %collapsed_383, %collapsed_384, %collapsed_385, %collapsed_386, %collapsed_387, %collapsed_388 : (tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>, tensor<1x256x128x1xf32>) -> tensor<1x256x128x9xf32>
+    %collapsed_390 = tensor.collapse_shape %concat_389 [[0, 1], [2], [3]] : tensor<1x256x128x9xf32> into tensor<256x128x9xf32>
+    %expanded_391 = tensor.expand_shape %collapsed_390 [[0], [1], [2, 3]] output_shape [256, 128, 3, 3] : tensor<256x128x9xf32> into tensor<256x128x3x3xf32>
+    %680 = tensor.empty() : tensor<128x256x3x3xf32>
+    %681 = linalg.fill ins(%cst : f32) outs(%680 : tensor<128x256x3x3xf32>) -> tensor<128x256x3x3xf32>
+    %682 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%681 : tensor<128x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg30[%1292, %1291, %1295, %1296] : tensor<256x128x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg30[%1341, %1340, %1344, %1345] : tensor<256x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x256x3x3xf32>
-    %675 = tensor.empty() : tensor<2x256x6x6xf32>
-    %676 = linalg.fill ins(%cst : f32) outs(%675 : tensor<2x256x6x6xf32>) -> tensor<2x256x6x6xf32>
-    %inserted_slice_210 = tensor.insert_slice %670 into %676[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x6x6xf32>
-    %677 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_210, %674 : tensor<2x256x6x6xf32>, tensor<128x256x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %padded_211 = tensor.pad %transposed_191 low[0, 0, 1, 1] high[0, 0, 1, 1] {
-    ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
-      tensor.yield %cst : f32
-    } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %678 = tensor.empty() : tensor<128x512x4x4xf32>
-    %expanded_212 = tensor.expand_shape %padded_211 [[0], [1, 2], [3], [4]] output_shape [128, 2, 1, 6, 6] : tensor<128x2x6x6xf32> into tensor<128x2x1x6x6xf32>
-    %expanded_213 = tensor.expand_shape %670 [[0], [1], [2, 3], [4]] output_shape [2, 256, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x1x2x2xf32>
-    %expanded_214 = tensor.expand_shape %678 [[0], [1, 2], [3], [4]] output_shape [128, 2, 256, 4, 4] : tensor<128x512x4x4xf32> into tensor<128x2x256x4x4xf32>
-    %679 = linalg.fill ins(%cst : f32) outs(%expanded_214 : tensor<128x2x256x4x4xf32>) -> tensor<128x2x256x4x4xf32>
-    %680 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_212, %expanded_213 : tensor<128x2x1x6x6xf32>, tensor<2x256x1x2x2xf32>) outs(%679 : tensor<128x2x256x4x4xf32>) -> tensor<128x2x256x4x4xf32>
-    %collapsed_215 = tensor.collapse_shape %680 [[0], [1, 2], [3], [4]] : tensor<128x2x256x4x4xf32> into tensor<128x512x4x4xf32>
-    %extracted_slice_216 = tensor.extract_slice %collapsed_215[0, 0, 0, 0] [128, 512, 3, 4] [1, 1, 1, 1] : tensor<128x512x4x4xf32> to tensor<128x512x3x4xf32>
-    %extracted_slice_217 = tensor.extract_slice %extracted_slice_216[0, 0, 0, 0] [128, 512, 3, 3] [1, 1, 1, 1] : tensor<128x512x3x4xf32> to tensor<128x512x3x3xf32>
-    %expanded_218 = tensor.expand_shape %extracted_slice_217 [[0], [1, 2], [3], [4]] output_shape [128, 2, 256, 3, 3] : tensor<128x512x3x3xf32> into tensor<128x2x256x3x3xf32>
-    %681 = tensor.empty() : tensor<2x256x128x3x3xf32>
-    %transposed_219 = linalg.transpose ins(%expanded_218 : tensor<128x2x256x3x3xf32>) outs(%681 : tensor<2x256x128x3x3xf32>) permutation = [1, 2, 0, 3, 4] 
-    %682 = tensor.empty() : tensor<256x128x3x3xf32>
-    %683 = linalg.fill ins(%cst : f32) outs(%682 : tensor<256x128x3x3xf32>) -> tensor<256x128x3x3xf32>
-    %684 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_219 : tensor<2x256x128x3x3xf32>) outs(%683 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<256x128x3x3xf32>
-    %685 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%634, %677 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %683 = tensor.empty() : tensor<2x256x6x6xf32>
+    %684 = linalg.fill ins(%cst : f32) outs(%683 : tensor<2x256x6x6xf32>) -> tensor<2x256x6x6xf32>
+    %inserted_slice_392 = tensor.insert_slice %669 into %684[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x6x6xf32>
+    %685 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_392, %682 : tensor<2x256x6x6xf32>, tensor<128x256x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %686 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%641, %685 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %686 = tensor.empty() : tensor<2x128x4x4xi1>
-    %687 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%206 : tensor<2x128x4x4xf32>) outs(%686 : tensor<2x128x4x4xi1>) {
+    %687 = tensor.empty() : tensor<2x128x4x4xi1>
+    %688 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%206 : tensor<2x128x4x4xf32>) outs(%687 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x128x4x4xi1>
-    %688 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%687, %cst_4, %685 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %689 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%688, %cst_4, %686 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %689 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%688 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %690 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%689 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %690 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%688, %201 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %691 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%689, %201 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %691 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%690 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %692 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%691 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %692 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%689 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %693 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%690 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_220 = tensor.expand_shape %692 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %693 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%691 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %expanded_393 = tensor.expand_shape %693 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %694 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%692 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %694 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %695 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %695 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%693, %694 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %696 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%694, %695 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_221 = tensor.expand_shape %695 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %696 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %arg28 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_394 = tensor.expand_shape %696 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %697 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %arg28 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_222 = tensor.expand_shape %696 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %697 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_221 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_395 = tensor.expand_shape %697 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %698 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_394 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %698 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%688, %697 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %699 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%689, %698 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %699 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%698, %expanded_220 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %700 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%699, %expanded_393 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %700 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%699, %expanded_222 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %701 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%700, %expanded_395 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %701 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%691, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %702 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%692, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %702 = tensor.empty() : tensor<128x128x3x3xf32>
-    %703 = linalg.fill ins(%cst : f32) outs(%702 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %704 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%703 : tensor<128x128x3x3xf32>) {
+    %703 = tensor.empty() : tensor<128x128x3x3xf32>
+    %704 = linalg.fill ins(%cst : f32) outs(%703 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %705 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%704 : tensor<128x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg27[%1292, %1291, %1295, %1296] : tensor<128x128x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg27[%1341, %1340, %1344, %1345] : tensor<128x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x128x3x3xf32>
-    %705 = tensor.empty() : tensor<2x128x6x6xf32>
-    %706 = linalg.fill ins(%cst : f32) outs(%705 : tensor<2x128x6x6xf32>) -> tensor<2x128x6x6xf32>
-    %inserted_slice_223 = tensor.insert_slice %700 into %706[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
-    %707 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_223, %704 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %transposed_224 = linalg.transpose ins(%187 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_225 = linalg.transpose ins(%700 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %padded_226 = tensor.pad %transposed_224 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %706 = tensor.empty() : tensor<2x128x6x6xf32>
+    %707 = linalg.fill ins(%cst : f32) outs(%706 : tensor<2x128x6x6xf32>) -> tensor<2x128x6x6xf32>
+    %inserted_slice_396 = tensor.insert_slice %701 into %707[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
+    %708 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_396, %705 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %709 = tensor.empty() : tensor<128x2x4x4xf32>
+    %transposed_397 = linalg.transpose ins(%187 : tensor<2x128x4x4xf32>) outs(%709 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_398 = linalg.transpose ins(%701 : tensor<2x128x4x4xf32>) outs(%709 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %padded_399 = tensor.pad %transposed_397 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %708 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_226, %transposed_225 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%703 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %transposed_227 = linalg.transpose ins(%708 : tensor<128x128x3x3xf32>) outs(%702 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %709 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%187 : tensor<2x128x4x4xf32>) outs(%686 : tensor<2x128x4x4xi1>) {
+    %710 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_399, %transposed_398 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%704 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %transposed_400 = linalg.transpose ins(%710 : tensor<128x128x3x3xf32>) outs(%703 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %711 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%187 : tensor<2x128x4x4xf32>) outs(%687 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x128x4x4xi1>
-    %710 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%709, %cst_4, %707 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<2x128x4x4xf32>
-    %711 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%710 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<128xf32>
-    %712 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%710, %183 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %712 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%711, %cst_4, %708 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %713 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%712 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %714 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%711 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %714 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%712, %183 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<2x128x4x4xf32>
+    %715 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%714 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_228 = tensor.expand_shape %714 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %715 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%713 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %716 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%713 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %716 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_401 = tensor.expand_shape %716 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %717 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%715 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %717 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%715, %716 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %718 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_229 = tensor.expand_shape %717 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %718 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %arg25 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %719 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%717, %718 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_230 = tensor.expand_shape %718 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %719 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_229 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_402 = tensor.expand_shape %719 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %720 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %arg25 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<128xf32>
+    %expanded_403 = tensor.expand_shape %720 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %721 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_402 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %720 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%710, %719 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %722 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%712, %721 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %721 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%720, %expanded_228 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %723 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%722, %expanded_401 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %722 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%721, %expanded_230 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %724 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%723, %expanded_403 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %723 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%713, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %725 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%715, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %724 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%703 : tensor<128x128x3x3xf32>) {
+    %726 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%704 : tensor<128x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg24[%1292, %1291, %1295, %1296] : tensor<128x128x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg24[%1341, %1340, %1344, %1345] : tensor<128x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x128x3x3xf32>
-    %inserted_slice_231 = tensor.insert_slice %722 into %706[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
-    %725 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_231, %724 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %transposed_232 = linalg.transpose ins(%169 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_233 = linalg.transpose ins(%722 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %padded_234 = tensor.pad %transposed_232 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_404 = tensor.insert_slice %724 into %707[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
+    %727 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_404, %726 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %transposed_405 = linalg.transpose ins(%169 : tensor<2x128x4x4xf32>) outs(%709 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_406 = linalg.transpose ins(%724 : tensor<2x128x4x4xf32>) outs(%709 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %padded_407 = tensor.pad %transposed_405 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %726 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_234, %transposed_233 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%703 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %transposed_235 = linalg.transpose ins(%726 : tensor<128x128x3x3xf32>) outs(%702 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %727 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%688, %725 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %728 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_407, %transposed_406 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%704 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %transposed_408 = linalg.transpose ins(%728 : tensor<128x128x3x3xf32>) outs(%703 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %729 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%689, %727 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %728 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%169 : tensor<2x128x4x4xf32>) outs(%686 : tensor<2x128x4x4xi1>) {
+    %730 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%169 : tensor<2x128x4x4xf32>) outs(%687 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x128x4x4xi1>
-    %729 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%728, %cst_4, %727 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<2x128x4x4xf32>
-    %730 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%729 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<128xf32>
-    %731 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%729, %164 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %731 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%730, %cst_4, %729 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %732 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%731 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %733 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%730 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %733 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%731, %164 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<2x128x4x4xf32>
+    %734 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%733 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_236 = tensor.expand_shape %733 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %734 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%732 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %735 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%732 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %735 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_409 = tensor.expand_shape %735 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %736 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%734 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %736 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%734, %735 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %737 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_237 = tensor.expand_shape %736 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %737 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %arg22 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %738 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%736, %737 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_238 = tensor.expand_shape %737 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %738 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_237 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_410 = tensor.expand_shape %738 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %739 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %arg22 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<128xf32>
+    %expanded_411 = tensor.expand_shape %739 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %740 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_410 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %739 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%729, %738 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %741 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%731, %740 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %740 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%739, %expanded_236 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %742 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%741, %expanded_409 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %741 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%740, %expanded_238 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %743 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%742, %expanded_411 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %742 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%732, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %744 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%734, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %743 = tensor.empty() : tensor<64x128x1x1xf32>
-    %744 = linalg.fill ins(%cst : f32) outs(%743 : tensor<64x128x1x1xf32>) -> tensor<64x128x1x1xf32>
-    %745 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%744 : tensor<64x128x1x1xf32>) {
+    %extracted_slice_412 = tensor.extract_slice %106[0, 0, 0, 0] [2, 64, 4, 8] [1, 1, 2, 1] : tensor<2x64x8x8xf32> to tensor<2x64x4x8xf32>
+    %extracted_slice_413 = tensor.extract_slice %extracted_slice_412[0, 0, 0, 0] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x8xf32> to tensor<2x64x4x4xf32>
+    %expanded_414 = tensor.expand_shape %743 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 4, 4, 1] : tensor<2x128x4x4xf32> into tensor<2x1x128x4x4x1xf32>
+    %expanded_415 = tensor.expand_shape %extracted_slice_413 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %745 = tensor.empty() : tensor<128x2x4x4x1x1xf32>
+    %transposed_416 = linalg.transpose ins(%expanded_414 : tensor<2x1x128x4x4x1xf32>) outs(%745 : tensor<128x2x4x4x1x1xf32>) permutation = [2, 0, 4, 3, 1, 5] 
+    %collapsed_417 = tensor.collapse_shape %transposed_416 [[0], [1, 2, 3, 4, 5]] : tensor<128x2x4x4x1x1xf32> into tensor<128x32xf32>
+    %expanded_418 = tensor.expand_shape %collapsed_417 [[0, 1], [2]] output_shape [1, 128, 32] : tensor<128x32xf32> into tensor<1x128x32xf32>
+    %746 = tensor.empty() : tensor<2x4x4x1x64x1xf32>
+    %transposed_419 = linalg.transpose ins(%expanded_415 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_420 = tensor.collapse_shape %transposed_419 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_421 = tensor.expand_shape %collapsed_420 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %747 = tensor.empty() : tensor<1x128x64xf32>
+    %748 = linalg.fill ins(%cst : f32) outs(%747 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %749 = linalg.batch_matmul ins(%expanded_418, %expanded_421 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_422 = tensor.collapse_shape %749 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_423 = tensor.expand_shape %collapsed_422 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %750 = tensor.empty() : tensor<1x128x64x1x1x1xf32>
+    %transposed_424 = linalg.transpose ins(%expanded_423 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %collapsed_425 = tensor.collapse_shape %transposed_424 [[0, 1], [2], [3], [4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<128x64x1x1xf32>
+    %751 = tensor.empty() : tensor<64x128x1x1xf32>
+    %752 = linalg.fill ins(%cst : f32) outs(%751 : tensor<64x128x1x1xf32>) -> tensor<64x128x1x1xf32>
+    %753 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%752 : tensor<64x128x1x1xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %extracted = tensor.extract %arg21[%1292, %1291, %c0, %c0] : tensor<128x64x1x1xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %extracted = tensor.extract %arg21[%1341, %1340, %c0, %c0] : tensor<128x64x1x1xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x128x1x1xf32>
-    %746 = tensor.empty() : tensor<2x128x8x8xf32>
-    %747 = linalg.fill ins(%cst : f32) outs(%746 : tensor<2x128x8x8xf32>) -> tensor<2x128x8x8xf32>
-    %inserted_slice_239 = tensor.insert_slice %741 into %747[0, 0, 0, 0] [2, 128, 4, 4] [1, 1, 2, 2] : tensor<2x128x4x4xf32> into tensor<2x128x8x8xf32>
-    %748 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_239, %745 : tensor<2x128x8x8xf32>, tensor<64x128x1x1xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %749 = tensor.empty() : tensor<64x2x8x8xf32>
-    %transposed_240 = linalg.transpose ins(%106 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %750 = tensor.empty() : tensor<64x256x2x2xf32>
-    %expanded_241 = tensor.expand_shape %transposed_240 [[0], [1, 2], [3], [4]] output_shape [64, 2, 1, 8, 8] : tensor<64x2x8x8xf32> into tensor<64x2x1x8x8xf32>
-    %expanded_242 = tensor.expand_shape %741 [[0], [1], [2, 3], [4]] output_shape [2, 128, 1, 4, 4] : tensor<2x128x4x4xf32> into tensor<2x128x1x4x4xf32>
-    %expanded_243 = tensor.expand_shape %750 [[0], [1, 2], [3], [4]] output_shape [64, 2, 128, 2, 2] : tensor<64x256x2x2xf32> into tensor<64x2x128x2x2xf32>
-    %751 = linalg.fill ins(%cst : f32) outs(%expanded_243 : tensor<64x2x128x2x2xf32>) -> tensor<64x2x128x2x2xf32>
-    %752 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_241, %expanded_242 : tensor<64x2x1x8x8xf32>, tensor<2x128x1x4x4xf32>) outs(%751 : tensor<64x2x128x2x2xf32>) -> tensor<64x2x128x2x2xf32>
-    %collapsed_244 = tensor.collapse_shape %752 [[0], [1, 2], [3], [4]] : tensor<64x2x128x2x2xf32> into tensor<64x256x2x2xf32>
-    %extracted_slice_245 = tensor.extract_slice %collapsed_244[0, 0, 0, 0] [64, 256, 1, 2] [1, 1, 1, 1] : tensor<64x256x2x2xf32> to tensor<64x256x1x2xf32>
-    %extracted_slice_246 = tensor.extract_slice %extracted_slice_245[0, 0, 0, 0] [64, 256, 1, 1] [1, 1, 1, 1] : tensor<64x256x1x2xf32> to tensor<64x256x1x1xf32>
-    %expanded_247 = tensor.expand_shape %extracted_slice_246 [[0], [1, 2], [3], [4]] output_shape [64, 2, 128, 1, 1] : tensor<64x256x1x1xf32> into tensor<64x2x128x1x1xf32>
-    %753 = tensor.empty() : tensor<2x128x64x1x1xf32>
-    %transposed_248 = linalg.transpose ins(%expanded_247 : tensor<64x2x128x1x1xf32>) outs(%753 : tensor<2x128x64x1x1xf32>) permutation = [1, 2, 0, 3, 4] 
-    %754 = tensor.empty() : tensor<128x64x1x1xf32>
-    %755 = linalg.fill ins(%cst : f32) outs(%754 : tensor<128x64x1x1xf32>) -> tensor<128x64x1x1xf32>
-    %756 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_248 : tensor<2x128x64x1x1xf32>) outs(%755 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<128x64x1x1xf32>
-    %757 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%729, %147 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %754 = tensor.empty() : tensor<2x128x8x8xf32>
+    %755 = linalg.fill ins(%cst : f32) outs(%754 : tensor<2x128x8x8xf32>) -> tensor<2x128x8x8xf32>
+    %inserted_slice_426 = tensor.insert_slice %743 into %755[0, 0, 0, 0] [2, 128, 4, 4] [1, 1, 2, 2] : tensor<2x128x4x4xf32> into tensor<2x128x8x8xf32>
+    %756 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_426, %753 : tensor<2x128x8x8xf32>, tensor<64x128x1x1xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %757 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%731, %147 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %758 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%757 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %759 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%758 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %760 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%146, %146 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %761 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%759, %760 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_249 = tensor.expand_shape %761 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_427 = tensor.expand_shape %761 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %762 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%146, %arg19 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_250 = tensor.expand_shape %762 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %763 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_249 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_428 = tensor.expand_shape %762 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %763 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_427 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %764 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%729, %763 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %764 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%731, %763 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %765 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%764, %expanded_236 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %765 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%764, %expanded_409 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %766 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%765, %expanded_250 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %766 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%765, %expanded_428 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %767 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%758, %146 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %768 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%703 : tensor<128x128x3x3xf32>) {
+    %768 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%704 : tensor<128x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg18[%1292, %1291, %1295, %1296] : tensor<128x128x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg18[%1341, %1340, %1344, %1345] : tensor<128x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x128x3x3xf32>
-    %inserted_slice_251 = tensor.insert_slice %766 into %706[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
-    %769 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_251, %768 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %transposed_252 = linalg.transpose ins(%133 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_253 = linalg.transpose ins(%766 : tensor<2x128x4x4xf32>) outs(%635 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %padded_254 = tensor.pad %transposed_252 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_429 = tensor.insert_slice %766 into %707[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
+    %769 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_429, %768 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %transposed_430 = linalg.transpose ins(%133 : tensor<2x128x4x4xf32>) outs(%709 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_431 = linalg.transpose ins(%766 : tensor<2x128x4x4xf32>) outs(%709 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %padded_432 = tensor.pad %transposed_430 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %770 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_254, %transposed_253 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%703 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %transposed_255 = linalg.transpose ins(%770 : tensor<128x128x3x3xf32>) outs(%702 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %771 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%133 : tensor<2x128x4x4xf32>) outs(%686 : tensor<2x128x4x4xi1>) {
+    %770 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_432, %transposed_431 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%704 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %transposed_433 = linalg.transpose ins(%770 : tensor<128x128x3x3xf32>) outs(%703 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %771 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%133 : tensor<2x128x4x4xf32>) outs(%687 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x128x4x4xi1>
     %772 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%771, %cst_4, %769 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %773 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%772 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %774 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%772, %129 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %775 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%774 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %776 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%773 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_256 = tensor.expand_shape %776 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_434 = tensor.expand_shape %776 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %777 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%775 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_18 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_18 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %778 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%128, %128 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
     %779 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%777, %778 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_257 = tensor.expand_shape %779 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_435 = tensor.expand_shape %779 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
     %780 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%128, %arg16 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %expanded_258 = tensor.expand_shape %780 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %781 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_257 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_436 = tensor.expand_shape %780 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %781 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_435 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %782 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%772, %781 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %783 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%782, %expanded_256 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %783 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%782, %expanded_434 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
-    %784 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%783, %expanded_258 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %784 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%783, %expanded_436 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x128x4x4xf32>
     %785 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%775, %128 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %786 = tensor.empty() : tensor<64x128x3x3xf32>
-    %787 = linalg.fill ins(%cst : f32) outs(%786 : tensor<64x128x3x3xf32>) -> tensor<64x128x3x3xf32>
-    %788 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%787 : tensor<64x128x3x3xf32>) {
+    %extracted_slice_437 = tensor.extract_slice %padded_47[0, 0, 0, 0] [2, 64, 4, 10] [1, 1, 2, 1] : tensor<2x64x10x10xf32> to tensor<2x64x4x10xf32>
+    %extracted_slice_438 = tensor.extract_slice %extracted_slice_437[0, 0, 0, 0] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_439 = tensor.expand_shape %784 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 128, 4, 4, 1] : tensor<2x128x4x4xf32> into tensor<2x1x128x4x4x1xf32>
+    %expanded_440 = tensor.expand_shape %extracted_slice_438 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_441 = linalg.transpose ins(%expanded_439 : tensor<2x1x128x4x4x1xf32>) outs(%745 : tensor<128x2x4x4x1x1xf32>) permutation = [2, 0, 4, 3, 1, 5] 
+    %collapsed_442 = tensor.collapse_shape %transposed_441 [[0], [1, 2, 3, 4, 5]] : tensor<128x2x4x4x1x1xf32> into tensor<128x32xf32>
+    %expanded_443 = tensor.expand_shape %collapsed_442 [[0, 1], [2]] output_shape [1, 128, 32] : tensor<128x32xf32> into tensor<1x128x32xf32>
+    %transposed_444 = linalg.transpose ins(%expanded_440 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_445 = tensor.collapse_shape %transposed_444 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_446 = tensor.expand_shape %collapsed_445 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %786 = linalg.batch_matmul ins(%expanded_443, %expanded_446 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_447 = tensor.collapse_shape %786 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_448 = tensor.expand_shape %collapsed_447 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_449 = linalg.transpose ins(%expanded_448 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_450 = tensor.extract_slice %extracted_slice_437[0, 0, 0, 1] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_451 = tensor.expand_shape %extracted_slice_450 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_452 = linalg.transpose ins(%expanded_451 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_453 = tensor.collapse_shape %transposed_452 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_454 = tensor.expand_shape %collapsed_453 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %787 = linalg.batch_matmul ins(%expanded_443, %expanded_454 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_455 = tensor.collapse_shape %787 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_456 = tensor.expand_shape %collapsed_455 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_457 = linalg.transpose ins(%expanded_456 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_458 = tensor.extract_slice %extracted_slice_437[0, 0, 0, 2] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_459 = tensor.expand_shape %extracted_slice_458 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_460 = linalg.transpose ins(%expanded_459 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_461 = tensor.collapse_shape %transposed_460 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_462 = tensor.expand_shape %collapsed_461 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %788 = linalg.batch_matmul ins(%expanded_443, %expanded_462 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_463 = tensor.collapse_shape %788 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_464 = tensor.expand_shape %collapsed_463 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_465 = linalg.transpose ins(%expanded_464 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_466 = tensor.extract_slice %padded_47[0, 0, 1, 0] [2, 64, 4, 10] [1, 1, 2, 1] : tensor<2x64x10x10xf32> to tensor<2x64x4x10xf32>
+    %extracted_slice_467 = tensor.extract_slice %extracted_slice_466[0, 0, 0, 0] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_468 = tensor.expand_shape %extracted_slice_467 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_469 = linalg.transpose ins(%expanded_468 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_470 = tensor.collapse_shape %transposed_469 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_471 = tensor.expand_shape %collapsed_470 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %789 = linalg.batch_matmul ins(%expanded_443, %expanded_471 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_472 = tensor.collapse_shape %789 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_473 = tensor.expand_shape %collapsed_472 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_474 = linalg.transpose ins(%expanded_473 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_475 = tensor.extract_slice %extracted_slice_466[0, 0, 0, 1] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_476 = tensor.expand_shape %extracted_slice_475 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_477 = linalg.transpose ins(%expanded_476 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_478 = tensor.collapse_shape %transposed_477 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_479 = tensor.expand_shape %collapsed_478 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %790 = linalg.batch_matmul ins(%expanded_443, %expanded_479 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_480 = tensor.collapse_shape %790 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_481 = tensor.expand_shape %collapsed_480 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_482 = linalg.transpose ins(%expanded_481 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_483 = tensor.extract_slice %extracted_slice_466[0, 0, 0, 2] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_484 = tensor.expand_shape %extracted_slice_483 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_485 = linalg.transpose ins(%expanded_484 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_486 = tensor.collapse_shape %transposed_485 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_487 = tensor.expand_shape %collapsed_486 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %791 = linalg.batch_matmul ins(%expanded_443, %expanded_487 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_488 = tensor.collapse_shape %791 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_489 = tensor.expand_shape %collapsed_488 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_490 = linalg.transpose ins(%expanded_489 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_491 = tensor.extract_slice %padded_47[0, 0, 2, 0] [2, 64, 4, 10] [1, 1, 2, 1] : tensor<2x64x10x10xf32> to tensor<2x64x4x10xf32>
+    %extracted_slice_492 = tensor.extract_slice %extracted_slice_491[0, 0, 0, 0] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_493 = tensor.expand_shape %extracted_slice_492 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_494 = linalg.transpose ins(%expanded_493 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_495 = tensor.collapse_shape %transposed_494 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_496 = tensor.expand_shape %collapsed_495 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %792 = linalg.batch_matmul ins(%expanded_443, %expanded_496 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_497 = tensor.collapse_shape %792 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_498 = tensor.expand_shape %collapsed_497 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_499 = linalg.transpose ins(%expanded_498 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_500 = tensor.extract_slice %extracted_slice_491[0, 0, 0, 1] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_501 = tensor.expand_shape %extracted_slice_500 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_502 = linalg.transpose ins(%expanded_501 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_503 = tensor.collapse_shape %transposed_502 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_504 = tensor.expand_shape %collapsed_503 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %793 = linalg.batch_matmul ins(%expanded_443, %expanded_504 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_505 = tensor.collapse_shape %793 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_506 = tensor.expand_shape %collapsed_505 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_507 = linalg.transpose ins(%expanded_506 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_508 = tensor.extract_slice %extracted_slice_491[0, 0, 0, 2] [2, 64, 4, 4] [1, 1, 1, 2] : tensor<2x64x4x10xf32> to tensor<2x64x4x4xf32>
+    %expanded_509 = tensor.expand_shape %extracted_slice_508 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x1x64x4x4x1xf32>
+    %transposed_510 = linalg.transpose ins(%expanded_509 : tensor<2x1x64x4x4x1xf32>) outs(%746 : tensor<2x4x4x1x64x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_511 = tensor.collapse_shape %transposed_510 [[0, 1, 2], [3, 4, 5]] : tensor<2x4x4x1x64x1xf32> into tensor<32x64xf32>
+    %expanded_512 = tensor.expand_shape %collapsed_511 [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+    %794 = linalg.batch_matmul ins(%expanded_443, %expanded_512 : tensor<1x128x32xf32>, tensor<1x32x64xf32>) outs(%748 : tensor<1x128x64xf32>) -> tensor<1x128x64xf32>
+    %collapsed_513 = tensor.collapse_shape %794 [[0, 1], [2]] : tensor<1x128x64xf32> into tensor<128x64xf32>
+    %expanded_514 = tensor.expand_shape %collapsed_513 [[0], [1, 2, 3, 4, 5]] output_shape [128, 1, 1, 1, 1, 64] : tensor<128x64xf32> into tensor<128x1x1x1x1x64xf32>
+    %transposed_515 = linalg.transpose ins(%expanded_514 : tensor<128x1x1x1x1x64xf32>) outs(%750 : tensor<1x128x64x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %collapsed_516 = tensor.collapse_shape %transposed_449 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_517 = tensor.collapse_shape %transposed_457 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_518 = tensor.collapse_shape %transposed_465 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_519 = tensor.collapse_shape %transposed_474 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_520 = tensor.collapse_shape %transposed_482 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_521 = tensor.collapse_shape %transposed_490 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_522 = tensor.collapse_shape %transposed_499 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_523 = tensor.collapse_shape %transposed_507 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %collapsed_524 = tensor.collapse_shape %transposed_515 [[0], [1], [2], [3, 4, 5]] : tensor<1x128x64x1x1x1xf32> into tensor<1x128x64x1xf32>
+    %concat_525 = tensor.concat dim(3) %collapsed_516, %collapsed_517, %collapsed_518, %collapsed_519, %collapsed_520, %collapsed_521, %collapsed_522, %collapsed_523, %collapsed_524 : (tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>, tensor<1x128x64x1xf32>) -> tensor<1x128x64x9xf32>
+    %collapsed_526 = tensor.collapse_shape %concat_525 [[0, 1], [2], [3]] : tensor<1x128x64x9xf32> into tensor<128x64x9xf32>
+    %expanded_527 = tensor.expand_shape %collapsed_526 [[0], [1], [2, 3]] output_shape [128, 64, 3, 3] : tensor<128x64x9xf32> into tensor<128x64x3x3xf32>
+    %795 = tensor.empty() : tensor<64x128x3x3xf32>
+    %796 = linalg.fill ins(%cst : f32) outs(%795 : tensor<64x128x3x3xf32>) -> tensor<64x128x3x3xf32>
+    %797 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%796 : tensor<64x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg15[%1292, %1291, %1295, %1296] : tensor<128x64x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg15[%1341, %1340, %1344, %1345] : tensor<128x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x128x3x3xf32>
-    %789 = tensor.empty() : tensor<2x128x10x10xf32>
-    %790 = linalg.fill ins(%cst : f32) outs(%789 : tensor<2x128x10x10xf32>) -> tensor<2x128x10x10xf32>
-    %inserted_slice_259 = tensor.insert_slice %784 into %790[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 2, 2] : tensor<2x128x4x4xf32> into tensor<2x128x10x10xf32>
-    %791 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_259, %788 : tensor<2x128x10x10xf32>, tensor<64x128x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %padded_260 = tensor.pad %transposed_240 low[0, 0, 1, 1] high[0, 0, 1, 1] {
-    ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
-      tensor.yield %cst : f32
-    } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %792 = tensor.empty() : tensor<64x256x4x4xf32>
-    %expanded_261 = tensor.expand_shape %padded_260 [[0], [1, 2], [3], [4]] output_shape [64, 2, 1, 10, 10] : tensor<64x2x10x10xf32> into tensor<64x2x1x10x10xf32>
-    %expanded_262 = tensor.expand_shape %784 [[0], [1], [2, 3], [4]] output_shape [2, 128, 1, 4, 4] : tensor<2x128x4x4xf32> into tensor<2x128x1x4x4xf32>
-    %expanded_263 = tensor.expand_shape %792 [[0], [1, 2], [3], [4]] output_shape [64, 2, 128, 4, 4] : tensor<64x256x4x4xf32> into tensor<64x2x128x4x4xf32>
-    %793 = linalg.fill ins(%cst : f32) outs(%expanded_263 : tensor<64x2x128x4x4xf32>) -> tensor<64x2x128x4x4xf32>
-    %794 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_261, %expanded_262 : tensor<64x2x1x10x10xf32>, tensor<2x128x1x4x4xf32>) outs(%793 : tensor<64x2x128x4x4xf32>) -> tensor<64x2x128x4x4xf32>
-    %collapsed_264 = tensor.collapse_shape %794 [[0], [1, 2], [3], [4]] : tensor<64x2x128x4x4xf32> into tensor<64x256x4x4xf32>
-    %extracted_slice_265 = tensor.extract_slice %collapsed_264[0, 0, 0, 0] [64, 256, 3, 4] [1, 1, 1, 1] : tensor<64x256x4x4xf32> to tensor<64x256x3x4xf32>
-    %extracted_slice_266 = tensor.extract_slice %extracted_slice_265[0, 0, 0, 0] [64, 256, 3, 3] [1, 1, 1, 1] : tensor<64x256x3x4xf32> to tensor<64x256x3x3xf32>
-    %expanded_267 = tensor.expand_shape %extracted_slice_266 [[0], [1, 2], [3], [4]] output_shape [64, 2, 128, 3, 3] : tensor<64x256x3x3xf32> into tensor<64x2x128x3x3xf32>
-    %795 = tensor.empty() : tensor<2x128x64x3x3xf32>
-    %transposed_268 = linalg.transpose ins(%expanded_267 : tensor<64x2x128x3x3xf32>) outs(%795 : tensor<2x128x64x3x3xf32>) permutation = [1, 2, 0, 3, 4] 
-    %796 = tensor.empty() : tensor<128x64x3x3xf32>
-    %797 = linalg.fill ins(%cst : f32) outs(%796 : tensor<128x64x3x3xf32>) -> tensor<128x64x3x3xf32>
-    %798 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_268 : tensor<2x128x64x3x3xf32>) outs(%797 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<128x64x3x3xf32>
-    %799 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%748, %791 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %798 = tensor.empty() : tensor<2x128x10x10xf32>
+    %799 = linalg.fill ins(%cst : f32) outs(%798 : tensor<2x128x10x10xf32>) -> tensor<2x128x10x10xf32>
+    %inserted_slice_528 = tensor.insert_slice %784 into %799[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 2, 2] : tensor<2x128x4x4xf32> into tensor<2x128x10x10xf32>
+    %800 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_528, %797 : tensor<2x128x10x10xf32>, tensor<64x128x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %801 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%756, %800 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %800 = tensor.empty() : tensor<2x64x8x8xi1>
-    %801 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%106 : tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %802 = tensor.empty() : tensor<2x64x8x8xi1>
+    %803 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%106 : tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %802 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%801, %cst_4, %799 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<2x64x8x8xf32>
-    %803 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%802 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
-    } -> tensor<64xf32>
-    %804 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%802, %101 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %804 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%803, %cst_4, %801 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
     %805 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%804 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %806 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%803 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %806 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%804, %101 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<2x64x8x8xf32>
+    %807 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%806 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_269 = tensor.expand_shape %806 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %807 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%805 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %808 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%805 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %808 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_529 = tensor.expand_shape %808 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %809 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%807 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %809 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%807, %808 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %810 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_270 = tensor.expand_shape %809 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %810 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %arg13 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %811 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%809, %810 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_271 = tensor.expand_shape %810 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %811 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_270 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_530 = tensor.expand_shape %811 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %812 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %arg13 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
+    } -> tensor<64xf32>
+    %expanded_531 = tensor.expand_shape %812 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %813 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_530 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %812 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%802, %811 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %814 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%804, %813 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %813 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%812, %expanded_269 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %815 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%814, %expanded_529 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %814 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%813, %expanded_271 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %816 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%815, %expanded_531 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %815 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%805, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %817 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%807, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %816 = tensor.empty() : tensor<64x64x3x3xf32>
-    %817 = linalg.fill ins(%cst : f32) outs(%816 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %818 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%817 : tensor<64x64x3x3xf32>) {
+    %818 = tensor.empty() : tensor<64x64x3x3xf32>
+    %819 = linalg.fill ins(%cst : f32) outs(%818 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %820 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%819 : tensor<64x64x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg12[%1292, %1291, %1295, %1296] : tensor<64x64x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg12[%1341, %1340, %1344, %1345] : tensor<64x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x64x3x3xf32>
-    %819 = tensor.empty() : tensor<2x64x10x10xf32>
-    %820 = linalg.fill ins(%cst : f32) outs(%819 : tensor<2x64x10x10xf32>) -> tensor<2x64x10x10xf32>
-    %inserted_slice_272 = tensor.insert_slice %814 into %820[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %821 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_272, %818 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_273 = linalg.transpose ins(%87 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_274 = linalg.transpose ins(%814 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_275 = tensor.pad %transposed_273 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %821 = tensor.empty() : tensor<2x64x10x10xf32>
+    %822 = linalg.fill ins(%cst : f32) outs(%821 : tensor<2x64x10x10xf32>) -> tensor<2x64x10x10xf32>
+    %inserted_slice_532 = tensor.insert_slice %816 into %822[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %823 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_532, %820 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %824 = tensor.empty() : tensor<64x2x8x8xf32>
+    %transposed_533 = linalg.transpose ins(%87 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_534 = linalg.transpose ins(%816 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_535 = tensor.pad %transposed_533 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %822 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_275, %transposed_274 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%817 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_276 = linalg.transpose ins(%822 : tensor<64x64x3x3xf32>) outs(%816 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %823 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%87 : tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %825 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_535, %transposed_534 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%819 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_536 = linalg.transpose ins(%825 : tensor<64x64x3x3xf32>) outs(%818 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %826 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%87 : tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %824 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%823, %cst_4, %821 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %827 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%826, %cst_4, %823 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %825 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%824 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %828 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%827 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %826 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%824, %83 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %829 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%827, %83 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %827 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%826 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %830 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%829 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %828 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%825 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %831 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%828 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_277 = tensor.expand_shape %828 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %829 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%827 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %expanded_537 = tensor.expand_shape %831 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %832 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%830 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %830 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %833 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %831 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%829, %830 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %834 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%832, %833 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_278 = tensor.expand_shape %831 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %832 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %arg10 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_538 = tensor.expand_shape %834 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %835 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %arg10 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_279 = tensor.expand_shape %832 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %833 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_278 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_539 = tensor.expand_shape %835 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %836 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_538 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %834 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%824, %833 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %837 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%827, %836 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %835 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%834, %expanded_277 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %838 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%837, %expanded_537 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %836 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%835, %expanded_279 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %839 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%838, %expanded_539 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %837 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%827, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %840 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%830, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %838 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%817 : tensor<64x64x3x3xf32>) {
+    %841 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%819 : tensor<64x64x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg9[%1292, %1291, %1295, %1296] : tensor<64x64x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg9[%1341, %1340, %1344, %1345] : tensor<64x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x64x3x3xf32>
-    %inserted_slice_280 = tensor.insert_slice %836 into %820[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %839 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_280, %838 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_281 = linalg.transpose ins(%69 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_282 = linalg.transpose ins(%836 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_283 = tensor.pad %transposed_281 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_540 = tensor.insert_slice %839 into %822[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %842 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_540, %841 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %transposed_541 = linalg.transpose ins(%69 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_542 = linalg.transpose ins(%839 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_543 = tensor.pad %transposed_541 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %840 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_283, %transposed_282 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%817 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_284 = linalg.transpose ins(%840 : tensor<64x64x3x3xf32>) outs(%816 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %841 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%802, %839 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %843 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_543, %transposed_542 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%819 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_544 = linalg.transpose ins(%843 : tensor<64x64x3x3xf32>) outs(%818 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %844 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%804, %842 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %842 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%69 : tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %845 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%69 : tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %843 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%842, %cst_4, %841 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %846 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%845, %cst_4, %844 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %844 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%843 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %847 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%846 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %845 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%843, %64 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %848 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%846, %64 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %846 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%845 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %849 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%848 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %847 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%844 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %850 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%847 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_285 = tensor.expand_shape %847 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %848 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%846 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %expanded_545 = tensor.expand_shape %850 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %851 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%849 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %849 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %852 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %850 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%848, %849 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %853 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%851, %852 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_286 = tensor.expand_shape %850 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %851 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %arg7 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_546 = tensor.expand_shape %853 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %854 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %arg7 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_287 = tensor.expand_shape %851 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %852 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_286 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_547 = tensor.expand_shape %854 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %855 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_546 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %853 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%843, %852 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %856 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%846, %855 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %854 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%853, %expanded_285 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %857 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%856, %expanded_545 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %855 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%854, %expanded_287 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %858 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%857, %expanded_547 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %856 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%846, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %859 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%849, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %857 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%817 : tensor<64x64x3x3xf32>) {
+    %860 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%819 : tensor<64x64x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg6[%1292, %1291, %1295, %1296] : tensor<64x64x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg6[%1341, %1340, %1344, %1345] : tensor<64x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x64x3x3xf32>
-    %inserted_slice_288 = tensor.insert_slice %855 into %820[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %858 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_288, %857 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_289 = linalg.transpose ins(%50 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_290 = linalg.transpose ins(%855 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_291 = tensor.pad %transposed_289 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_548 = tensor.insert_slice %858 into %822[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %861 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_548, %860 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %transposed_549 = linalg.transpose ins(%50 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_550 = linalg.transpose ins(%858 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_551 = tensor.pad %transposed_549 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %859 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_291, %transposed_290 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%817 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_292 = linalg.transpose ins(%859 : tensor<64x64x3x3xf32>) outs(%816 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %860 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%50 : tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %862 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_551, %transposed_550 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%819 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_552 = linalg.transpose ins(%862 : tensor<64x64x3x3xf32>) outs(%818 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %863 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%50 : tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %861 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%860, %cst_4, %858 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %864 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%863, %cst_4, %861 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %862 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%861 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %865 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%864 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %863 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%861, %46 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %866 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%864, %46 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %864 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%863 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %867 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%866 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %865 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%862 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %868 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%865 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_293 = tensor.expand_shape %865 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %866 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%864 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %expanded_553 = tensor.expand_shape %868 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %869 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%867 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_19 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_19 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %867 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %870 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %868 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%866, %867 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %871 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%869, %870 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_294 = tensor.expand_shape %868 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %869 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %arg4 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_554 = tensor.expand_shape %871 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %872 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %arg4 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_295 = tensor.expand_shape %869 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %870 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_294 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_555 = tensor.expand_shape %872 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %873 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_554 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %871 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%861, %870 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %874 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%864, %873 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %872 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%871, %expanded_293 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %875 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%874, %expanded_553 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %873 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%872, %expanded_295 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %876 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%875, %expanded_555 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %874 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%864, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %877 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%867, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %875 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%817 : tensor<64x64x3x3xf32>) {
+    %878 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%819 : tensor<64x64x3x3xf32>) {
     ^bb0(%out: f32):
-      %1291 = linalg.index 0 : index
-      %1292 = linalg.index 1 : index
-      %1293 = linalg.index 2 : index
-      %1294 = linalg.index 3 : index
-      %1295 = arith.subi %c2, %1293 : index
-      %1296 = arith.subi %c2, %1294 : index
-      %extracted = tensor.extract %arg3[%1292, %1291, %1295, %1296] : tensor<64x64x3x3xf32>
+      %1340 = linalg.index 0 : index
+      %1341 = linalg.index 1 : index
+      %1342 = linalg.index 2 : index
+      %1343 = linalg.index 3 : index
+      %1344 = arith.subi %c2, %1342 : index
+      %1345 = arith.subi %c2, %1343 : index
+      %extracted = tensor.extract %arg3[%1341, %1340, %1344, %1345] : tensor<64x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x64x3x3xf32>
-    %inserted_slice_296 = tensor.insert_slice %873 into %820[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %876 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_296, %875 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_297 = linalg.transpose ins(%30 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_298 = linalg.transpose ins(%873 : tensor<2x64x8x8xf32>) outs(%749 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_299 = tensor.pad %transposed_297 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_556 = tensor.insert_slice %876 into %822[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %879 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_556, %878 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %transposed_557 = linalg.transpose ins(%30 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_558 = linalg.transpose ins(%876 : tensor<2x64x8x8xf32>) outs(%824 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_559 = tensor.pad %transposed_557 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %877 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_299, %transposed_298 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%817 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_300 = linalg.transpose ins(%877 : tensor<64x64x3x3xf32>) outs(%816 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %878 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%843, %876 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %880 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_559, %transposed_558 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%819 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_560 = linalg.transpose ins(%880 : tensor<64x64x3x3xf32>) outs(%818 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %881 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%846, %879 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %extracted_slice_301 = tensor.extract_slice %padded_26[0, 0, 0, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
-    %extracted_slice_302 = tensor.extract_slice %extracted_slice_301[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_303 = tensor.extract_slice %extracted_slice_301[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_304 = tensor.extract_slice %extracted_slice_301[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_305 = tensor.extract_slice %padded_26[0, 0, 1, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
-    %extracted_slice_306 = tensor.extract_slice %extracted_slice_305[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_307 = tensor.extract_slice %extracted_slice_305[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_308 = tensor.extract_slice %extracted_slice_305[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_309 = tensor.extract_slice %padded_26[0, 0, 2, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
-    %extracted_slice_310 = tensor.extract_slice %extracted_slice_309[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_311 = tensor.extract_slice %extracted_slice_309[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_312 = tensor.extract_slice %extracted_slice_309[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %879 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_302, %extracted_slice_303 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %extracted_slice_561 = tensor.extract_slice %padded_26[0, 0, 0, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
+    %extracted_slice_562 = tensor.extract_slice %extracted_slice_561[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_563 = tensor.extract_slice %extracted_slice_561[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_564 = tensor.extract_slice %extracted_slice_561[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_565 = tensor.extract_slice %padded_26[0, 0, 1, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
+    %extracted_slice_566 = tensor.extract_slice %extracted_slice_565[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_567 = tensor.extract_slice %extracted_slice_565[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_568 = tensor.extract_slice %extracted_slice_565[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_569 = tensor.extract_slice %padded_26[0, 0, 2, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
+    %extracted_slice_570 = tensor.extract_slice %extracted_slice_569[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_571 = tensor.extract_slice %extracted_slice_569[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_572 = tensor.extract_slice %extracted_slice_569[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %882 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_562, %extracted_slice_563 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %880 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%879, %extracted_slice_304 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %883 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%882, %extracted_slice_564 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %881 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%880, %extracted_slice_306 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %884 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%883, %extracted_slice_566 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %882 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%881, %extracted_slice_307 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %885 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%884, %extracted_slice_567 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %883 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%882, %extracted_slice_308 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %886 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%885, %extracted_slice_568 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %884 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%883, %extracted_slice_310 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %887 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%886, %extracted_slice_570 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %885 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%884, %extracted_slice_311 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %888 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%887, %extracted_slice_571 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %886 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%885, %extracted_slice_312 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.cmpf ogt, %in, %in_391 : f32
-      %1292 = arith.select %1291, %in, %in_391 : f32
-      linalg.yield %1292 : f32
+    %889 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%888, %extracted_slice_572 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.cmpf ogt, %in, %in_1097 : f32
+      %1341 = arith.select %1340, %in, %in_1097 : f32
+      linalg.yield %1341 : f32
     } -> tensor<2x64x8x8xf32>
-    %887 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_302, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %890 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_562, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %888 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %891 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %889 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%887, %888 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %892 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%890, %891 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %890 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3, %889 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %893 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3, %892 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %891 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%889, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %894 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%892, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_313 = tensor.expand_shape %891 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat = tensor.concat dim(4) %expanded_313, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_314 = tensor.collapse_shape %concat [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_315 = tensor.concat dim(3) %collapsed_314, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_316 = tensor.expand_shape %concat_315 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_317 = tensor.collapse_shape %expanded_316 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_318 = tensor.pad %collapsed_317 low[0, 0, 0, 0] high[0, 0, 2, 2] {
+    %expanded_573 = tensor.expand_shape %894 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_574 = tensor.concat dim(4) %expanded_573, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_575 = tensor.collapse_shape %concat_574 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_576 = tensor.concat dim(3) %collapsed_575, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_577 = tensor.expand_shape %concat_576 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_578 = tensor.collapse_shape %expanded_577 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_579 = tensor.pad %collapsed_578 low[0, 0, 0, 0] high[0, 0, 2, 2] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %892 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_303, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %895 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_563, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %893 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%890 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %896 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%893 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %894 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%892, %893 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %897 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%895, %896 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %895 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%890, %894 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %898 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%893, %897 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %896 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%894, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %899 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%897, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_319 = tensor.expand_shape %896 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_320 = tensor.concat dim(4) %expanded_319, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_321 = tensor.collapse_shape %concat_320 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_322 = tensor.concat dim(3) %collapsed_321, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_323 = tensor.expand_shape %concat_322 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_324 = tensor.collapse_shape %expanded_323 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_325 = tensor.pad %collapsed_324 low[0, 0, 0, 1] high[0, 0, 2, 1] {
+    %expanded_580 = tensor.expand_shape %899 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_581 = tensor.concat dim(4) %expanded_580, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_582 = tensor.collapse_shape %concat_581 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_583 = tensor.concat dim(3) %collapsed_582, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_584 = tensor.expand_shape %concat_583 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_585 = tensor.collapse_shape %expanded_584 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_586 = tensor.pad %collapsed_585 low[0, 0, 0, 1] high[0, 0, 2, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %897 = tensor.empty() : tensor<2x64x18x18xf32>
-    %898 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded_318, %padded_325 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %900 = tensor.empty() : tensor<2x64x18x18xf32>
+    %901 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded_579, %padded_586 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %899 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_304, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %902 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_564, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %900 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%895 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %903 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%898 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %901 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%899, %900 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %904 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%902, %903 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %902 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%895, %901 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %905 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%898, %904 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %903 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%901, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %906 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%904, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_326 = tensor.expand_shape %903 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_327 = tensor.concat dim(4) %expanded_326, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_328 = tensor.collapse_shape %concat_327 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_329 = tensor.concat dim(3) %collapsed_328, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_330 = tensor.expand_shape %concat_329 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_331 = tensor.collapse_shape %expanded_330 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_332 = tensor.pad %collapsed_331 low[0, 0, 0, 2] high[0, 0, 2, 0] {
+    %expanded_587 = tensor.expand_shape %906 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_588 = tensor.concat dim(4) %expanded_587, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_589 = tensor.collapse_shape %concat_588 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_590 = tensor.concat dim(3) %collapsed_589, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_591 = tensor.expand_shape %concat_590 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_592 = tensor.collapse_shape %expanded_591 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_593 = tensor.pad %collapsed_592 low[0, 0, 0, 2] high[0, 0, 2, 0] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %904 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%898, %padded_332 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %907 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%901, %padded_593 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %905 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_306, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %908 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_566, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %906 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%902 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %909 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%905 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %907 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%905, %906 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %910 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%908, %909 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %908 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%902, %907 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %911 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%905, %910 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %909 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%907, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %912 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%910, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_333 = tensor.expand_shape %909 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_334 = tensor.concat dim(4) %expanded_333, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_335 = tensor.collapse_shape %concat_334 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_336 = tensor.concat dim(3) %collapsed_335, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_337 = tensor.expand_shape %concat_336 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_338 = tensor.collapse_shape %expanded_337 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_339 = tensor.pad %collapsed_338 low[0, 0, 1, 0] high[0, 0, 1, 2] {
+    %expanded_594 = tensor.expand_shape %912 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_595 = tensor.concat dim(4) %expanded_594, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_596 = tensor.collapse_shape %concat_595 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_597 = tensor.concat dim(3) %collapsed_596, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_598 = tensor.expand_shape %concat_597 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_599 = tensor.collapse_shape %expanded_598 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_600 = tensor.pad %collapsed_599 low[0, 0, 1, 0] high[0, 0, 1, 2] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %910 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%904, %padded_339 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %913 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%907, %padded_600 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %911 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_307, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %914 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_567, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %912 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%908 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %915 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%911 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %913 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%911, %912 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %916 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%914, %915 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %914 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%908, %913 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %917 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%911, %916 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %915 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%913, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %918 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%916, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_340 = tensor.expand_shape %915 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_341 = tensor.concat dim(4) %expanded_340, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_342 = tensor.collapse_shape %concat_341 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_343 = tensor.concat dim(3) %collapsed_342, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_344 = tensor.expand_shape %concat_343 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_345 = tensor.collapse_shape %expanded_344 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_346 = tensor.pad %collapsed_345 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %expanded_601 = tensor.expand_shape %918 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_602 = tensor.concat dim(4) %expanded_601, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_603 = tensor.collapse_shape %concat_602 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_604 = tensor.concat dim(3) %collapsed_603, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_605 = tensor.expand_shape %concat_604 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_606 = tensor.collapse_shape %expanded_605 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_607 = tensor.pad %collapsed_606 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %916 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%910, %padded_346 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %919 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%913, %padded_607 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %917 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_308, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %920 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_568, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %918 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%914 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %921 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%917 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %919 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%917, %918 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %922 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%920, %921 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %920 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%914, %919 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %923 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%917, %922 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %921 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%919, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %924 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%922, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_347 = tensor.expand_shape %921 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_348 = tensor.concat dim(4) %expanded_347, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_349 = tensor.collapse_shape %concat_348 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_350 = tensor.concat dim(3) %collapsed_349, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_351 = tensor.expand_shape %concat_350 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_352 = tensor.collapse_shape %expanded_351 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_353 = tensor.pad %collapsed_352 low[0, 0, 1, 2] high[0, 0, 1, 0] {
+    %expanded_608 = tensor.expand_shape %924 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_609 = tensor.concat dim(4) %expanded_608, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_610 = tensor.collapse_shape %concat_609 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_611 = tensor.concat dim(3) %collapsed_610, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_612 = tensor.expand_shape %concat_611 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_613 = tensor.collapse_shape %expanded_612 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_614 = tensor.pad %collapsed_613 low[0, 0, 1, 2] high[0, 0, 1, 0] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %922 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%916, %padded_353 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %925 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%919, %padded_614 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %923 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_310, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %926 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_570, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %924 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%920 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %927 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%923 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %925 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%923, %924 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %928 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%926, %927 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %926 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%920, %925 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %929 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%923, %928 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %927 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%925, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %930 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%928, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_354 = tensor.expand_shape %927 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_355 = tensor.concat dim(4) %expanded_354, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_356 = tensor.collapse_shape %concat_355 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_357 = tensor.concat dim(3) %collapsed_356, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_358 = tensor.expand_shape %concat_357 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_359 = tensor.collapse_shape %expanded_358 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_360 = tensor.pad %collapsed_359 low[0, 0, 2, 0] high[0, 0, 0, 2] {
+    %expanded_615 = tensor.expand_shape %930 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_616 = tensor.concat dim(4) %expanded_615, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_617 = tensor.collapse_shape %concat_616 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_618 = tensor.concat dim(3) %collapsed_617, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_619 = tensor.expand_shape %concat_618 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_620 = tensor.collapse_shape %expanded_619 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_621 = tensor.pad %collapsed_620 low[0, 0, 2, 0] high[0, 0, 0, 2] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %928 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%922, %padded_360 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %931 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%925, %padded_621 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %929 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_311, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %932 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_571, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %930 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%926 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %933 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%929 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %931 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%929, %930 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %934 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%932, %933 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %932 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%926, %931 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.ori %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %935 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%929, %934 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.ori %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %933 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%931, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %936 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%934, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_361 = tensor.expand_shape %933 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_362 = tensor.concat dim(4) %expanded_361, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_363 = tensor.collapse_shape %concat_362 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_364 = tensor.concat dim(3) %collapsed_363, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_365 = tensor.expand_shape %concat_364 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_366 = tensor.collapse_shape %expanded_365 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_367 = tensor.pad %collapsed_366 low[0, 0, 2, 1] high[0, 0, 0, 1] {
+    %expanded_622 = tensor.expand_shape %936 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_623 = tensor.concat dim(4) %expanded_622, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_624 = tensor.collapse_shape %concat_623 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_625 = tensor.concat dim(3) %collapsed_624, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_626 = tensor.expand_shape %concat_625 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_627 = tensor.collapse_shape %expanded_626 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_628 = tensor.pad %collapsed_627 low[0, 0, 2, 1] high[0, 0, 0, 1] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %934 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%928, %padded_367 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %937 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%931, %padded_628 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %935 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_312, %886 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_391: f32, %out: i1):
-      %1291 = arith.cmpf oeq, %in, %in_391 : f32
-      linalg.yield %1291 : i1
+    %938 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_572, %889 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: i1):
+      %1340 = arith.cmpf oeq, %in, %in_1097 : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %936 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%932 : tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
+    %939 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%935 : tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %1291 = arith.xori %in, %true : i1
-      linalg.yield %1291 : i1
+      %1340 = arith.xori %in, %true : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %937 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%935, %936 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%800 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_391: i1, %out: i1):
-      %1291 = arith.andi %in, %in_391 : i1
-      linalg.yield %1291 : i1
+    %940 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%938, %939 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%802 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_1097: i1, %out: i1):
+      %1340 = arith.andi %in, %in_1097 : i1
+      linalg.yield %1340 : i1
     } -> tensor<2x64x8x8xi1>
-    %938 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%937, %878, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %941 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%940, %881, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_368 = tensor.expand_shape %938 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_369 = tensor.concat dim(4) %expanded_368, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_370 = tensor.collapse_shape %concat_369 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_371 = tensor.concat dim(3) %collapsed_370, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_372 = tensor.expand_shape %concat_371 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_373 = tensor.collapse_shape %expanded_372 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_374 = tensor.pad %collapsed_373 low[0, 0, 2, 2] high[0, 0, 0, 0] {
+    %expanded_629 = tensor.expand_shape %941 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_630 = tensor.concat dim(4) %expanded_629, %cst_20 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_631 = tensor.collapse_shape %concat_630 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_632 = tensor.concat dim(3) %collapsed_631, %cst_21 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_633 = tensor.expand_shape %concat_632 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_634 = tensor.collapse_shape %expanded_633 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_635 = tensor.pad %collapsed_634 low[0, 0, 2, 2] high[0, 0, 0, 0] {
     ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
       tensor.yield %cst : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %939 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%934, %padded_374 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%897 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %942 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%937, %padded_635 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%900 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x18x18xf32>
-    %extracted_slice_375 = tensor.extract_slice %939[0, 0, 1, 0] [2, 64, 16, 18] [1, 1, 1, 1] : tensor<2x64x18x18xf32> to tensor<2x64x16x18xf32>
-    %extracted_slice_376 = tensor.extract_slice %extracted_slice_375[0, 0, 0, 1] [2, 64, 16, 16] [1, 1, 1, 1] : tensor<2x64x16x18xf32> to tensor<2x64x16x16xf32>
-    %940 = tensor.empty() : tensor<2x64x16x16xi1>
-    %941 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%26 : tensor<2x64x16x16xf32>) outs(%940 : tensor<2x64x16x16xi1>) {
+    %extracted_slice_636 = tensor.extract_slice %942[0, 0, 1, 0] [2, 64, 16, 18] [1, 1, 1, 1] : tensor<2x64x18x18xf32> to tensor<2x64x16x18xf32>
+    %extracted_slice_637 = tensor.extract_slice %extracted_slice_636[0, 0, 0, 1] [2, 64, 16, 16] [1, 1, 1, 1] : tensor<2x64x16x18xf32> to tensor<2x64x16x16xf32>
+    %943 = tensor.empty() : tensor<2x64x16x16xi1>
+    %944 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%26 : tensor<2x64x16x16xf32>) outs(%943 : tensor<2x64x16x16xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1291 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1291 : i1
+      %1340 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1340 : i1
     } -> tensor<2x64x16x16xi1>
-    %942 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%941, %cst_4, %extracted_slice_376 : tensor<2x64x16x16xi1>, tensor<f32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: i1, %in_391: f32, %in_392: f32, %out: f32):
-      %1291 = arith.select %in, %in_391, %in_392 : f32
-      linalg.yield %1291 : f32
+    %945 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%944, %cst_4, %extracted_slice_637 : tensor<2x64x16x16xi1>, tensor<f32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: i1, %in_1097: f32, %in_1098: f32, %out: f32):
+      %1340 = arith.select %in, %in_1097, %in_1098 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
-    %943 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%942 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
+    %946 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%945 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %944 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%942, %22 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %947 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%945, %22 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
-    %945 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%944 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
+    %948 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%947 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.addf %in, %out : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %946 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%943 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %949 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%946 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_377 = tensor.expand_shape %946 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %947 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%945 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %expanded_638 = tensor.expand_shape %949 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %950 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%948 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %948 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %951 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %949 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%947, %948 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %952 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%950, %951 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_378 = tensor.expand_shape %949 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %950 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %arg1 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_639 = tensor.expand_shape %952 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %953 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %arg1 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %expanded_379 = tensor.expand_shape %950 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %951 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_378 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %expanded_640 = tensor.expand_shape %953 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %954 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_639 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
-    %952 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%942, %951 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %955 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%945, %954 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
-    %953 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%952, %expanded_377 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %956 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%955, %expanded_638 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
-    %954 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%953, %expanded_379 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %957 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%956, %expanded_640 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<2x64x16x16xf32>
-    %955 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%945, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %958 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%948, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %956 = tensor.empty() : tensor<3x2x32x32xf32>
-    %transposed_380 = linalg.transpose ins(%arg62 : tensor<2x3x32x32xf32>) outs(%956 : tensor<3x2x32x32xf32>) permutation = [1, 0, 2, 3] 
-    %padded_381 = tensor.pad %transposed_380 low[0, 0, 3, 3] high[0, 0, 3, 3] {
-    ^bb0(%arg127: index, %arg128: index, %arg129: index, %arg130: index):
-      tensor.yield %cst : f32
-    } : tensor<3x2x32x32xf32> to tensor<3x2x38x38xf32>
-    %957 = tensor.empty() : tensor<3x128x8x8xf32>
-    %expanded_382 = tensor.expand_shape %padded_381 [[0], [1, 2], [3], [4]] output_shape [3, 2, 1, 38, 38] : tensor<3x2x38x38xf32> into tensor<3x2x1x38x38xf32>
-    %expanded_383 = tensor.expand_shape %954 [[0], [1], [2, 3], [4]] output_shape [2, 64, 1, 16, 16] : tensor<2x64x16x16xf32> into tensor<2x64x1x16x16xf32>
-    %expanded_384 = tensor.expand_shape %957 [[0], [1, 2], [3], [4]] output_shape [3, 2, 64, 8, 8] : tensor<3x128x8x8xf32> into tensor<3x2x64x8x8xf32>
-    %958 = linalg.fill ins(%cst : f32) outs(%expanded_384 : tensor<3x2x64x8x8xf32>) -> tensor<3x2x64x8x8xf32>
-    %959 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%expanded_382, %expanded_383 : tensor<3x2x1x38x38xf32>, tensor<2x64x1x16x16xf32>) outs(%958 : tensor<3x2x64x8x8xf32>) -> tensor<3x2x64x8x8xf32>
-    %collapsed_385 = tensor.collapse_shape %959 [[0], [1, 2], [3], [4]] : tensor<3x2x64x8x8xf32> into tensor<3x128x8x8xf32>
-    %extracted_slice_386 = tensor.extract_slice %collapsed_385[0, 0, 0, 0] [3, 128, 7, 8] [1, 1, 1, 1] : tensor<3x128x8x8xf32> to tensor<3x128x7x8xf32>
-    %extracted_slice_387 = tensor.extract_slice %extracted_slice_386[0, 0, 0, 0] [3, 128, 7, 7] [1, 1, 1, 1] : tensor<3x128x7x8xf32> to tensor<3x128x7x7xf32>
-    %expanded_388 = tensor.expand_shape %extracted_slice_387 [[0], [1, 2], [3], [4]] output_shape [3, 2, 64, 7, 7] : tensor<3x128x7x7xf32> into tensor<3x2x64x7x7xf32>
-    %960 = tensor.empty() : tensor<2x64x3x7x7xf32>
-    %transposed_389 = linalg.transpose ins(%expanded_388 : tensor<3x2x64x7x7xf32>) outs(%960 : tensor<2x64x3x7x7xf32>) permutation = [1, 2, 0, 3, 4] 
-    %961 = tensor.empty() : tensor<64x3x7x7xf32>
-    %962 = linalg.fill ins(%cst : f32) outs(%961 : tensor<64x3x7x7xf32>) -> tensor<64x3x7x7xf32>
-    %963 = linalg.generic {indexing_maps = [#map14, #map15], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel"]} ins(%transposed_389 : tensor<2x64x3x7x7xf32>) outs(%962 : tensor<64x3x7x7xf32>) {
+    %extracted_slice_641 = tensor.extract_slice %padded[0, 0, 0, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_642 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_643 = tensor.expand_shape %957 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 64, 16, 16, 1] : tensor<2x64x16x16xf32> into tensor<2x1x64x16x16x1xf32>
+    %expanded_644 = tensor.expand_shape %extracted_slice_642 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %959 = tensor.empty() : tensor<64x2x16x16x1x1xf32>
+    %transposed_645 = linalg.transpose ins(%expanded_643 : tensor<2x1x64x16x16x1xf32>) outs(%959 : tensor<64x2x16x16x1x1xf32>) permutation = [2, 0, 4, 3, 1, 5] 
+    %collapsed_646 = tensor.collapse_shape %transposed_645 [[0], [1, 2, 3, 4, 5]] : tensor<64x2x16x16x1x1xf32> into tensor<64x512xf32>
+    %expanded_647 = tensor.expand_shape %collapsed_646 [[0, 1], [2]] output_shape [1, 64, 512] : tensor<64x512xf32> into tensor<1x64x512xf32>
+    %960 = tensor.empty() : tensor<2x16x16x1x3x1xf32>
+    %transposed_648 = linalg.transpose ins(%expanded_644 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_649 = tensor.collapse_shape %transposed_648 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_650 = tensor.expand_shape %collapsed_649 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %961 = tensor.empty() : tensor<1x64x3xf32>
+    %962 = linalg.fill ins(%cst : f32) outs(%961 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %963 = linalg.batch_matmul ins(%expanded_647, %expanded_650 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_651 = tensor.collapse_shape %963 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_652 = tensor.expand_shape %collapsed_651 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %964 = tensor.empty() : tensor<1x64x3x1x1x1xf32>
+    %transposed_653 = linalg.transpose ins(%expanded_652 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_654 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_655 = tensor.expand_shape %extracted_slice_654 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_656 = linalg.transpose ins(%expanded_655 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_657 = tensor.collapse_shape %transposed_656 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_658 = tensor.expand_shape %collapsed_657 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %965 = linalg.batch_matmul ins(%expanded_647, %expanded_658 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_659 = tensor.collapse_shape %965 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_660 = tensor.expand_shape %collapsed_659 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_661 = linalg.transpose ins(%expanded_660 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_662 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_663 = tensor.expand_shape %extracted_slice_662 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_664 = linalg.transpose ins(%expanded_663 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_665 = tensor.collapse_shape %transposed_664 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_666 = tensor.expand_shape %collapsed_665 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %966 = linalg.batch_matmul ins(%expanded_647, %expanded_666 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_667 = tensor.collapse_shape %966 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_668 = tensor.expand_shape %collapsed_667 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_669 = linalg.transpose ins(%expanded_668 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_670 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_671 = tensor.expand_shape %extracted_slice_670 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_672 = linalg.transpose ins(%expanded_671 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_673 = tensor.collapse_shape %transposed_672 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_674 = tensor.expand_shape %collapsed_673 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %967 = linalg.batch_matmul ins(%expanded_647, %expanded_674 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_675 = tensor.collapse_shape %967 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_676 = tensor.expand_shape %collapsed_675 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_677 = linalg.transpose ins(%expanded_676 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_678 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_679 = tensor.expand_shape %extracted_slice_678 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_680 = linalg.transpose ins(%expanded_679 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_681 = tensor.collapse_shape %transposed_680 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_682 = tensor.expand_shape %collapsed_681 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %968 = linalg.batch_matmul ins(%expanded_647, %expanded_682 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_683 = tensor.collapse_shape %968 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_684 = tensor.expand_shape %collapsed_683 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_685 = linalg.transpose ins(%expanded_684 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_686 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_687 = tensor.expand_shape %extracted_slice_686 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_688 = linalg.transpose ins(%expanded_687 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_689 = tensor.collapse_shape %transposed_688 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_690 = tensor.expand_shape %collapsed_689 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %969 = linalg.batch_matmul ins(%expanded_647, %expanded_690 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_691 = tensor.collapse_shape %969 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_692 = tensor.expand_shape %collapsed_691 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_693 = linalg.transpose ins(%expanded_692 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_694 = tensor.extract_slice %extracted_slice_641[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_695 = tensor.expand_shape %extracted_slice_694 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_696 = linalg.transpose ins(%expanded_695 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_697 = tensor.collapse_shape %transposed_696 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_698 = tensor.expand_shape %collapsed_697 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %970 = linalg.batch_matmul ins(%expanded_647, %expanded_698 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_699 = tensor.collapse_shape %970 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_700 = tensor.expand_shape %collapsed_699 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_701 = linalg.transpose ins(%expanded_700 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_702 = tensor.extract_slice %padded[0, 0, 1, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_703 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_704 = tensor.expand_shape %extracted_slice_703 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_705 = linalg.transpose ins(%expanded_704 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_706 = tensor.collapse_shape %transposed_705 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_707 = tensor.expand_shape %collapsed_706 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %971 = linalg.batch_matmul ins(%expanded_647, %expanded_707 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_708 = tensor.collapse_shape %971 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_709 = tensor.expand_shape %collapsed_708 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_710 = linalg.transpose ins(%expanded_709 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_711 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_712 = tensor.expand_shape %extracted_slice_711 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_713 = linalg.transpose ins(%expanded_712 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_714 = tensor.collapse_shape %transposed_713 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_715 = tensor.expand_shape %collapsed_714 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %972 = linalg.batch_matmul ins(%expanded_647, %expanded_715 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_716 = tensor.collapse_shape %972 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_717 = tensor.expand_shape %collapsed_716 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_718 = linalg.transpose ins(%expanded_717 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_719 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_720 = tensor.expand_shape %extracted_slice_719 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_721 = linalg.transpose ins(%expanded_720 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_722 = tensor.collapse_shape %transposed_721 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_723 = tensor.expand_shape %collapsed_722 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %973 = linalg.batch_matmul ins(%expanded_647, %expanded_723 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_724 = tensor.collapse_shape %973 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_725 = tensor.expand_shape %collapsed_724 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_726 = linalg.transpose ins(%expanded_725 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_727 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_728 = tensor.expand_shape %extracted_slice_727 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_729 = linalg.transpose ins(%expanded_728 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_730 = tensor.collapse_shape %transposed_729 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_731 = tensor.expand_shape %collapsed_730 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %974 = linalg.batch_matmul ins(%expanded_647, %expanded_731 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_732 = tensor.collapse_shape %974 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_733 = tensor.expand_shape %collapsed_732 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_734 = linalg.transpose ins(%expanded_733 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_735 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_736 = tensor.expand_shape %extracted_slice_735 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_737 = linalg.transpose ins(%expanded_736 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_738 = tensor.collapse_shape %transposed_737 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_739 = tensor.expand_shape %collapsed_738 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %975 = linalg.batch_matmul ins(%expanded_647, %expanded_739 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_740 = tensor.collapse_shape %975 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_741 = tensor.expand_shape %collapsed_740 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_742 = linalg.transpose ins(%expanded_741 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_743 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_744 = tensor.expand_shape %extracted_slice_743 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_745 = linalg.transpose ins(%expanded_744 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_746 = tensor.collapse_shape %transposed_745 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_747 = tensor.expand_shape %collapsed_746 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %976 = linalg.batch_matmul ins(%expanded_647, %expanded_747 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_748 = tensor.collapse_shape %976 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_749 = tensor.expand_shape %collapsed_748 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_750 = linalg.transpose ins(%expanded_749 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_751 = tensor.extract_slice %extracted_slice_702[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_752 = tensor.expand_shape %extracted_slice_751 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_753 = linalg.transpose ins(%expanded_752 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_754 = tensor.collapse_shape %transposed_753 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_755 = tensor.expand_shape %collapsed_754 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %977 = linalg.batch_matmul ins(%expanded_647, %expanded_755 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_756 = tensor.collapse_shape %977 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_757 = tensor.expand_shape %collapsed_756 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_758 = linalg.transpose ins(%expanded_757 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_759 = tensor.extract_slice %padded[0, 0, 2, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_760 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_761 = tensor.expand_shape %extracted_slice_760 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_762 = linalg.transpose ins(%expanded_761 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_763 = tensor.collapse_shape %transposed_762 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_764 = tensor.expand_shape %collapsed_763 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %978 = linalg.batch_matmul ins(%expanded_647, %expanded_764 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_765 = tensor.collapse_shape %978 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_766 = tensor.expand_shape %collapsed_765 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_767 = linalg.transpose ins(%expanded_766 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_768 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_769 = tensor.expand_shape %extracted_slice_768 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_770 = linalg.transpose ins(%expanded_769 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_771 = tensor.collapse_shape %transposed_770 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_772 = tensor.expand_shape %collapsed_771 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %979 = linalg.batch_matmul ins(%expanded_647, %expanded_772 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_773 = tensor.collapse_shape %979 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_774 = tensor.expand_shape %collapsed_773 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_775 = linalg.transpose ins(%expanded_774 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_776 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_777 = tensor.expand_shape %extracted_slice_776 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_778 = linalg.transpose ins(%expanded_777 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_779 = tensor.collapse_shape %transposed_778 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_780 = tensor.expand_shape %collapsed_779 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %980 = linalg.batch_matmul ins(%expanded_647, %expanded_780 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_781 = tensor.collapse_shape %980 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_782 = tensor.expand_shape %collapsed_781 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_783 = linalg.transpose ins(%expanded_782 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_784 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_785 = tensor.expand_shape %extracted_slice_784 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_786 = linalg.transpose ins(%expanded_785 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_787 = tensor.collapse_shape %transposed_786 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_788 = tensor.expand_shape %collapsed_787 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %981 = linalg.batch_matmul ins(%expanded_647, %expanded_788 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_789 = tensor.collapse_shape %981 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_790 = tensor.expand_shape %collapsed_789 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_791 = linalg.transpose ins(%expanded_790 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_792 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_793 = tensor.expand_shape %extracted_slice_792 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_794 = linalg.transpose ins(%expanded_793 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_795 = tensor.collapse_shape %transposed_794 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_796 = tensor.expand_shape %collapsed_795 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %982 = linalg.batch_matmul ins(%expanded_647, %expanded_796 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_797 = tensor.collapse_shape %982 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_798 = tensor.expand_shape %collapsed_797 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_799 = linalg.transpose ins(%expanded_798 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_800 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_801 = tensor.expand_shape %extracted_slice_800 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_802 = linalg.transpose ins(%expanded_801 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_803 = tensor.collapse_shape %transposed_802 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_804 = tensor.expand_shape %collapsed_803 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %983 = linalg.batch_matmul ins(%expanded_647, %expanded_804 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_805 = tensor.collapse_shape %983 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_806 = tensor.expand_shape %collapsed_805 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_807 = linalg.transpose ins(%expanded_806 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_808 = tensor.extract_slice %extracted_slice_759[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_809 = tensor.expand_shape %extracted_slice_808 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_810 = linalg.transpose ins(%expanded_809 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_811 = tensor.collapse_shape %transposed_810 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_812 = tensor.expand_shape %collapsed_811 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %984 = linalg.batch_matmul ins(%expanded_647, %expanded_812 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_813 = tensor.collapse_shape %984 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_814 = tensor.expand_shape %collapsed_813 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_815 = linalg.transpose ins(%expanded_814 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_816 = tensor.extract_slice %padded[0, 0, 3, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_817 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_818 = tensor.expand_shape %extracted_slice_817 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_819 = linalg.transpose ins(%expanded_818 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_820 = tensor.collapse_shape %transposed_819 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_821 = tensor.expand_shape %collapsed_820 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %985 = linalg.batch_matmul ins(%expanded_647, %expanded_821 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_822 = tensor.collapse_shape %985 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_823 = tensor.expand_shape %collapsed_822 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_824 = linalg.transpose ins(%expanded_823 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_825 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_826 = tensor.expand_shape %extracted_slice_825 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_827 = linalg.transpose ins(%expanded_826 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_828 = tensor.collapse_shape %transposed_827 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_829 = tensor.expand_shape %collapsed_828 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %986 = linalg.batch_matmul ins(%expanded_647, %expanded_829 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_830 = tensor.collapse_shape %986 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_831 = tensor.expand_shape %collapsed_830 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_832 = linalg.transpose ins(%expanded_831 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_833 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_834 = tensor.expand_shape %extracted_slice_833 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_835 = linalg.transpose ins(%expanded_834 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_836 = tensor.collapse_shape %transposed_835 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_837 = tensor.expand_shape %collapsed_836 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %987 = linalg.batch_matmul ins(%expanded_647, %expanded_837 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_838 = tensor.collapse_shape %987 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_839 = tensor.expand_shape %collapsed_838 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_840 = linalg.transpose ins(%expanded_839 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_841 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_842 = tensor.expand_shape %extracted_slice_841 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_843 = linalg.transpose ins(%expanded_842 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_844 = tensor.collapse_shape %transposed_843 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_845 = tensor.expand_shape %collapsed_844 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %988 = linalg.batch_matmul ins(%expanded_647, %expanded_845 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_846 = tensor.collapse_shape %988 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_847 = tensor.expand_shape %collapsed_846 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_848 = linalg.transpose ins(%expanded_847 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_849 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_850 = tensor.expand_shape %extracted_slice_849 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_851 = linalg.transpose ins(%expanded_850 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_852 = tensor.collapse_shape %transposed_851 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_853 = tensor.expand_shape %collapsed_852 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %989 = linalg.batch_matmul ins(%expanded_647, %expanded_853 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_854 = tensor.collapse_shape %989 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_855 = tensor.expand_shape %collapsed_854 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_856 = linalg.transpose ins(%expanded_855 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_857 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_858 = tensor.expand_shape %extracted_slice_857 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_859 = linalg.transpose ins(%expanded_858 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_860 = tensor.collapse_shape %transposed_859 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_861 = tensor.expand_shape %collapsed_860 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %990 = linalg.batch_matmul ins(%expanded_647, %expanded_861 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_862 = tensor.collapse_shape %990 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_863 = tensor.expand_shape %collapsed_862 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_864 = linalg.transpose ins(%expanded_863 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_865 = tensor.extract_slice %extracted_slice_816[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_866 = tensor.expand_shape %extracted_slice_865 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_867 = linalg.transpose ins(%expanded_866 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_868 = tensor.collapse_shape %transposed_867 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_869 = tensor.expand_shape %collapsed_868 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %991 = linalg.batch_matmul ins(%expanded_647, %expanded_869 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_870 = tensor.collapse_shape %991 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_871 = tensor.expand_shape %collapsed_870 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_872 = linalg.transpose ins(%expanded_871 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_873 = tensor.extract_slice %padded[0, 0, 4, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_874 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_875 = tensor.expand_shape %extracted_slice_874 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_876 = linalg.transpose ins(%expanded_875 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_877 = tensor.collapse_shape %transposed_876 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_878 = tensor.expand_shape %collapsed_877 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %992 = linalg.batch_matmul ins(%expanded_647, %expanded_878 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_879 = tensor.collapse_shape %992 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_880 = tensor.expand_shape %collapsed_879 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_881 = linalg.transpose ins(%expanded_880 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_882 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_883 = tensor.expand_shape %extracted_slice_882 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_884 = linalg.transpose ins(%expanded_883 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_885 = tensor.collapse_shape %transposed_884 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_886 = tensor.expand_shape %collapsed_885 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %993 = linalg.batch_matmul ins(%expanded_647, %expanded_886 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_887 = tensor.collapse_shape %993 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_888 = tensor.expand_shape %collapsed_887 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_889 = linalg.transpose ins(%expanded_888 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_890 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_891 = tensor.expand_shape %extracted_slice_890 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_892 = linalg.transpose ins(%expanded_891 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_893 = tensor.collapse_shape %transposed_892 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_894 = tensor.expand_shape %collapsed_893 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %994 = linalg.batch_matmul ins(%expanded_647, %expanded_894 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_895 = tensor.collapse_shape %994 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_896 = tensor.expand_shape %collapsed_895 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_897 = linalg.transpose ins(%expanded_896 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_898 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_899 = tensor.expand_shape %extracted_slice_898 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_900 = linalg.transpose ins(%expanded_899 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_901 = tensor.collapse_shape %transposed_900 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_902 = tensor.expand_shape %collapsed_901 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %995 = linalg.batch_matmul ins(%expanded_647, %expanded_902 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_903 = tensor.collapse_shape %995 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_904 = tensor.expand_shape %collapsed_903 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_905 = linalg.transpose ins(%expanded_904 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_906 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_907 = tensor.expand_shape %extracted_slice_906 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_908 = linalg.transpose ins(%expanded_907 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_909 = tensor.collapse_shape %transposed_908 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_910 = tensor.expand_shape %collapsed_909 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %996 = linalg.batch_matmul ins(%expanded_647, %expanded_910 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_911 = tensor.collapse_shape %996 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_912 = tensor.expand_shape %collapsed_911 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_913 = linalg.transpose ins(%expanded_912 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_914 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_915 = tensor.expand_shape %extracted_slice_914 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_916 = linalg.transpose ins(%expanded_915 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_917 = tensor.collapse_shape %transposed_916 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_918 = tensor.expand_shape %collapsed_917 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %997 = linalg.batch_matmul ins(%expanded_647, %expanded_918 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_919 = tensor.collapse_shape %997 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_920 = tensor.expand_shape %collapsed_919 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_921 = linalg.transpose ins(%expanded_920 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_922 = tensor.extract_slice %extracted_slice_873[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_923 = tensor.expand_shape %extracted_slice_922 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_924 = linalg.transpose ins(%expanded_923 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_925 = tensor.collapse_shape %transposed_924 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_926 = tensor.expand_shape %collapsed_925 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %998 = linalg.batch_matmul ins(%expanded_647, %expanded_926 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_927 = tensor.collapse_shape %998 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_928 = tensor.expand_shape %collapsed_927 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_929 = linalg.transpose ins(%expanded_928 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_930 = tensor.extract_slice %padded[0, 0, 5, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_931 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_932 = tensor.expand_shape %extracted_slice_931 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_933 = linalg.transpose ins(%expanded_932 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_934 = tensor.collapse_shape %transposed_933 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_935 = tensor.expand_shape %collapsed_934 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %999 = linalg.batch_matmul ins(%expanded_647, %expanded_935 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_936 = tensor.collapse_shape %999 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_937 = tensor.expand_shape %collapsed_936 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_938 = linalg.transpose ins(%expanded_937 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_939 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_940 = tensor.expand_shape %extracted_slice_939 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_941 = linalg.transpose ins(%expanded_940 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_942 = tensor.collapse_shape %transposed_941 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_943 = tensor.expand_shape %collapsed_942 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1000 = linalg.batch_matmul ins(%expanded_647, %expanded_943 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_944 = tensor.collapse_shape %1000 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_945 = tensor.expand_shape %collapsed_944 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_946 = linalg.transpose ins(%expanded_945 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_947 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_948 = tensor.expand_shape %extracted_slice_947 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_949 = linalg.transpose ins(%expanded_948 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_950 = tensor.collapse_shape %transposed_949 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_951 = tensor.expand_shape %collapsed_950 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1001 = linalg.batch_matmul ins(%expanded_647, %expanded_951 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_952 = tensor.collapse_shape %1001 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_953 = tensor.expand_shape %collapsed_952 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_954 = linalg.transpose ins(%expanded_953 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_955 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_956 = tensor.expand_shape %extracted_slice_955 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_957 = linalg.transpose ins(%expanded_956 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_958 = tensor.collapse_shape %transposed_957 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_959 = tensor.expand_shape %collapsed_958 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1002 = linalg.batch_matmul ins(%expanded_647, %expanded_959 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_960 = tensor.collapse_shape %1002 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_961 = tensor.expand_shape %collapsed_960 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_962 = linalg.transpose ins(%expanded_961 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_963 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_964 = tensor.expand_shape %extracted_slice_963 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_965 = linalg.transpose ins(%expanded_964 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_966 = tensor.collapse_shape %transposed_965 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_967 = tensor.expand_shape %collapsed_966 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1003 = linalg.batch_matmul ins(%expanded_647, %expanded_967 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_968 = tensor.collapse_shape %1003 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_969 = tensor.expand_shape %collapsed_968 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_970 = linalg.transpose ins(%expanded_969 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_971 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_972 = tensor.expand_shape %extracted_slice_971 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_973 = linalg.transpose ins(%expanded_972 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_974 = tensor.collapse_shape %transposed_973 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_975 = tensor.expand_shape %collapsed_974 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1004 = linalg.batch_matmul ins(%expanded_647, %expanded_975 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_976 = tensor.collapse_shape %1004 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_977 = tensor.expand_shape %collapsed_976 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_978 = linalg.transpose ins(%expanded_977 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_979 = tensor.extract_slice %extracted_slice_930[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_980 = tensor.expand_shape %extracted_slice_979 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_981 = linalg.transpose ins(%expanded_980 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_982 = tensor.collapse_shape %transposed_981 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_983 = tensor.expand_shape %collapsed_982 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1005 = linalg.batch_matmul ins(%expanded_647, %expanded_983 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_984 = tensor.collapse_shape %1005 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_985 = tensor.expand_shape %collapsed_984 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_986 = linalg.transpose ins(%expanded_985 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_987 = tensor.extract_slice %padded[0, 0, 6, 0] [2, 3, 16, 38] [1, 1, 2, 1] : tensor<2x3x38x38xf32> to tensor<2x3x16x38xf32>
+    %extracted_slice_988 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 0] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_989 = tensor.expand_shape %extracted_slice_988 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_990 = linalg.transpose ins(%expanded_989 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_991 = tensor.collapse_shape %transposed_990 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_992 = tensor.expand_shape %collapsed_991 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1006 = linalg.batch_matmul ins(%expanded_647, %expanded_992 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_993 = tensor.collapse_shape %1006 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_994 = tensor.expand_shape %collapsed_993 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_995 = linalg.transpose ins(%expanded_994 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_996 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 1] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_997 = tensor.expand_shape %extracted_slice_996 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_998 = linalg.transpose ins(%expanded_997 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_999 = tensor.collapse_shape %transposed_998 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_1000 = tensor.expand_shape %collapsed_999 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1007 = linalg.batch_matmul ins(%expanded_647, %expanded_1000 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_1001 = tensor.collapse_shape %1007 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_1002 = tensor.expand_shape %collapsed_1001 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_1003 = linalg.transpose ins(%expanded_1002 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_1004 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 2] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_1005 = tensor.expand_shape %extracted_slice_1004 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_1006 = linalg.transpose ins(%expanded_1005 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_1007 = tensor.collapse_shape %transposed_1006 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_1008 = tensor.expand_shape %collapsed_1007 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1008 = linalg.batch_matmul ins(%expanded_647, %expanded_1008 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_1009 = tensor.collapse_shape %1008 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_1010 = tensor.expand_shape %collapsed_1009 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_1011 = linalg.transpose ins(%expanded_1010 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_1012 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 3] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_1013 = tensor.expand_shape %extracted_slice_1012 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_1014 = linalg.transpose ins(%expanded_1013 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_1015 = tensor.collapse_shape %transposed_1014 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_1016 = tensor.expand_shape %collapsed_1015 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1009 = linalg.batch_matmul ins(%expanded_647, %expanded_1016 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_1017 = tensor.collapse_shape %1009 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_1018 = tensor.expand_shape %collapsed_1017 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_1019 = linalg.transpose ins(%expanded_1018 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_1020 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 4] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_1021 = tensor.expand_shape %extracted_slice_1020 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_1022 = linalg.transpose ins(%expanded_1021 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_1023 = tensor.collapse_shape %transposed_1022 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_1024 = tensor.expand_shape %collapsed_1023 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1010 = linalg.batch_matmul ins(%expanded_647, %expanded_1024 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_1025 = tensor.collapse_shape %1010 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_1026 = tensor.expand_shape %collapsed_1025 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_1027 = linalg.transpose ins(%expanded_1026 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_1028 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 5] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_1029 = tensor.expand_shape %extracted_slice_1028 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_1030 = linalg.transpose ins(%expanded_1029 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_1031 = tensor.collapse_shape %transposed_1030 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_1032 = tensor.expand_shape %collapsed_1031 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1011 = linalg.batch_matmul ins(%expanded_647, %expanded_1032 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_1033 = tensor.collapse_shape %1011 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_1034 = tensor.expand_shape %collapsed_1033 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_1035 = linalg.transpose ins(%expanded_1034 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %extracted_slice_1036 = tensor.extract_slice %extracted_slice_987[0, 0, 0, 6] [2, 3, 16, 16] [1, 1, 1, 2] : tensor<2x3x16x38xf32> to tensor<2x3x16x16xf32>
+    %expanded_1037 = tensor.expand_shape %extracted_slice_1036 [[0], [1, 2], [3], [4, 5]] output_shape [2, 1, 3, 16, 16, 1] : tensor<2x3x16x16xf32> into tensor<2x1x3x16x16x1xf32>
+    %transposed_1038 = linalg.transpose ins(%expanded_1037 : tensor<2x1x3x16x16x1xf32>) outs(%960 : tensor<2x16x16x1x3x1xf32>) permutation = [0, 4, 3, 1, 2, 5] 
+    %collapsed_1039 = tensor.collapse_shape %transposed_1038 [[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x1x3x1xf32> into tensor<512x3xf32>
+    %expanded_1040 = tensor.expand_shape %collapsed_1039 [[0, 1], [2]] output_shape [1, 512, 3] : tensor<512x3xf32> into tensor<1x512x3xf32>
+    %1012 = linalg.batch_matmul ins(%expanded_647, %expanded_1040 : tensor<1x64x512xf32>, tensor<1x512x3xf32>) outs(%962 : tensor<1x64x3xf32>) -> tensor<1x64x3xf32>
+    %collapsed_1041 = tensor.collapse_shape %1012 [[0, 1], [2]] : tensor<1x64x3xf32> into tensor<64x3xf32>
+    %expanded_1042 = tensor.expand_shape %collapsed_1041 [[0], [1, 2, 3, 4, 5]] output_shape [64, 1, 1, 1, 1, 3] : tensor<64x3xf32> into tensor<64x1x1x1x1x3xf32>
+    %transposed_1043 = linalg.transpose ins(%expanded_1042 : tensor<64x1x1x1x1x3xf32>) outs(%964 : tensor<1x64x3x1x1x1xf32>) permutation = [4, 0, 5, 1, 2, 3] 
+    %collapsed_1044 = tensor.collapse_shape %transposed_653 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1045 = tensor.collapse_shape %transposed_661 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1046 = tensor.collapse_shape %transposed_669 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1047 = tensor.collapse_shape %transposed_677 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1048 = tensor.collapse_shape %transposed_685 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1049 = tensor.collapse_shape %transposed_693 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1050 = tensor.collapse_shape %transposed_701 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1051 = tensor.collapse_shape %transposed_710 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1052 = tensor.collapse_shape %transposed_718 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1053 = tensor.collapse_shape %transposed_726 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1054 = tensor.collapse_shape %transposed_734 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1055 = tensor.collapse_shape %transposed_742 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1056 = tensor.collapse_shape %transposed_750 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1057 = tensor.collapse_shape %transposed_758 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1058 = tensor.collapse_shape %transposed_767 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1059 = tensor.collapse_shape %transposed_775 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1060 = tensor.collapse_shape %transposed_783 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1061 = tensor.collapse_shape %transposed_791 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1062 = tensor.collapse_shape %transposed_799 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1063 = tensor.collapse_shape %transposed_807 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1064 = tensor.collapse_shape %transposed_815 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1065 = tensor.collapse_shape %transposed_824 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1066 = tensor.collapse_shape %transposed_832 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1067 = tensor.collapse_shape %transposed_840 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1068 = tensor.collapse_shape %transposed_848 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1069 = tensor.collapse_shape %transposed_856 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1070 = tensor.collapse_shape %transposed_864 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1071 = tensor.collapse_shape %transposed_872 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1072 = tensor.collapse_shape %transposed_881 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1073 = tensor.collapse_shape %transposed_889 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1074 = tensor.collapse_shape %transposed_897 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1075 = tensor.collapse_shape %transposed_905 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1076 = tensor.collapse_shape %transposed_913 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1077 = tensor.collapse_shape %transposed_921 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1078 = tensor.collapse_shape %transposed_929 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1079 = tensor.collapse_shape %transposed_938 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1080 = tensor.collapse_shape %transposed_946 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1081 = tensor.collapse_shape %transposed_954 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1082 = tensor.collapse_shape %transposed_962 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1083 = tensor.collapse_shape %transposed_970 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1084 = tensor.collapse_shape %transposed_978 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1085 = tensor.collapse_shape %transposed_986 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1086 = tensor.collapse_shape %transposed_995 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1087 = tensor.collapse_shape %transposed_1003 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1088 = tensor.collapse_shape %transposed_1011 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1089 = tensor.collapse_shape %transposed_1019 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1090 = tensor.collapse_shape %transposed_1027 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1091 = tensor.collapse_shape %transposed_1035 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %collapsed_1092 = tensor.collapse_shape %transposed_1043 [[0], [1], [2], [3, 4, 5]] : tensor<1x64x3x1x1x1xf32> into tensor<1x64x3x1xf32>
+    %concat_1093 = tensor.concat dim(3) %collapsed_1044, %collapsed_1045, %collapsed_1046, %collapsed_1047, %collapsed_1048, %collapsed_1049, %collapsed_1050, %collapsed_1051, %collapsed_1052, %collapsed_1053, %collapsed_1054, %collapsed_1055, %collapsed_1056, %collapsed_1057, %collapsed_1058, %collapsed_1059, %collapsed_1060, %collapsed_1061, %collapsed_1062, %collapsed_1063, %collapsed_1064, %collapsed_1065, %collapsed_1066, %collapsed_1067, %collapsed_1068, %collapsed_1069, %collapsed_1070, %collapsed_1071, %collapsed_1072, %collapsed_1073, %collapsed_1074, %collapsed_1075, %collapsed_1076, %collapsed_1077, %collapsed_1078, %collapsed_1079, %collapsed_1080, %collapsed_1081, %collapsed_1082, %collapsed_1083, %collapsed_1084, %collapsed_1085, %collapsed_1086, %collapsed_1087, %collapsed_1088, %collapsed_1089, %collapsed_1090, %collapsed_1091, %collapsed_1092 : (tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>, tensor<1x64x3x1xf32>) -> tensor<1x64x3x49xf32>
+    %collapsed_1094 = tensor.collapse_shape %concat_1093 [[0, 1], [2], [3]] : tensor<1x64x3x49xf32> into tensor<64x3x49xf32>
+    %expanded_1095 = tensor.expand_shape %collapsed_1094 [[0], [1], [2, 3]] output_shape [64, 3, 7, 7] : tensor<64x3x49xf32> into tensor<64x3x7x7xf32>
+    %1013 = "mpt.gradient"(%expanded_1095) : (tensor<64x3x7x7xf32>) -> tensor<64x3x7x7xf32>
+    %1014 = "mpt.gradient"(%958) : (tensor<64xf32>) -> tensor<64xf32>
+    %1015 = "mpt.gradient"(%946) : (tensor<64xf32>) -> tensor<64xf32>
+    %1016 = "mpt.gradient"(%transposed_560) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1017 = "mpt.gradient"(%877) : (tensor<64xf32>) -> tensor<64xf32>
+    %1018 = "mpt.gradient"(%865) : (tensor<64xf32>) -> tensor<64xf32>
+    %1019 = "mpt.gradient"(%transposed_552) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1020 = "mpt.gradient"(%859) : (tensor<64xf32>) -> tensor<64xf32>
+    %1021 = "mpt.gradient"(%847) : (tensor<64xf32>) -> tensor<64xf32>
+    %1022 = "mpt.gradient"(%transposed_544) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1023 = "mpt.gradient"(%840) : (tensor<64xf32>) -> tensor<64xf32>
+    %1024 = "mpt.gradient"(%828) : (tensor<64xf32>) -> tensor<64xf32>
+    %1025 = "mpt.gradient"(%transposed_536) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1026 = "mpt.gradient"(%817) : (tensor<64xf32>) -> tensor<64xf32>
+    %1027 = "mpt.gradient"(%805) : (tensor<64xf32>) -> tensor<64xf32>
+    %1028 = "mpt.gradient"(%expanded_527) : (tensor<128x64x3x3xf32>) -> tensor<128x64x3x3xf32>
+    %1029 = "mpt.gradient"(%785) : (tensor<128xf32>) -> tensor<128xf32>
+    %1030 = "mpt.gradient"(%773) : (tensor<128xf32>) -> tensor<128xf32>
+    %1031 = "mpt.gradient"(%transposed_433) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %1032 = "mpt.gradient"(%767) : (tensor<128xf32>) -> tensor<128xf32>
+    %1033 = "mpt.gradient"(%732) : (tensor<128xf32>) -> tensor<128xf32>
+    %1034 = "mpt.gradient"(%collapsed_425) : (tensor<128x64x1x1xf32>) -> tensor<128x64x1x1xf32>
+    %1035 = "mpt.gradient"(%744) : (tensor<128xf32>) -> tensor<128xf32>
+    %1036 = "mpt.gradient"(%732) : (tensor<128xf32>) -> tensor<128xf32>
+    %1037 = "mpt.gradient"(%transposed_408) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %1038 = "mpt.gradient"(%725) : (tensor<128xf32>) -> tensor<128xf32>
+    %1039 = "mpt.gradient"(%713) : (tensor<128xf32>) -> tensor<128xf32>
+    %1040 = "mpt.gradient"(%transposed_400) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %1041 = "mpt.gradient"(%702) : (tensor<128xf32>) -> tensor<128xf32>
+    %1042 = "mpt.gradient"(%690) : (tensor<128xf32>) -> tensor<128xf32>
+    %1043 = "mpt.gradient"(%expanded_391) : (tensor<256x128x3x3xf32>) -> tensor<256x128x3x3xf32>
+    %1044 = "mpt.gradient"(%670) : (tensor<256xf32>) -> tensor<256xf32>
+    %1045 = "mpt.gradient"(%658) : (tensor<256xf32>) -> tensor<256xf32>
+    %1046 = "mpt.gradient"(%transposed_297) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %1047 = "mpt.gradient"(%652) : (tensor<256xf32>) -> tensor<256xf32>
+    %1048 = "mpt.gradient"(%619) : (tensor<256xf32>) -> tensor<256xf32>
+    %1049 = "mpt.gradient"(%collapsed_289) : (tensor<256x128x1x1xf32>) -> tensor<256x128x1x1xf32>
+    %1050 = "mpt.gradient"(%631) : (tensor<256xf32>) -> tensor<256xf32>
+    %1051 = "mpt.gradient"(%619) : (tensor<256xf32>) -> tensor<256xf32>
+    %1052 = "mpt.gradient"(%transposed_272) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %1053 = "mpt.gradient"(%612) : (tensor<256xf32>) -> tensor<256xf32>
+    %1054 = "mpt.gradient"(%600) : (tensor<256xf32>) -> tensor<256xf32>
+    %1055 = "mpt.gradient"(%transposed_264) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %1056 = "mpt.gradient"(%589) : (tensor<256xf32>) -> tensor<256xf32>
+    %1057 = "mpt.gradient"(%577) : (tensor<256xf32>) -> tensor<256xf32>
+    %1058 = "mpt.gradient"(%expanded_255) : (tensor<512x256x3x3xf32>) -> tensor<512x256x3x3xf32>
+    %1059 = "mpt.gradient"(%557) : (tensor<512xf32>) -> tensor<512xf32>
+    %1060 = "mpt.gradient"(%545) : (tensor<512xf32>) -> tensor<512xf32>
+    %1061 = "mpt.gradient"(%transposed_162) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %1062 = "mpt.gradient"(%539) : (tensor<512xf32>) -> tensor<512xf32>
+    %1063 = "mpt.gradient"(%504) : (tensor<512xf32>) -> tensor<512xf32>
+    %1064 = "mpt.gradient"(%collapsed_154) : (tensor<512x256x1x1xf32>) -> tensor<512x256x1x1xf32>
+    %1065 = "mpt.gradient"(%516) : (tensor<512xf32>) -> tensor<512xf32>
+    %1066 = "mpt.gradient"(%504) : (tensor<512xf32>) -> tensor<512xf32>
+    %1067 = "mpt.gradient"(%transposed_138) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %1068 = "mpt.gradient"(%497) : (tensor<512xf32>) -> tensor<512xf32>
+    %1069 = "mpt.gradient"(%485) : (tensor<512xf32>) -> tensor<512xf32>
+    %1070 = "mpt.gradient"(%transposed_130) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %1071 = "mpt.gradient"(%474) : (tensor<512xf32>) -> tensor<512xf32>
+    %1072 = "mpt.gradient"(%462) : (tensor<512xf32>) -> tensor<512xf32>
+    %1073 = "mpt.gradient"(%455) : (tensor<10x512xf32>) -> tensor<10x512xf32>
+    %1074 = "mpt.gradient"(%collapsed_122) : (tensor<10xf32>) -> tensor<10xf32>
+    %cst_1096 = arith.constant 9.000000e-01 : f64
+    %1075 = tensor.empty() : tensor<64x3x7x7xf32>
+    %1076 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg64 : tensor<64x3x7x7xf32>) outs(%1075 : tensor<64x3x7x7xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.addf %in, %out : f32
-      linalg.yield %1291 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64x3x7x7xf32>
-    %964 = "mpt.gradient"(%963) : (tensor<64x3x7x7xf32>) -> tensor<64x3x7x7xf32>
-    %965 = "mpt.gradient"(%955) : (tensor<64xf32>) -> tensor<64xf32>
-    %966 = "mpt.gradient"(%943) : (tensor<64xf32>) -> tensor<64xf32>
-    %967 = "mpt.gradient"(%transposed_300) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %968 = "mpt.gradient"(%874) : (tensor<64xf32>) -> tensor<64xf32>
-    %969 = "mpt.gradient"(%862) : (tensor<64xf32>) -> tensor<64xf32>
-    %970 = "mpt.gradient"(%transposed_292) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %971 = "mpt.gradient"(%856) : (tensor<64xf32>) -> tensor<64xf32>
-    %972 = "mpt.gradient"(%844) : (tensor<64xf32>) -> tensor<64xf32>
-    %973 = "mpt.gradient"(%transposed_284) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %974 = "mpt.gradient"(%837) : (tensor<64xf32>) -> tensor<64xf32>
-    %975 = "mpt.gradient"(%825) : (tensor<64xf32>) -> tensor<64xf32>
-    %976 = "mpt.gradient"(%transposed_276) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %977 = "mpt.gradient"(%815) : (tensor<64xf32>) -> tensor<64xf32>
-    %978 = "mpt.gradient"(%803) : (tensor<64xf32>) -> tensor<64xf32>
-    %979 = "mpt.gradient"(%798) : (tensor<128x64x3x3xf32>) -> tensor<128x64x3x3xf32>
-    %980 = "mpt.gradient"(%785) : (tensor<128xf32>) -> tensor<128xf32>
-    %981 = "mpt.gradient"(%773) : (tensor<128xf32>) -> tensor<128xf32>
-    %982 = "mpt.gradient"(%transposed_255) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %983 = "mpt.gradient"(%767) : (tensor<128xf32>) -> tensor<128xf32>
-    %984 = "mpt.gradient"(%730) : (tensor<128xf32>) -> tensor<128xf32>
-    %985 = "mpt.gradient"(%756) : (tensor<128x64x1x1xf32>) -> tensor<128x64x1x1xf32>
-    %986 = "mpt.gradient"(%742) : (tensor<128xf32>) -> tensor<128xf32>
-    %987 = "mpt.gradient"(%730) : (tensor<128xf32>) -> tensor<128xf32>
-    %988 = "mpt.gradient"(%transposed_235) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %989 = "mpt.gradient"(%723) : (tensor<128xf32>) -> tensor<128xf32>
-    %990 = "mpt.gradient"(%711) : (tensor<128xf32>) -> tensor<128xf32>
-    %991 = "mpt.gradient"(%transposed_227) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %992 = "mpt.gradient"(%701) : (tensor<128xf32>) -> tensor<128xf32>
-    %993 = "mpt.gradient"(%689) : (tensor<128xf32>) -> tensor<128xf32>
-    %994 = "mpt.gradient"(%684) : (tensor<256x128x3x3xf32>) -> tensor<256x128x3x3xf32>
-    %995 = "mpt.gradient"(%671) : (tensor<256xf32>) -> tensor<256xf32>
-    %996 = "mpt.gradient"(%659) : (tensor<256xf32>) -> tensor<256xf32>
-    %997 = "mpt.gradient"(%transposed_206) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %998 = "mpt.gradient"(%653) : (tensor<256xf32>) -> tensor<256xf32>
-    %999 = "mpt.gradient"(%618) : (tensor<256xf32>) -> tensor<256xf32>
-    %1000 = "mpt.gradient"(%642) : (tensor<256x128x1x1xf32>) -> tensor<256x128x1x1xf32>
-    %1001 = "mpt.gradient"(%630) : (tensor<256xf32>) -> tensor<256xf32>
-    %1002 = "mpt.gradient"(%618) : (tensor<256xf32>) -> tensor<256xf32>
-    %1003 = "mpt.gradient"(%transposed_186) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %1004 = "mpt.gradient"(%611) : (tensor<256xf32>) -> tensor<256xf32>
-    %1005 = "mpt.gradient"(%599) : (tensor<256xf32>) -> tensor<256xf32>
-    %1006 = "mpt.gradient"(%transposed_178) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %1007 = "mpt.gradient"(%589) : (tensor<256xf32>) -> tensor<256xf32>
-    %1008 = "mpt.gradient"(%577) : (tensor<256xf32>) -> tensor<256xf32>
-    %1009 = "mpt.gradient"(%572) : (tensor<512x256x3x3xf32>) -> tensor<512x256x3x3xf32>
-    %1010 = "mpt.gradient"(%559) : (tensor<512xf32>) -> tensor<512xf32>
-    %1011 = "mpt.gradient"(%547) : (tensor<512xf32>) -> tensor<512xf32>
-    %1012 = "mpt.gradient"(%transposed_157) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %1013 = "mpt.gradient"(%541) : (tensor<512xf32>) -> tensor<512xf32>
-    %1014 = "mpt.gradient"(%504) : (tensor<512xf32>) -> tensor<512xf32>
-    %1015 = "mpt.gradient"(%530) : (tensor<512x256x1x1xf32>) -> tensor<512x256x1x1xf32>
-    %1016 = "mpt.gradient"(%516) : (tensor<512xf32>) -> tensor<512xf32>
-    %1017 = "mpt.gradient"(%504) : (tensor<512xf32>) -> tensor<512xf32>
-    %1018 = "mpt.gradient"(%transposed_138) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %1019 = "mpt.gradient"(%497) : (tensor<512xf32>) -> tensor<512xf32>
-    %1020 = "mpt.gradient"(%485) : (tensor<512xf32>) -> tensor<512xf32>
-    %1021 = "mpt.gradient"(%transposed_130) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %1022 = "mpt.gradient"(%474) : (tensor<512xf32>) -> tensor<512xf32>
-    %1023 = "mpt.gradient"(%462) : (tensor<512xf32>) -> tensor<512xf32>
-    %1024 = "mpt.gradient"(%455) : (tensor<10x512xf32>) -> tensor<10x512xf32>
-    %1025 = "mpt.gradient"(%collapsed_122) : (tensor<10xf32>) -> tensor<10xf32>
-    %cst_390 = arith.constant 9.000000e-01 : f64
-    %1026 = tensor.empty() : tensor<64x3x7x7xf32>
-    %1027 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg64 : tensor<64x3x7x7xf32>) outs(%1026 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+    %1077 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1076, %1013 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1075 : tensor<64x3x7x7xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x3x7x7xf32>
-    %1028 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1027, %964 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1026 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1078 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1077 : tensor<f32>, tensor<64x3x7x7xf32>) outs(%1075 : tensor<64x3x7x7xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x3x7x7xf32>
-    %1029 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1028 : tensor<f32>, tensor<64x3x7x7xf32>) outs(%1026 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1079 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %1078 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1075 : tensor<64x3x7x7xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x3x7x7xf32>
-    %1030 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %1029 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1026 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
-    } -> tensor<64x3x7x7xf32>
-    %1031 = tensor.empty() : tensor<64xf32>
-    %1032 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg65 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1080 = tensor.empty() : tensor<64xf32>
+    %1081 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg65 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1033 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1032, %965 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1082 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1081, %1014 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1034 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1033 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1083 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1082 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1035 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg1, %1034 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1084 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg1, %1083 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1036 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg66 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1085 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg66 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1037 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1036, %966 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1086 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1085, %1015 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1038 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1037 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1087 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1086 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1039 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg2, %1038 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1088 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg2, %1087 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1040 = tensor.empty() : tensor<64x64x3x3xf32>
-    %1041 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg67 : tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
+    %1089 = tensor.empty() : tensor<64x64x3x3xf32>
+    %1090 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg67 : tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64x64x3x3xf32>
-    %1042 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1041, %967 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1091 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1090, %1016 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1043 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1042 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1092 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1091 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1044 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg3, %1043 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1093 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg3, %1092 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1045 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg68 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1094 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg68 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1046 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1045, %968 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1095 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1094, %1017 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1047 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1046 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1096 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1095 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1048 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg4, %1047 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1097 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg4, %1096 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1049 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg69 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1098 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg69 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1050 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1049, %969 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1099 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1098, %1018 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1051 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1050 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1100 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1099 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1052 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg5, %1051 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1101 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg5, %1100 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1053 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg70 : tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
+    %1102 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg70 : tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64x64x3x3xf32>
-    %1054 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1053, %970 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1103 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1102, %1019 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1055 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1054 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1104 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1103 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1056 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg6, %1055 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1105 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg6, %1104 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1057 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg71 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1106 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg71 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1058 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1057, %971 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1107 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1106, %1020 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1059 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1058 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1108 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1107 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1060 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg7, %1059 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1109 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg7, %1108 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1061 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg72 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1110 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg72 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1062 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1061, %972 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1111 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1110, %1021 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1063 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1062 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1112 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1111 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1064 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg8, %1063 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1113 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg8, %1112 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1065 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg73 : tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
+    %1114 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg73 : tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64x64x3x3xf32>
-    %1066 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1065, %973 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1115 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1114, %1022 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1067 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1066 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1116 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1115 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1068 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg9, %1067 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1117 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg9, %1116 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1069 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg74 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1118 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg74 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1070 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1069, %974 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1119 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1118, %1023 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1071 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1070 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1120 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1119 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1072 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg10, %1071 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1121 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg10, %1120 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1073 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg75 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1122 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg75 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1074 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1073, %975 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1123 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1122, %1024 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1075 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1074 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1124 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1123 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1076 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg11, %1075 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1125 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg11, %1124 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1077 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg76 : tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
+    %1126 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg76 : tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64x64x3x3xf32>
-    %1078 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1077, %976 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1127 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1126, %1025 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1079 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1078 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1128 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1127 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1080 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg12, %1079 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1040 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1129 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg12, %1128 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1089 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64x64x3x3xf32>
-    %1081 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg77 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1130 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg77 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1082 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1081, %977 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1131 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1130, %1026 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1083 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1082 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1132 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1131 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1084 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg13, %1083 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1133 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg13, %1132 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1085 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg78 : tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
+    %1134 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg78 : tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<64xf32>
-    %1086 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1085, %978 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1135 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1134, %1027 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1087 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1086 : tensor<f32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1136 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1135 : tensor<f32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1088 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg14, %1087 : tensor<64xf32>, tensor<64xf32>) outs(%1031 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1137 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg14, %1136 : tensor<64xf32>, tensor<64xf32>) outs(%1080 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<64xf32>
-    %1089 = tensor.empty() : tensor<128x64x3x3xf32>
-    %1090 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg79 : tensor<128x64x3x3xf32>) outs(%1089 : tensor<128x64x3x3xf32>) {
+    %1138 = tensor.empty() : tensor<128x64x3x3xf32>
+    %1139 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg79 : tensor<128x64x3x3xf32>) outs(%1138 : tensor<128x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128x64x3x3xf32>
-    %1091 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1090, %979 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1089 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1140 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1139, %1028 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1138 : tensor<128x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x64x3x3xf32>
-    %1092 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1091 : tensor<f32>, tensor<128x64x3x3xf32>) outs(%1089 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1141 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1140 : tensor<f32>, tensor<128x64x3x3xf32>) outs(%1138 : tensor<128x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x64x3x3xf32>
-    %1093 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg15, %1092 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1089 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1142 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg15, %1141 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1138 : tensor<128x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x64x3x3xf32>
-    %1094 = tensor.empty() : tensor<128xf32>
-    %1095 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg80 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1143 = tensor.empty() : tensor<128xf32>
+    %1144 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg80 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1096 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1095, %980 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1145 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1144, %1029 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1097 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1096 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1146 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1145 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1098 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg16, %1097 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1147 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg16, %1146 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1099 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg81 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1148 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg81 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1100 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1099, %981 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1149 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1148, %1030 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1101 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1100 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1150 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1149 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1102 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg17, %1101 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1151 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg17, %1150 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1103 = tensor.empty() : tensor<128x128x3x3xf32>
-    %1104 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg82 : tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
+    %1152 = tensor.empty() : tensor<128x128x3x3xf32>
+    %1153 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg82 : tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128x128x3x3xf32>
-    %1105 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1104, %982 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1154 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1153, %1031 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1106 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1105 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1155 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1154 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1107 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg18, %1106 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1156 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg18, %1155 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1108 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg83 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1157 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg83 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1109 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1108, %983 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1158 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1157, %1032 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1110 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1109 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1159 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1158 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1111 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg19, %1110 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1160 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg19, %1159 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1112 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg84 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1161 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg84 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1113 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1112, %984 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1162 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1161, %1033 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1114 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1113 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1163 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1162 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1115 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg20, %1114 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1164 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg20, %1163 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1116 = tensor.empty() : tensor<128x64x1x1xf32>
-    %1117 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg85 : tensor<128x64x1x1xf32>) outs(%1116 : tensor<128x64x1x1xf32>) {
+    %1165 = tensor.empty() : tensor<128x64x1x1xf32>
+    %1166 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg85 : tensor<128x64x1x1xf32>) outs(%1165 : tensor<128x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128x64x1x1xf32>
-    %1118 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1117, %985 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1116 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1167 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1166, %1034 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1165 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x64x1x1xf32>
-    %1119 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1118 : tensor<f32>, tensor<128x64x1x1xf32>) outs(%1116 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1168 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1167 : tensor<f32>, tensor<128x64x1x1xf32>) outs(%1165 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x64x1x1xf32>
-    %1120 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg21, %1119 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1116 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1169 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg21, %1168 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1165 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x64x1x1xf32>
-    %1121 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg86 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1170 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg86 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1122 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1121, %986 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1171 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1170, %1035 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1123 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1122 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1172 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1171 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1124 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg22, %1123 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1173 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg22, %1172 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1125 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg87 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1174 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg87 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1126 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1125, %987 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1175 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1174, %1036 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1127 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1126 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1176 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1175 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1128 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg23, %1127 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1177 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg23, %1176 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1129 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg88 : tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
+    %1178 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg88 : tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128x128x3x3xf32>
-    %1130 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1129, %988 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1179 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1178, %1037 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1131 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1130 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1180 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1179 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1132 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg24, %1131 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1181 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg24, %1180 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1133 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg89 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1182 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg89 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1134 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1133, %989 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1183 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1182, %1038 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1135 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1134 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1184 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1183 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1136 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg25, %1135 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1185 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg25, %1184 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1137 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg90 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1186 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg90 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1138 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1137, %990 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1187 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1186, %1039 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1139 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1138 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1188 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1187 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1140 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg26, %1139 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1189 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg26, %1188 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1141 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg91 : tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
+    %1190 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg91 : tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128x128x3x3xf32>
-    %1142 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1141, %991 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1191 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1190, %1040 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1143 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1142 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1192 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1191 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1144 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg27, %1143 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1103 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1193 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg27, %1192 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1152 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128x128x3x3xf32>
-    %1145 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg92 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1194 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg92 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1146 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1145, %992 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1195 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1194, %1041 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1147 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1146 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1196 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1195 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1148 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg28, %1147 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1197 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg28, %1196 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1149 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg93 : tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
+    %1198 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg93 : tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<128xf32>
-    %1150 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1149, %993 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1199 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1198, %1042 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1151 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1150 : tensor<f32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1200 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1199 : tensor<f32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1152 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg29, %1151 : tensor<128xf32>, tensor<128xf32>) outs(%1094 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1201 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg29, %1200 : tensor<128xf32>, tensor<128xf32>) outs(%1143 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<128xf32>
-    %1153 = tensor.empty() : tensor<256x128x3x3xf32>
-    %1154 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg94 : tensor<256x128x3x3xf32>) outs(%1153 : tensor<256x128x3x3xf32>) {
+    %1202 = tensor.empty() : tensor<256x128x3x3xf32>
+    %1203 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg94 : tensor<256x128x3x3xf32>) outs(%1202 : tensor<256x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256x128x3x3xf32>
-    %1155 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1154, %994 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1153 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1204 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1203, %1043 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1202 : tensor<256x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x128x3x3xf32>
-    %1156 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1155 : tensor<f32>, tensor<256x128x3x3xf32>) outs(%1153 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1205 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1204 : tensor<f32>, tensor<256x128x3x3xf32>) outs(%1202 : tensor<256x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x128x3x3xf32>
-    %1157 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg30, %1156 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1153 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1206 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg30, %1205 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1202 : tensor<256x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x128x3x3xf32>
-    %1158 = tensor.empty() : tensor<256xf32>
-    %1159 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg95 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1207 = tensor.empty() : tensor<256xf32>
+    %1208 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg95 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1160 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1159, %995 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1209 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1208, %1044 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1161 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1160 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1210 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1209 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1162 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg31, %1161 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1211 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg31, %1210 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1163 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg96 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1212 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg96 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1164 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1163, %996 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1213 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1212, %1045 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1165 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1164 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1214 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1213 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1166 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg32, %1165 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1215 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg32, %1214 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1167 = tensor.empty() : tensor<256x256x3x3xf32>
-    %1168 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg97 : tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
+    %1216 = tensor.empty() : tensor<256x256x3x3xf32>
+    %1217 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg97 : tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256x256x3x3xf32>
-    %1169 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1168, %997 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1218 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1217, %1046 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1170 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1169 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1219 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1218 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1171 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg33, %1170 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1220 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg33, %1219 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1172 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg98 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1221 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg98 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1173 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1172, %998 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1222 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1221, %1047 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1174 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1173 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1223 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1222 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1175 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg34, %1174 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1224 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg34, %1223 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1176 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg99 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1225 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg99 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1177 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1176, %999 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1226 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1225, %1048 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1178 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1177 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1227 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1226 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1179 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg35, %1178 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1228 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg35, %1227 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1180 = tensor.empty() : tensor<256x128x1x1xf32>
-    %1181 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg100 : tensor<256x128x1x1xf32>) outs(%1180 : tensor<256x128x1x1xf32>) {
+    %1229 = tensor.empty() : tensor<256x128x1x1xf32>
+    %1230 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg100 : tensor<256x128x1x1xf32>) outs(%1229 : tensor<256x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256x128x1x1xf32>
-    %1182 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1181, %1000 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1180 : tensor<256x128x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1231 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1230, %1049 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1229 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x128x1x1xf32>
-    %1183 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1182 : tensor<f32>, tensor<256x128x1x1xf32>) outs(%1180 : tensor<256x128x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1232 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1231 : tensor<f32>, tensor<256x128x1x1xf32>) outs(%1229 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x128x1x1xf32>
-    %1184 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg36, %1183 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1180 : tensor<256x128x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1233 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg36, %1232 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1229 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x128x1x1xf32>
-    %1185 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg101 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1234 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg101 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1186 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1185, %1001 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1235 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1234, %1050 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1187 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1186 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1236 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1235 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1188 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg37, %1187 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1237 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg37, %1236 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1189 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg102 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1238 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg102 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1190 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1189, %1002 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1239 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1238, %1051 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1191 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1190 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1240 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1239 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1192 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg38, %1191 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1241 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg38, %1240 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1193 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg103 : tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
+    %1242 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg103 : tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256x256x3x3xf32>
-    %1194 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1193, %1003 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1243 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1242, %1052 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1195 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1194 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1244 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1243 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1196 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg39, %1195 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1245 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg39, %1244 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1197 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg104 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1246 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg104 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1198 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1197, %1004 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1247 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1246, %1053 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1199 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1198 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1248 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1247 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1200 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg40, %1199 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1249 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg40, %1248 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1201 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg105 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1250 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg105 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1202 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1201, %1005 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1251 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1250, %1054 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1203 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1202 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1252 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1251 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1204 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg41, %1203 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1253 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg41, %1252 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1205 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg106 : tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
+    %1254 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg106 : tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256x256x3x3xf32>
-    %1206 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1205, %1006 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1255 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1254, %1055 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1207 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1206 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1256 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1255 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1208 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg42, %1207 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1167 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1257 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg42, %1256 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1216 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256x256x3x3xf32>
-    %1209 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg107 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1258 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg107 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1210 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1209, %1007 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1259 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1258, %1056 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1211 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1210 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1260 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1259 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1212 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg43, %1211 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1261 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg43, %1260 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1213 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg108 : tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
+    %1262 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg108 : tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<256xf32>
-    %1214 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1213, %1008 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1263 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1262, %1057 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1215 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1214 : tensor<f32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1264 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1263 : tensor<f32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1216 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg44, %1215 : tensor<256xf32>, tensor<256xf32>) outs(%1158 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1265 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg44, %1264 : tensor<256xf32>, tensor<256xf32>) outs(%1207 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<256xf32>
-    %1217 = tensor.empty() : tensor<512x256x3x3xf32>
-    %1218 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg109 : tensor<512x256x3x3xf32>) outs(%1217 : tensor<512x256x3x3xf32>) {
+    %1266 = tensor.empty() : tensor<512x256x3x3xf32>
+    %1267 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg109 : tensor<512x256x3x3xf32>) outs(%1266 : tensor<512x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512x256x3x3xf32>
-    %1219 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1218, %1009 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1217 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1268 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1267, %1058 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1266 : tensor<512x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x256x3x3xf32>
-    %1220 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1219 : tensor<f32>, tensor<512x256x3x3xf32>) outs(%1217 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1269 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1268 : tensor<f32>, tensor<512x256x3x3xf32>) outs(%1266 : tensor<512x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x256x3x3xf32>
-    %1221 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg45, %1220 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1217 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1270 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg45, %1269 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1266 : tensor<512x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x256x3x3xf32>
-    %1222 = tensor.empty() : tensor<512xf32>
-    %1223 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg110 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1271 = tensor.empty() : tensor<512xf32>
+    %1272 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg110 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1224 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1223, %1010 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1273 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1272, %1059 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1225 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1224 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1274 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1273 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1226 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg46, %1225 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1275 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg46, %1274 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1227 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg111 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1276 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg111 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1228 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1227, %1011 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1277 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1276, %1060 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1229 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1228 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1278 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1277 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1230 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg47, %1229 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1279 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg47, %1278 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1231 = tensor.empty() : tensor<512x512x3x3xf32>
-    %1232 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg112 : tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
+    %1280 = tensor.empty() : tensor<512x512x3x3xf32>
+    %1281 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg112 : tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512x512x3x3xf32>
-    %1233 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1232, %1012 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1282 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1281, %1061 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1234 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1233 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1283 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1282 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1235 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg48, %1234 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1284 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg48, %1283 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1236 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg113 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1285 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg113 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1237 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1236, %1013 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1286 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1285, %1062 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1238 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1237 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1287 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1286 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1239 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg49, %1238 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1288 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg49, %1287 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1240 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg114 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1289 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg114 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1241 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1240, %1014 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1290 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1289, %1063 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1242 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1241 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1291 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1290 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1243 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg50, %1242 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1292 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg50, %1291 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1244 = tensor.empty() : tensor<512x256x1x1xf32>
-    %1245 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg115 : tensor<512x256x1x1xf32>) outs(%1244 : tensor<512x256x1x1xf32>) {
+    %1293 = tensor.empty() : tensor<512x256x1x1xf32>
+    %1294 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg115 : tensor<512x256x1x1xf32>) outs(%1293 : tensor<512x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512x256x1x1xf32>
-    %1246 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1245, %1015 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1244 : tensor<512x256x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1295 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1294, %1064 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1293 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x256x1x1xf32>
-    %1247 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1246 : tensor<f32>, tensor<512x256x1x1xf32>) outs(%1244 : tensor<512x256x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1296 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1295 : tensor<f32>, tensor<512x256x1x1xf32>) outs(%1293 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x256x1x1xf32>
-    %1248 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg51, %1247 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1244 : tensor<512x256x1x1xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1297 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg51, %1296 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1293 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x256x1x1xf32>
-    %1249 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg116 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1298 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg116 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1250 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1249, %1016 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1299 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1298, %1065 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1251 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1250 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1300 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1299 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1252 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg52, %1251 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1301 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg52, %1300 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1253 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg117 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1302 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg117 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1254 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1253, %1017 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1303 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1302, %1066 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1255 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1254 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1304 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1303 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1256 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg53, %1255 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1305 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg53, %1304 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1257 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg118 : tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
+    %1306 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg118 : tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512x512x3x3xf32>
-    %1258 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1257, %1018 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1307 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1306, %1067 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1259 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1258 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1308 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1307 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1260 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg54, %1259 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1309 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg54, %1308 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1261 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg119 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1310 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg119 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1262 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1261, %1019 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1311 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1310, %1068 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1263 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1262 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1312 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1311 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1264 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg55, %1263 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1313 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg55, %1312 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1265 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg120 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1314 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg120 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1266 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1265, %1020 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1315 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1314, %1069 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1267 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1266 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1316 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1315 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1268 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg56, %1267 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1317 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg56, %1316 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1269 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg121 : tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
+    %1318 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg121 : tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512x512x3x3xf32>
-    %1270 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1269, %1021 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1319 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1318, %1070 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1271 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1270 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1320 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg126, %1319 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1272 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg57, %1271 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1231 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1321 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg57, %1320 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1280 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512x512x3x3xf32>
-    %1273 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg122 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1322 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg122 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1274 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1273, %1022 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1323 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1322, %1071 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1275 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1274 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1324 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1323 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1276 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg58, %1275 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1325 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg58, %1324 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1277 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg123 : tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
+    %1326 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg123 : tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<512xf32>
-    %1278 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1277, %1023 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1327 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1326, %1072 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1279 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1278 : tensor<f32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1328 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1327 : tensor<f32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1280 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg59, %1279 : tensor<512xf32>, tensor<512xf32>) outs(%1222 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1329 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg59, %1328 : tensor<512xf32>, tensor<512xf32>) outs(%1271 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<512xf32>
-    %1281 = tensor.empty() : tensor<10x512xf32>
-    %1282 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg124 : tensor<10x512xf32>) outs(%1281 : tensor<10x512xf32>) {
+    %1330 = tensor.empty() : tensor<10x512xf32>
+    %1331 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg124 : tensor<10x512xf32>) outs(%1330 : tensor<10x512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<10x512xf32>
-    %1283 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%1282, %1024 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1281 : tensor<10x512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1332 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%1331, %1073 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1330 : tensor<10x512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<10x512xf32>
-    %1284 = linalg.generic {indexing_maps = [#map16, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg126, %1283 : tensor<f32>, tensor<10x512xf32>) outs(%1281 : tensor<10x512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1333 = linalg.generic {indexing_maps = [#map14, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg126, %1332 : tensor<f32>, tensor<10x512xf32>) outs(%1330 : tensor<10x512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<10x512xf32>
-    %1285 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg60, %1284 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1281 : tensor<10x512xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1334 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg60, %1333 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1330 : tensor<10x512xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<10x512xf32>
-    %1286 = tensor.empty() : tensor<10xf32>
-    %1287 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg125 : tensor<10xf32>) outs(%1286 : tensor<10xf32>) {
+    %1335 = tensor.empty() : tensor<10xf32>
+    %1336 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg125 : tensor<10xf32>) outs(%1335 : tensor<10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1291 = arith.truncf %cst_390 : f64 to f32
-      %1292 = arith.mulf %in, %1291 : f32
-      linalg.yield %1292 : f32
+      %1340 = arith.truncf %cst_1096 : f64 to f32
+      %1341 = arith.mulf %in, %1340 : f32
+      linalg.yield %1341 : f32
     } -> tensor<10xf32>
-    %1288 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1287, %1025 : tensor<10xf32>, tensor<10xf32>) outs(%1286 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.addf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1337 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1336, %1074 : tensor<10xf32>, tensor<10xf32>) outs(%1335 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.addf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<10xf32>
-    %1289 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1288 : tensor<f32>, tensor<10xf32>) outs(%1286 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.mulf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1338 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg126, %1337 : tensor<f32>, tensor<10xf32>) outs(%1335 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.mulf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<10xf32>
-    %1290 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg61, %1289 : tensor<10xf32>, tensor<10xf32>) outs(%1286 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_391: f32, %out: f32):
-      %1291 = arith.subf %in, %in_391 : f32
-      linalg.yield %1291 : f32
+    %1339 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg61, %1338 : tensor<10xf32>, tensor<10xf32>) outs(%1335 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_1097: f32, %out: f32):
+      %1340 = arith.subf %in, %in_1097 : f32
+      linalg.yield %1340 : f32
     } -> tensor<10xf32>
-    return %438, %1030, %1035, %1039, %1044, %1048, %1052, %1056, %1060, %1064, %1068, %1072, %1076, %1080, %1084, %1088, %1093, %1098, %1102, %1107, %1111, %1115, %1120, %1124, %1128, %1132, %1136, %1140, %1144, %1148, %1152, %1157, %1162, %1166, %1171, %1175, %1179, %1184, %1188, %1192, %1196, %1200, %1204, %1208, %1212, %1216, %1221, %1226, %1230, %1235, %1239, %1243, %1248, %1252, %1256, %1260, %1264, %1268, %1272, %1276, %1280, %1285, %1290, %1028, %1033, %1037, %1042, %1046, %1050, %1054, %1058, %1062, %1066, %1070, %1074, %1078, %1082, %1086, %1091, %1096, %1100, %1105, %1109, %1113, %1118, %1122, %1126, %1130, %1134, %1138, %1142, %1146, %1150, %1155, %1160, %1164, %1169, %1173, %1177, %1182, %1186, %1190, %1194, %1198, %1202, %1206, %1210, %1214, %1219, %1224, %1228, %1233, %1237, %1241, %1246, %1250, %1254, %1258, %1262, %1266, %1270, %1274, %1278, %1283, %1288 : tensor<f32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>
+    return %438, %1079, %1084, %1088, %1093, %1097, %1101, %1105, %1109, %1113, %1117, %1121, %1125, %1129, %1133, %1137, %1142, %1147, %1151, %1156, %1160, %1164, %1169, %1173, %1177, %1181, %1185, %1189, %1193, %1197, %1201, %1206, %1211, %1215, %1220, %1224, %1228, %1233, %1237, %1241, %1245, %1249, %1253, %1257, %1261, %1265, %1270, %1275, %1279, %1284, %1288, %1292, %1297, %1301, %1305, %1309, %1313, %1317, %1321, %1325, %1329, %1334, %1339, %1077, %1082, %1086, %1091, %1095, %1099, %1103, %1107, %1111, %1115, %1119, %1123, %1127, %1131, %1135, %1140, %1145, %1149, %1154, %1158, %1162, %1167, %1171, %1175, %1179, %1183, %1187, %1191, %1195, %1199, %1204, %1209, %1213, %1218, %1222, %1226, %1231, %1235, %1239, %1243, %1247, %1251, %1255, %1259, %1263, %1268, %1273, %1277, %1282, %1286, %1290, %1295, %1299, %1303, %1307, %1311, %1315, %1319, %1323, %1327, %1332, %1337 : tensor<f32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>
   }
 }
