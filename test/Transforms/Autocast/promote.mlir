@@ -8,7 +8,7 @@
 // as it does in a network where a layer follows (promote-examples.test).
 // RUN: mpt-opt %s --mpt-autocast="policy-level=promote loss-region=0" | FileCheck %s
 // RUN: mpt-opt %s --mpt-precision-report="policy-level=promote loss-region=0" 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
-// RUN: mpt-opt %s --mpt-precision-report=policy-level=conservative 2>&1 >/dev/null | FileCheck %s --check-prefix=CONSERVATIVE
+// RUN: mpt-opt %s --mpt-precision-report 2>&1 >/dev/null | FileCheck %s --check-prefix=CONSERVATIVE
 // RUN: mpt-opt %s --mpt-precision-report=policy-level=promote 2>&1 >/dev/null | FileCheck %s --check-prefix=LOSSREGION
 // RUN: mpt-opt %s --mpt-autocast="policy-level=promote loss-region=0" -o %t.once.mlir
 // RUN: mpt-opt %t.once.mlir --mpt-autocast="policy-level=promote loss-region=0" -o %t.twice.mlir
