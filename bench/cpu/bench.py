@@ -9,10 +9,12 @@ same number of threads: matmul kernels (GFLOP/s) and whole training steps
            PyTorch: torch.matmul (oneDNN). Best of --trials timed runs, in
            each of --rounds rounds that alternate mpt and PyTorch, so that a
            change of load during the run reaches both (the best is kept).
-  steps    the bundled PyTorch examples (examples/torch) under mpt-run
+  steps    the bundled PyTorch examples (examples/torch) and the GPT block
+           at d=256, T=128, batch 8 (imported into --workdir) under mpt-run
            --timing in FP32 and with --mpt-mixed-precision dtype=bf16 / f16,
            on the path mpt-run picks (auto) and, for FP32, on the generic
-           path (the scalar loops every machine runs); PyTorch eager FP32 and
+           path (the scalar loops every machine runs; bundled examples only);
+           PyTorch eager FP32 and
            torch.autocast("cpu", bfloat16) on the same model, batch and
            threads. Best and median ms/step; compile time is mpt-run's.
 
@@ -43,11 +45,16 @@ import torch  # noqa: E402
 SHAPES = [(1024, 1024, 1024), (256, 512, 512), (64, 768, 3072)]  # M, N, K
 DTYPES = ["f32", "bf16", "f16"]
 TORCH_DTYPE = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
-MODELS = [  # example file, importer flags (as examples/torch/regenerate.sh)
+MODELS = [  # name, importer flags (as examples/torch/regenerate.sh), bundled example?
     ("mlp_sgd", ["--model", "mlp", "--loss", "cross-entropy", "--optimizer", "sgd",
-                 "--lr", "0.05", "--momentum", "0.9"]),
+                 "--lr", "0.05", "--momentum", "0.9"], True),
     ("gpt_block_adamw", ["--model", "gpt-block", "--loss", "cross-entropy",
-                         "--optimizer", "adamw", "--lr", "1e-3", "--weight-decay", "0.01"]),
+                         "--optimizer", "adamw", "--lr", "1e-3", "--weight-decay", "0.01"], True),
+    # The issue's larger configuration (bench/memory/models.py: d=256, 4 heads,
+    # T=128, 256 classes), batch 8: imported into --workdir on first use.
+    ("gpt_block_d256_b8", ["--model", os.path.join(REPO, "bench", "memory", "models.py") + ":gpt_block",
+                           "--input-shape", "8,128,256", "--loss", "cross-entropy",
+                           "--optimizer", "adamw", "--lr", "1e-3", "--weight-decay", "0.01"], False),
 ]
 MPT_MODES = [("FP32", None), ("bf16", "mpt-mixed-precision{dtype=bf16}"),
              ("f16", "mpt-mixed-precision{dtype=f16}")]
@@ -145,10 +152,22 @@ def torch_kernels(args):
     return res
 
 
-def mpt_step(args, name, passes, path):
-    cmd = [args.mpt_run, os.path.join(REPO, "examples", "torch", name + ".mlir"),
-           "--inputs", os.path.join(REPO, "examples", "torch", name + ".npz"),
-           "--steps", str(args.steps + 1), "--timing", "--no-progress", "--log", os.devnull,
+def step_files(args, name, flags, bundled):
+    """The step's .mlir and .npz: the bundled example, or an import into --workdir."""
+    if bundled:
+        base = os.path.join(REPO, "examples", "torch", name)
+    else:
+        base = os.path.join(args.workdir, name)
+        if not os.path.exists(base + ".mlir"):
+            os.makedirs(args.workdir, exist_ok=True)
+            subprocess.run([sys.executable, os.path.join(REPO, "tools", "mpt-import-torch", "mpt-import-torch")]
+                           + flags + ["-o", base + ".mlir"], check=True, stdout=subprocess.DEVNULL)
+    return base + ".mlir", base + ".npz"
+
+
+def mpt_step(args, files, passes, path, steps):
+    cmd = [args.mpt_run, files[0], "--inputs", files[1],
+           "--steps", str(steps + 1), "--timing", "--no-progress", "--log", os.devnull,
            "--cpu-path=" + path]
     if passes:
         cmd.insert(2, "--passes=" + passes)
@@ -159,7 +178,7 @@ def mpt_step(args, name, passes, path):
     return float(m.group(2)), float(m.group(3)), float(m.group(1))
 
 
-def torch_step(args, flags, mode):
+def torch_step(args, flags, mode, steps):
     from mpt_import_torch import cli, optim
     import torch.nn.functional as F
     spec, _ = cli.build(cli.make_parser().parse_args(flags))
@@ -167,7 +186,7 @@ def torch_step(args, flags, mode):
     opt = optim.torch_optimizer(spec.opt, model.parameters())
     x, y = spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value
     times = []
-    for _ in range(args.steps + 1):
+    for _ in range(steps + 1):
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=mode == "bf16"):
@@ -193,6 +212,8 @@ def main():
     p.add_argument("--mlir-lib", default="/usr/lib/llvm-22/lib")
     p.add_argument("--parts", default="kernels,steps", help="what to measure: kernels,steps")
     p.add_argument("--write", action="store_true", help="update docs/CPUBackend.md")
+    p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "mpt-bench-cpu"),
+                   help="where the larger configurations are imported (kept between runs)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -228,21 +249,28 @@ def main():
 
 
 def steps_table(args):
-    lines = ["", "Training steps, ms/step (best / median of %d steps; mpt compile time in s):" % args.steps, "",
+    lines = ["", "Training steps, ms/step (best / median of the steps in each row; mpt compile time in s):", "",
               "| model | mpt FP32 generic | mpt FP32 | mpt bf16 | mpt f16 | PyTorch FP32 | PyTorch bf16 autocast "
               "| mpt bf16 / PyTorch bf16 | mpt bf16 / mpt FP32 |",
               "|---|---|---|---|---|---|---|---|---|"]
-    for name, flags in MODELS:
+    for name, flags, bundled in MODELS:
+        files = step_files(args, name, flags, bundled)
+        # The imported configurations: fewer steps, and no generic-path run
+        # (scalar loops for every matmul: minutes a step).
+        steps = args.steps if bundled else max(3, args.steps // 4)
         cells, best = [], {}
-        for label, passes, path in [("generic", None, "generic")] + [(l, ps, "auto") for l, ps in MPT_MODES]:
-            r = mpt_step(args, name, passes, path)
+        runs = ([("generic", None, "generic")] if bundled else []) + [(l, ps, "auto") for l, ps in MPT_MODES]
+        if not bundled:
+            cells.append("-")
+        for label, passes, path in runs:
+            r = mpt_step(args, files, passes, path, steps)
             best[label] = r[0] if r else None
             cells.append(f"{r[0]:.2f} / {r[1]:.2f} ({r[2]:.1f} s)" if r else "failed")
-        t32, tbf = torch_step(args, flags, "fp32"), torch_step(args, flags, "bf16")
+        t32, tbf = torch_step(args, flags, "fp32", steps), torch_step(args, flags, "bf16", steps)
         cells += [f"{t32[0]:.2f} / {t32[1]:.2f}", f"{tbf[0]:.2f} / {tbf[1]:.2f}"]
         ratio = lambda x, y: f"{x / y:.2f}" if x and y else "-"  # noqa: E731
         cells += [ratio(best["bf16"], tbf[0]), ratio(best["bf16"], best["FP32"])]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} ({steps} steps) | " + " | ".join(cells) + " |")
     return lines
 
 
