@@ -17,32 +17,14 @@ Usage: bench.py [--mpt-opt build/bin/mpt-opt] [--layers 96] [--repeat 5]
 """
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen_transformer  # noqa: E402
-
-
-def timing(mpt_opt, path, extra):
-    out = subprocess.run([mpt_opt, path, "-o", os.devnull, "--mlir-timing"] + extra,
-                         check=True, capture_output=True, text=True).stderr
-    times = {}
-    for line in out.splitlines():
-        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
-        if m:
-            times.setdefault(m.group(2), float(m.group(1)))
-    return times
-
-
-def count_ops(mpt_opt, path):
-    out = subprocess.run([mpt_opt, path, "--print-op-stats", "-o", os.devnull],
-                         check=True, capture_output=True, text=True).stderr
-    return sum(int(m.group(1)) for m in re.finditer(r",\s*([0-9]+)\s*$", out, re.M))
+from mpt_opt_runs import count_ops, timing  # noqa: E402
 
 
 def main():

@@ -22,7 +22,6 @@ Usage: scale.py [--mpt-opt build/bin/mpt-opt] [--layers 64,128,256,512,1024]
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "autocast"))
 import gen_transformer  # noqa: E402
+import mpt_opt_runs  # noqa: E402
+from mpt_opt_runs import count_ops  # noqa: E402
 
 # The mpt passes run on their own (each after parse, before print), with the
 # name --mlir-timing gives them. Reports write to /dev/null.
@@ -47,24 +48,8 @@ PIPELINE_PASSES = ["MptAutocast", "InsertLossScaling", "MptCastCleanup",
 
 
 def timing(mpt_opt, path, extra):
-    out = subprocess.run([mpt_opt, path, "-o", os.devnull, "--mlir-timing"] + extra,
-                         check=True, capture_output=True, text=True).stderr
-    times = {}
-    for line in out.splitlines():
-        m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*\S)\s*$", line)
-        if m:
-            name = m.group(2)
-            # Nested pipelines print "'func.func' Pipeline" then the pass:
-            # the first line for a name is the total over its instances.
-            times[name] = times.get(name, 0.0) + float(m.group(1)) \
-                if name in PIPELINE_PASSES else times.get(name, float(m.group(1)))
-    return times
-
-
-def count_ops(mpt_opt, path):
-    out = subprocess.run([mpt_opt, path, "--print-op-stats", "-o", os.devnull],
-                         check=True, capture_output=True, text=True).stderr
-    return sum(int(m.group(1)) for m in re.finditer(r",\s*([0-9]+)\s*$", out, re.M))
+    # Pipeline passes run once per function: their instances add up.
+    return mpt_opt_runs.timing(mpt_opt, path, extra, summed=PIPELINE_PASSES)
 
 
 def cpu_pipeline(mpt_opt, path, timeout):

@@ -24,7 +24,7 @@ namespace {
 /// Whether `op` only starts a buffer: a tensor.empty or a tensor fill.
 static bool startsBuffer(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
-    return op->getNumResults() == 1;
+    return true;
   auto fill = dyn_cast<linalg::FillOp>(op);
   return fill && fill.hasPureTensorSemantics();
 }

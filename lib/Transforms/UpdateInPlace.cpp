@@ -50,11 +50,11 @@ struct UpdateInPlacePass
       auto generic = dyn_cast<linalg::GenericOp>(result.getOwner());
       if (!generic || !generic.hasPureTensorSemantics())
         continue;
+      // An init that is already an argument stays: this argument, or
+      // another one an earlier result (the same value returned twice) took.
       OpOperand *init = getUnreadInit(generic, result);
-      if (!init || init->get() == arg)
+      if (!init || isa<BlockArgument>(init->get()))
         continue;
-      // One op writing two updated arguments (or one twice) cannot take
-      // both as inits of the same value: only the first.
       init->set(arg);
     }
   }

@@ -173,10 +173,13 @@ def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
       `linalg-fuse-elementwise-ops` it does not propagate reshapes through
       the ops, which would turn named contractions into generics that the
       CPU kernels (`--mpt-matmul-to-cpu-kernels`) no longer recognise;
-    - a `linalg.fill` that several ops read (the zeros a forward and a
-      backward contraction both start from) is cloned for each reader: the
-      fill's buffer then dies with its reader instead of being copied and
-      kept until the last one.
+    - a `tensor.empty` or tensor `linalg.fill` that several ops of its block
+      use (the zeros a forward and a backward contraction both start from)
+      is cloned right before each of them, and one with a single user is
+      moved right before it: its buffer is then allocated where it is used
+      and dies with its user, instead of being allocated in the forward,
+      copied for the other users and kept until the last one. One linear
+      sweep per block.
 
     Every scalar op of the fused bodies still rounds as before, so results
     are unchanged (the execution tests run with it).
