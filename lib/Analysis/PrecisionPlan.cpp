@@ -1107,6 +1107,7 @@ std::string PrecisionPlan::describe(Operation *op) const {
   case DecisionReason::FollowsLowInputs:
   case DecisionReason::FollowsF32Input:
   case DecisionReason::NoInputToFollow:
+  case DecisionReason::BackwardNotPromoted:
     describePromotion(op, d, os);
     break;
   }

@@ -14,10 +14,10 @@
 // loss-region=0 on both sides: every parameter, the output bias too, is then
 // read in f16 and has a working copy (by default the output bias add is in
 // the loss region, f32, and b2 has none: master-weights.mlir).
-// RUN: mpt-opt %t.plain.mlir --mpt-autocast=loss-region=0 --mpt-strip-training-markers %{lower} | %{run} > %t.plain
+// RUN: mpt-opt %t.plain.mlir --mpt-autocast="loss-region=0 policy-level=conservative" --mpt-strip-training-markers %{lower} | %{run} > %t.plain
 // The driver calls the step with its new signature, so it joins the step
 // after autocast (the module braces of mpt-opt's output dropped).
-// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-autocast="master-weights=true loss-region=0" --mlir-print-local-scope | sed '1d;$d' > %t.step.mlir
+// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-autocast="master-weights=true loss-region=0 policy-level=conservative" --mlir-print-local-scope | sed '1d;$d' > %t.step.mlir
 // RUN: cat %t.step.mlir %s > %t.mw.mlir
 // RUN: mpt-opt %t.mw.mlir --mpt-strip-training-markers %{lower} | %{run} > %t.mw
 // RUN: %python %S/Inputs/compare_runs.py %t.plain %t.mw --identical --working-copies | FileCheck %s

@@ -84,6 +84,8 @@ enum class DecisionReason {
   FollowsF32Input,
   /// FP32 (policy level promote): no full-size input to follow.
   NoInputToFollow,
+  /// As painted (policy level promote): a backward op is not promoted.
+  BackwardNotPromoted,
 };
 
 struct OpDecision {

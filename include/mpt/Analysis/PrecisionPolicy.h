@@ -57,7 +57,7 @@ struct PolicyOptions {
   /// Path of a JSON policy file; empty for none.
   std::string policyFile;
   std::vector<std::string> allow, deny, infer, clear;
-  PolicyLevel level = PolicyLevel::Conservative;
+  PolicyLevel level = PolicyLevel::Promote;
   /// Keep the loss region in f32 (PrecisionPlan's loss-region rule).
   bool lossRegionF32 = true;
 
@@ -133,7 +133,7 @@ private:
   };
   std::vector<Pattern> patterns;
   LowPrecisionType lowPrecision = LowPrecisionType::F16;
-  PolicyLevel level = PolicyLevel::Conservative;
+  PolicyLevel level = PolicyLevel::Promote;
   bool lossRegionF32 = true;
 };
 

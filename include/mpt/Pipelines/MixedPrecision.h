@@ -41,7 +41,7 @@ struct MixedPrecisionOptions
       *this, "policy-level",
       llvm::cl::desc("How infer/clear ops get their precision: conservative "
                      "or promote (docs/Autocast.md)"),
-      llvm::cl::init(PolicyLevel::Conservative),
+      llvm::cl::init(PolicyLevel::Promote),
       llvm::cl::values(
           clEnumValN(PolicyLevel::Conservative, "conservative",
                      "low only between allow ops (grappler)"),

@@ -253,7 +253,7 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     ListOption<"clear", "clear", "std::string",
                "Op names to put on the clear list (follow neighbours)">,
     Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
-           /*default=*/"mpt::PolicyLevel::Conservative",
+           /*default=*/"mpt::PolicyLevel::Promote",
            "How infer/clear ops get their precision: conservative (low only "
            "between allow ops) or promote (follow the precision of their "
            "inputs, f32 statistics; the backward reads 16-bit copies)",
@@ -313,7 +313,7 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     ListOption<"clear", "clear", "std::string",
                "Op names to put on the clear list (follow neighbours)">,
     Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
-           /*default=*/"mpt::PolicyLevel::Conservative",
+           /*default=*/"mpt::PolicyLevel::Promote",
            "How infer/clear ops get their precision: conservative (low only "
            "between allow ops) or promote (follow the precision of their "
            "inputs, f32 statistics; the backward reads 16-bit copies)",

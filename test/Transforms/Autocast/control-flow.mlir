@@ -4,11 +4,11 @@
 // results keep their types. The ops inside regions are painted one by one,
 // and casts of loop-invariant values sit next to their producer, outside
 // the loop. A gradient accumulator stays f32.
-// RUN: mpt-opt %s --split-input-file --mpt-autocast | FileCheck %s
-// RUN: mpt-opt %s --split-input-file --mpt-autocast -o %t.once.mlir
-// RUN: mpt-opt %t.once.mlir --split-input-file --mpt-autocast -o %t.twice.mlir
+// RUN: mpt-opt %s --split-input-file --mpt-autocast=policy-level=conservative | FileCheck %s
+// RUN: mpt-opt %s --split-input-file --mpt-autocast=policy-level=conservative -o %t.once.mlir
+// RUN: mpt-opt %t.once.mlir --split-input-file --mpt-autocast=policy-level=conservative -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
-// RUN: mpt-opt %s --split-input-file --mpt-precision-report 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: mpt-opt %s --split-input-file --mpt-precision-report=policy-level=conservative 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
 
 // CHECK-LABEL: func.func @accumulate_step
 // CHECK-SAME: (%[[W:.*]]: tensor<4x8xf32> {mpt.role = "param"}, %[[X:.*]]: tensor<4x4xf32> {mpt.role = "data"}, %[[DL:.*]]: tensor<f32> {mpt.role = "loss_grad"}

@@ -1,12 +1,12 @@
 // master-weights=true: each parameter the step reads in f16 gets an f16
 // working copy, passed in as an "optimizer_state" argument and returned,
 // truncated from the updated f32 master, as the result that updates it.
-// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-autocast="master-weights=true" | FileCheck %s
-// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-precision-report="master-weights=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
-// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-autocast="master-weights=true" -o %t.once.mlir
-// RUN: mpt-opt %t.once.mlir --mpt-autocast="master-weights=true" -o %t.twice.mlir
+// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-autocast="master-weights=true policy-level=conservative" | FileCheck %s
+// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-precision-report="master-weights=true policy-level=conservative" 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-autocast="master-weights=true policy-level=conservative" -o %t.once.mlir
+// RUN: mpt-opt %t.once.mlir --mpt-autocast="master-weights=true policy-level=conservative" -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
-// RUN: mpt-opt %s --mpt-autocast="master-weights=true" --verify-diagnostics -o /dev/null
+// RUN: mpt-opt %s --mpt-autocast="master-weights=true policy-level=conservative" --verify-diagnostics -o /dev/null
 
 // The output bias b2 (arg #3) is read only by the bias add after the last
 // forward contraction, in the loss region (f32): it gets no working copy.

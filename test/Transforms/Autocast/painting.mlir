@@ -1,7 +1,7 @@
 // Painting rules of --mpt-autocast on small functions without training
 // markers (plain autocast: every op counts as forward).
-// RUN: mpt-opt %s --split-input-file --mpt-autocast | FileCheck %s
-// RUN: mpt-opt %s --split-input-file --mpt-autocast="dtype=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: mpt-opt %s --split-input-file --mpt-autocast=policy-level=conservative | FileCheck %s
+// RUN: mpt-opt %s --split-input-file --mpt-autocast="dtype=bf16 policy-level=conservative" | FileCheck %s --check-prefix=BF16
 
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>

@@ -8,7 +8,7 @@
 // as it does in a network where a layer follows (promote-examples.test).
 // RUN: mpt-opt %s --mpt-autocast="policy-level=promote loss-region=0" | FileCheck %s
 // RUN: mpt-opt %s --mpt-precision-report="policy-level=promote loss-region=0" 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
-// RUN: mpt-opt %s --mpt-precision-report 2>&1 >/dev/null | FileCheck %s --check-prefix=CONSERVATIVE
+// RUN: mpt-opt %s --mpt-precision-report=policy-level=conservative 2>&1 >/dev/null | FileCheck %s --check-prefix=CONSERVATIVE
 // RUN: mpt-opt %s --mpt-precision-report=policy-level=promote 2>&1 >/dev/null | FileCheck %s --check-prefix=LOSSREGION
 // RUN: mpt-opt %s --mpt-autocast="policy-level=promote loss-region=0" -o %t.once.mlir
 // RUN: mpt-opt %t.once.mlir --mpt-autocast="policy-level=promote loss-region=0" -o %t.twice.mlir
@@ -33,12 +33,15 @@
 // CHECK: %[[BN:.*]] = linalg.generic {{.*}} ins(%[[CENTRED]], %[[RSTD]] : tensor<2x4x4x4xf16>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x4x4xf16>)
 // CHECK: mpt.grad_seed
 // The backward reads the f16 normalised activation (no f32 copy is kept).
-// CHECK: %[[DZ:.*]] = linalg.generic {{.*}} ins(%[[BN]], %[[RSTD]], %{{.*}} : tensor<2x4x4x4xf16>, tensor<4xf32>, tensor<f32>) outs(%{{.*}} : tensor<2x4x4x4xf16>)
-// CHECK: %[[DF:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[DZ]] : tensor<2x6x6x2xf16>, tensor<2x4x4x4xf16>) outs(%{{.*}} : tensor<3x3x2x4xf32>)
+// It is not promoted: it computes and writes f32, as PyTorch runs a
+// backward in its forward's type; the convolution's gradient reads it cast.
+// CHECK: %[[DZ:.*]] = linalg.generic {{.*}} ins(%[[BN]], %[[RSTD]], %{{.*}} : tensor<2x4x4x4xf16>, tensor<4xf32>, tensor<f32>) outs(%{{.*}} : tensor<2x4x4x4xf32>)
+// CHECK: %[[DZ16:.*]] = arith.truncf %[[DZ]] : tensor<2x4x4x4xf32> to tensor<2x4x4x4xf16>
+// CHECK: %[[DF:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[DZ16]] : tensor<2x6x6x2xf16>, tensor<2x4x4x4xf16>) outs(%{{.*}} : tensor<3x3x2x4xf32>)
 // CHECK: mpt.gradient %[[DF]] : tensor<3x3x2x4xf32>
 
 // REPORT-LABEL: mpt precision report: @conv_bn_step ({{.*}}), dtype f16, policy level promote
-// REPORT: ops: f16 5, f32 11, unchanged 7
+// REPORT: ops: f16 4, f32 12, unchanged 7
 // REPORT: memory estimate before:
 // REPORT: activations             1104 B  (f32: 1104)
 // REPORT: memory estimate after:
@@ -49,10 +52,10 @@
 // REPORT: linalg.generic [forward] f32: deny (body uses math.rsqrt (deny list))
 // REPORT: linalg.generic [forward] f16: infer (structure: elementwise arithmetic) promote: its full-size inputs are f16 (linalg.generic at
 // REPORT: linalg.generic [forward] f32: reduction
-// REPORT: linalg.generic [backward] f16: infer (structure: elementwise arithmetic) promote: its full-size inputs are f16
+// REPORT: linalg.generic [backward] f32: infer (structure: elementwise arithmetic) promote: a backward op runs in its forward's type, not its gradient's: stays f32
 // REPORT: linalg.generic [update] f32: infer op in the update region
 
-// The conservative level (the default) keeps the normalisation f32.
+// The conservative level keeps the normalisation f32.
 // CONSERVATIVE-LABEL: mpt precision report: @conv_bn_step ({{.*}}), dtype f16, policy level conservative
 // CONSERVATIVE: ops: f16 2, f32 14
 // CONSERVATIVE: activations             1104 B  (f32: 1104)
