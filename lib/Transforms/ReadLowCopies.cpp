@@ -11,7 +11,14 @@
 //      extended in its body, when every backward reader of the f32 value
 //      can: the backward then sees the value rounded to 16 bits, as in
 //      PyTorch, and the f32 tensor dies in the forward.
-// The casts left unused are erased by cleanupCasts. Linear in the IR.
+//   c. an f32 forward value that an elementwise generic converts exactly
+//      from a narrower forward value (a one-hot or dropout mask `uitofp`
+//      from i1, an `extf`) reads the narrow value and converts it in its
+//      body, when every backward reader can: no numerical change, and the
+//      backward keeps 1 byte an element instead of 4 (PyTorch's cross
+//      entropy keeps the target indices, not a float one-hot).
+// The casts and conversions left unused are erased by cleanupCasts and the
+// canonicalizer. Linear in the IR.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/TrainingGraph.h"
@@ -21,6 +28,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mpt;
@@ -34,8 +42,11 @@ static BlockArgument getRetypableArgument(OpOperand &operand) {
   return generic.getMatchingBlockArgument(&operand);
 }
 
-/// Makes `operand` read `lowValue` and its body argument extend it.
-static void readLow(OpOperand &operand, Value lowValue) {
+/// Makes `operand` read `lowValue` and its body argument convert it back:
+/// a clone of `conversion` (a scalar cast op with one operand), or an
+/// `arith.extf` when null.
+static void readLow(OpOperand &operand, Value lowValue,
+                    Operation *conversion = nullptr) {
   BlockArgument arg = getRetypableArgument(operand);
   Type f32 = arg.getType();
   Type low = cast<TensorType>(lowValue.getType()).getElementType();
@@ -44,8 +55,49 @@ static void readLow(OpOperand &operand, Value lowValue) {
   if (arg.use_empty())
     return;
   OpBuilder builder = OpBuilder::atBlockBegin(arg.getOwner());
-  Value ext = arith::ExtFOp::create(builder, arg.getLoc(), f32, arg);
-  arg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+  Operation *convert =
+      conversion ? builder.clone(*conversion)
+                 : arith::ExtFOp::create(builder, arg.getLoc(), f32, arg);
+  convert->setOperand(0, arg);
+  arg.replaceAllUsesExcept(convert->getResult(0), convert);
+}
+
+/// If `value` is the result of an elementwise generic whose body only
+/// converts its one input exactly to f32 (`extf`; `uitofp`/`sitofp` of an
+/// integer that f32 holds exactly), its input and the conversion.
+static std::pair<Value, Operation *> getExactConversion(Value value) {
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return {};
+  OpOperand *input = generic.getDpsInputOperand(0);
+  if (generic.getMatchingIndexingMap(input) !=
+          generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)) ||
+      !isa<TensorType>(input->get().getType()))
+    return {};
+  Block *body = generic.getBody();
+  if (body->getOperations().size() != 2)
+    return {};
+  Operation *convert = &body->front();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  if (convert->getNumOperands() != 1 ||
+      convert->getOperand(0) != generic.getMatchingBlockArgument(input) ||
+      yield.getOperand(0) != convert->getResult(0))
+    return {};
+  // f32 has a 24-bit significand: integers of up to 24 bits are exact.
+  bool exact = TypeSwitch<Operation *, bool>(convert)
+                   .Case<arith::ExtFOp>([](auto) { return true; })
+                   .Case<arith::UIToFPOp>([](arith::UIToFPOp op) {
+                     return op.getIn().getType().getIntOrFloatBitWidth() <= 24;
+                   })
+                   .Case<arith::SIToFPOp>([](arith::SIToFPOp op) {
+                     return op.getIn().getType().getIntOrFloatBitWidth() <= 25;
+                   })
+                   .Default([](Operation *) { return false; });
+  if (!exact)
+    return {};
+  return {input->get(), convert};
 }
 
 unsigned mpt::readLowCopiesInBackward(FunctionOpInterface func,
@@ -89,25 +141,40 @@ unsigned mpt::readLowCopiesInBackward(FunctionOpInterface func,
         ++switched;
       }
   DominanceInfo dominance(func);
+  // Whether every backward reader of `v` is a generic that can switch to a
+  // value defined by `def`; and whether there is one.
+  auto backwardReadersCanSwitch = [&](Value v, Operation *def) {
+    bool allSwitchable = true, anyBackward = false;
+    for (OpOperand &use : v.getUses()) {
+      if (use.getOwner() == def || !isBackward(use.getOwner()))
+        continue;
+      anyBackward = true;
+      allSwitchable &= getRetypableArgument(use) &&
+                       (!def || dominance.properlyDominates(def, use.getOwner()));
+    }
+    return anyBackward && allSwitchable;
+  };
   for (Value v : candidates) {
+    // c. An exact conversion of a narrower forward value.
+    auto [narrow, conversion] = getExactConversion(v);
+    // (The narrow value dominates v's definition, hence v's readers.)
+    if (narrow &&
+        cast<TensorType>(narrow.getType()).getElementTypeBitWidth() < 32 &&
+        backwardReadersCanSwitch(v, nullptr)) {
+      for (OpOperand &use : llvm::make_early_inc_range(v.getUses()))
+        if (isBackward(use.getOwner())) {
+          readLow(use, narrow, conversion);
+          ++switched;
+        }
+      continue;
+    }
     // b. An f32 value with a 16-bit copy.
     Value copy;
     for (Operation *user : v.getUsers())
       if (auto trunc = dyn_cast<arith::TruncFOp>(user))
         if (cast<TensorType>(trunc.getType()).getElementType() == lowType)
           copy = trunc.getResult();
-    if (!copy)
-      continue;
-    bool allSwitchable = true, anyBackward = false;
-    for (OpOperand &use : v.getUses()) {
-      if (use.getOwner() == copy.getDefiningOp() || !isBackward(use.getOwner()))
-        continue;
-      anyBackward = true;
-      allSwitchable &= getRetypableArgument(use) &&
-                       dominance.properlyDominates(copy.getDefiningOp(),
-                                                   use.getOwner());
-    }
-    if (!anyBackward || !allSwitchable)
+    if (!copy || !backwardReadersCanSwitch(v, copy.getDefiningOp()))
       continue;
     for (OpOperand &use : llvm::make_early_inc_range(v.getUses()))
       if (use.getOwner() != copy.getDefiningOp() && isBackward(use.getOwner())) {

@@ -45,8 +45,10 @@ mlir::LogicalResult checkNoOtherLowType(mlir::FunctionOpInterface func,
 /// linalg.generic ops read the 16-bit copies of forward values instead of
 /// their f32 form (an extension of a 16-bit value: exact; an f32 value
 /// with a 16-bit copy, when every backward reader can switch: the backward
-/// sees it rounded, as PyTorch AMP saves it), so the f32 tensors die in
-/// the forward. Returns the number of operands switched.
+/// sees it rounded, as PyTorch AMP saves it; an exact conversion of a
+/// narrower value, such as a mask's uitofp from i1: the narrow value), so
+/// the f32 tensors die in the forward. Returns the number of operands
+/// switched.
 unsigned readLowCopiesInBackward(mlir::FunctionOpInterface func,
                                  mlir::Type lowType);
 
