@@ -31,6 +31,8 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -149,6 +151,32 @@ static cl::opt<bool> noProgress("no-progress",
 //===----------------------------------------------------------------------===//
 
 /// Reports an error that ends the run: one line on stderr, exit code 1.
+namespace {
+/// Remembers the first pass that failed, so that a failed pipeline is
+/// reported with the pass and the op it ran on, not just "failed".
+struct FailedPassRecorder : public PassInstrumentation {
+  std::string *where;
+  explicit FailedPassRecorder(std::string *where) : where(where) {}
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (!where->empty())
+      return;
+    *where = ("in pass '" + pass->getArgument() + "' on '" +
+              op->getName().getStringRef() + "'")
+                 .str();
+    if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+      *where += " @" + symbol.getName().str();
+    *where += " (" + formatLocation(op->getLoc()) + ")";
+  }
+};
+} // namespace
+
+/// Runs `pm` on `module`; on failure, the first failed pass and its op.
+static LogicalResult runRecordingFailure(PassManager &pm, ModuleOp module,
+                                         std::string &where) {
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&where));
+  return pm.run(module);
+}
+
 [[noreturn]] static void fail(const llvm::Twine &message) {
   llvm::errs() << "mpt-run: error: " << message << "\n";
   std::exit(1);
@@ -921,8 +949,9 @@ static int run(int argc, char **argv) {
         reason = reason.drop_front(at + strlen("error: "));
       fail("--passes '" + prePasses + "': " + reason);
     }
-    if (failed(pm.run(*module)))
-      fail("--passes '" + prePasses + "' failed");
+    std::string where;
+    if (failed(runRecordingFailure(pm, *module, where)))
+      fail("--passes '" + prePasses + "' failed " + where);
     func = findStep(*module);
   }
 
@@ -974,8 +1003,10 @@ static int run(int argc, char **argv) {
     if (!selectCPUPath(options, cpuError))
       fail(cpuError);
     buildLowerToCPUPipeline(pm, options);
-    if (failed(pm.run(*module)))
-      fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed");
+    std::string where;
+    if (failed(runRecordingFailure(pm, *module, where)))
+      fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed " +
+           where);
   }
   // An op the pipeline has no lowering for survives it; name it here rather
   // than let LLVM IR translation fail on it.
