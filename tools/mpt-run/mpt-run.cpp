@@ -938,6 +938,19 @@ static int run(int argc, char **argv) {
     StringRef pipeline = StringRef(prePasses).trim();
     if (pipeline.consume_front("builtin.module(") && pipeline.consume_back(")"))
       pipeline = pipeline.trim();
+    // Function passes given at the top level (--passes=mpt-autocast) run
+    // on every function, as the user meant: the pipeline is nested in
+    // func.func(...) when it does not parse as is and that does.
+    std::string nestedText = ("func.func(" + pipeline + ")").str();
+    {
+      OpPassManager probe(ModuleOp::getOperationName());
+      std::string ignored;
+      llvm::raw_string_ostream ignoredStream(ignored);
+      OpPassManager nestedProbe(ModuleOp::getOperationName());
+      if (failed(parsePassPipeline(pipeline, probe, ignoredStream)) &&
+          succeeded(parsePassPipeline(nestedText, nestedProbe, ignoredStream)))
+        pipeline = nestedText;
+    }
     PassManager pm(&context);
     std::string parseError;
     llvm::raw_string_ostream parseErrorStream(parseError);
@@ -951,7 +964,8 @@ static int run(int argc, char **argv) {
     }
     std::string where;
     if (failed(runRecordingFailure(pm, *module, where)))
-      fail("--passes '" + prePasses + "' failed " + where);
+      fail("--passes '" + prePasses + "' failed" +
+           (where.empty() ? "" : " " + where));
     func = findStep(*module);
   }
 
@@ -1005,8 +1019,8 @@ static int run(int argc, char **argv) {
     buildLowerToCPUPipeline(pm, options);
     std::string where;
     if (failed(runRecordingFailure(pm, *module, where)))
-      fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed " +
-           where);
+      fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed" +
+           (where.empty() ? "" : " " + where));
   }
   // An op the pipeline has no lowering for survives it; name it here rather
   // than let LLVM IR translation fail on it.
