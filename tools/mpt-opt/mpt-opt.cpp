@@ -14,6 +14,10 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <vector>
+
 namespace mpt::test {
 void registerTestTrainingGraphPass();
 } // namespace mpt::test
@@ -27,7 +31,17 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mpt::registerAllDialects(registry);
+  // A diagnostic does not dump the whole op in generic form (hundreds of
+  // lines for a training step) unless asked with
+  // --mlir-print-op-on-diagnostic: the location says where.
+  std::vector<char *> args(argv, argv + argc);
+  bool asked = false;
+  for (char *arg : args)
+    asked |= llvm::StringRef(arg).contains("mlir-print-op-on-diagnostic");
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  if (!asked)
+    args.insert(args.begin() + 1, quiet);
   return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "mpt: mixed-precision training compiler driver\n",
-      registry));
+      static_cast<int>(args.size()), args.data(),
+      "mpt: mixed-precision training compiler driver\n", registry));
 }
