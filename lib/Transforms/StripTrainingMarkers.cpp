@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mpt {
@@ -56,9 +57,14 @@ struct StripTrainingMarkersPass
     // Only the markers (and what replaces them) are rewritten, not the
     // whole step.
     SmallVector<Operation *> markers;
+    llvm::SetVector<Operation *> seedUsers;
     getOperation().walk([&](Operation *op) {
       if (isa<GradSeedOp, GradientOp>(op))
         markers.push_back(op);
+      if (isa<GradSeedOp>(op))
+        for (Operation *user : op->getUsers())
+          if (!isa<GradSeedOp, GradientOp>(user)) // erased with the markers
+            seedUsers.insert(user);
     });
     if (markers.empty())
       return;
@@ -68,6 +74,12 @@ struct StripTrainingMarkersPass
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     if (failed(applyOpPatternsGreedily(markers, std::move(patterns), config)))
       return signalPassFailure();
+    // The seed becomes a visible constant of ones; an op that needs a
+    // specific constant there (a TOSA zero point must be 0) now fails its
+    // verifier: say so here, at that op, rather than emit invalid IR.
+    for (Operation *user : seedUsers)
+      if (failed(verify(user, /*verifyRecursively=*/false)))
+        return signalPassFailure();
   }
 };
 } // namespace
