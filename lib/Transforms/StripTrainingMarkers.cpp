@@ -61,10 +61,18 @@ struct StripTrainingMarkersPass
     getOperation().walk([&](Operation *op) {
       if (isa<GradSeedOp, GradientOp>(op))
         markers.push_back(op);
-      if (isa<GradSeedOp>(op))
-        for (Operation *user : op->getUsers())
-          if (!isa<GradSeedOp, GradientOp>(user)) // erased with the markers
-            seedUsers.insert(user);
+      if (!isa<GradSeedOp>(op))
+        return;
+      // The ops that will read the seed: through gradient markers (which
+      // forward it and are erased), not the markers themselves.
+      SmallVector<Operation *> readers(op->getUsers());
+      while (!readers.empty()) {
+        Operation *reader = readers.pop_back_val();
+        if (isa<GradientOp>(reader))
+          readers.append(reader->user_begin(), reader->user_end());
+        else if (!isa<GradSeedOp>(reader))
+          seedUsers.insert(reader);
+      }
     });
     if (markers.empty())
       return;

@@ -12,3 +12,15 @@ func.func @seed_as_zero_point(%a: tensor<1x4x8xf32>, %b: tensor<1x8x8xf32>) -> t
   %m = tosa.matmul %a, %b, %seed, %seed : (tensor<1x4x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
   return %m : tensor<1x4x8xf32>
 }
+
+// -----
+
+// Also through a gradient marker, which forwards the seed.
+func.func @seed_through_gradient(%a: tensor<1x4x8xf32>, %b: tensor<1x8x8xf32>) -> tensor<1x4x8xf32> {
+  %zero = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %seed = mpt.grad_seed %zero : tensor<1xf32>
+  %g = mpt.gradient %seed : tensor<1xf32>
+  // expected-error @below {{'tosa.matmul' op a zero point must be zero for non-int8 integer types}}
+  %m = tosa.matmul %a, %b, %g, %g : (tensor<1x4x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
+  return %m : tensor<1x4x8xf32>
+}
