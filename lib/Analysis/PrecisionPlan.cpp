@@ -231,10 +231,15 @@ static Classification classifyLinalg(linalg::LinalgOp op,
     if (list != OpList::Clear)
       onlyClear = false;
   });
-  if (denied)
+  if (denied) {
+    // Which deny list: mpt's default, a policy file or an option.
+    StringRef source = policy.getSource(denied->getName().getStringRef());
     return {OpClass::Deny,
-            ("body uses " + denied->getName().getStringRef() + " (deny list)")
+            ("body uses " + denied->getName().getStringRef() + " (deny list" +
+             (source.empty() || source == "default" ? "" : ", " + source) +
+             ")")
                 .str()};
+  }
   if (op.getNumReductionLoops() > 0)
     return {OpClass::Reduction, "structure: reduction iterator"};
   if (unlisted)

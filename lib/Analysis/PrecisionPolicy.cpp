@@ -167,6 +167,8 @@ struct UserEntry {
   OpList list;
   std::string source;
   Location loc;
+  /// From a command-line option: overrides the policy file.
+  bool fromOption = false;
 };
 } // namespace
 
@@ -302,7 +304,7 @@ PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
     for (const std::string &name : names)
       userEntries.push_back({name, list,
                              ("option '" + stringifyOpList(list) + "'").str(),
-                             unknown});
+                             unknown, /*fromOption=*/true});
   };
   addOption(options.allow, OpList::Allow);
   addOption(options.deny, OpList::Deny);
@@ -316,6 +318,13 @@ PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
       return emitError(entry.loc) << why << " (" << entry.source << ")",
              failure();
     auto [it, inserted] = seen.insert({entry.name, &entry});
+    // The command line overrides the policy file (options come last, so
+    // policy.entries below keeps the option's list); within the file or
+    // within the options, two lists are an error.
+    if (!inserted && entry.fromOption && !it->second->fromOption) {
+      it->second = &entry;
+      continue;
+    }
     if (!inserted && it->second->list != entry.list)
       return emitError(entry.loc)
                  << "op '" << entry.name << "' is on two autocast lists: "

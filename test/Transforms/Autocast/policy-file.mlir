@@ -5,7 +5,9 @@
 // RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/unknown-op.json" 2>&1 | FileCheck %s --check-prefix=OP --implicit-check-not=error:
 // RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/not-array.json" 2>&1 | FileCheck %s --check-prefix=ARRAY --implicit-check-not=error:
 // RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/two-lists.json" 2>&1 | FileCheck %s --check-prefix=TWO --implicit-check-not=error:
-// RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/exp-infer.json deny=math.exp" 2>&1 | FileCheck %s --check-prefix=FILEOPT --implicit-check-not=error:
+// The command line overrides the file: math.exp back on the deny list.
+// RUN: mpt-opt %s --mpt-autocast="policy=%S/Inputs/exp-infer.json deny=math.exp" 2>&1 | FileCheck %s --check-prefix=FILEOPT --implicit-check-not=error:
+// RUN: mpt-opt %s --mpt-precision-report="policy=%S/Inputs/exp-infer.json deny=math.exp" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILEOPTREPORT
 // RUN: not mpt-opt %s --mpt-autocast="policy=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING --implicit-check-not=error:
 // RUN: mpt-opt %s --mpt-autocast="policy=%S/Inputs/exp-infer.json" | FileCheck %s
 // A device or a huge file is refused before it is read (/dev/zero used to be
@@ -22,7 +24,11 @@
 // OP: unknown-op.json:5:5: error: unknown op 'math.expp': dialect 'math' defines no such op (key "deny" of the autocast policy)
 // ARRAY: not-array.json:2:3: error: key "infer" of the autocast policy must be an array of op names
 // TWO: two-lists.json:3:12: error: op 'math.exp' is on two autocast lists: infer (policy file {{.*}}two-lists.json) and deny (policy file {{.*}}two-lists.json)
-// FILEOPT: error: op 'math.exp' is on two autocast lists: infer (policy file {{.*}}exp-infer.json) and deny (option 'deny')
+// FILEOPT-LABEL: func.func @policy_moves_ops
+// FILEOPT: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xf32>)
+// FILEOPT-NEXT: ^bb0
+// FILEOPT-NEXT: math.exp
+// FILEOPTREPORT: linalg.generic [forward] f32: deny (body uses math.exp (deny list, option 'deny'))
 // MISSING: error: cannot read autocast policy file '{{.*}}missing.json'
 
 #id = affine_map<(i, j) -> (i, j)>
