@@ -62,7 +62,9 @@ bool PrecisionPlan::keepsF32(OpOperand &operand) const {
   if (it == decisions.end() || it->second.precision != OpPrecision::Low ||
       it->second.opClass == OpClass::Allow)
     return false;
-  return isBroadcastInput(operand);
+  // Only a generic's body can read an f32 input and write low precision;
+  // named ops (linalg.broadcast) need one element type (found by mpt-fuzz).
+  return isa<linalg::GenericOp>(op) && isBroadcastInput(operand);
 }
 
 namespace {
