@@ -88,4 +88,32 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
+  let summary = "Tile and vectorize the linalg ops that are not contractions (elementwise, reductions, copies, transposes, fills)";
+  let description = [{
+    Runs on memrefs, after `--mpt-matmul-to-cpu-kernels`. Each linalg op
+    with static loop ranges that upstream's vectorizer accepts and that is
+    not a contraction or a convolution is tiled (upstream `tileLinalgOp`)
+    to one vector of `lanes` elements along its innermost loop and 1 along
+    every other loop, its unit dimensions dropped, and vectorized (upstream
+    `linalg::vectorize`; a ragged last tile is masked). A named op is
+    generalized first.
+
+    Results are those of the scalar loops, bit for bit: every lane computes
+    what one scalar iteration did, loops other than the innermost keep their
+    order, and a reduction along the innermost loop becomes an ordered
+    `vector.reduction` (no reassociation flag: LLVM adds the lanes in
+    order, starting from the accumulator). Math functions on vectors still
+    call libm per element.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "Vector length along the innermost loop">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // MPT_CONVERSION_CPUPASSES_TD

@@ -44,6 +44,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "ones too without AMX) call the AVX-512 kernel (FMA: "
                      "f32 rounding differs from the generic loops)"),
       llvm::cl::init(false)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Vectorize the linalg ops that are not contractions "
+                     "(elementwise ops, reductions, copies, transposes, "
+                     "fills; --mpt-vectorize-cpu-loops): the same results as "
+                     "the scalar loops. Runs on any x86-64"),
+      llvm::cl::init(false)};
   Option<std::string> kernelReport{
       *this, "kernel-report",
       llvm::cl::desc("Write which contractions got a CPU kernel and why the "
