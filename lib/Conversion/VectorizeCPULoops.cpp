@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -76,6 +78,25 @@ struct VectorizeCPULoopsPass
     populateVectorToSCFConversionPatterns(
         strided, VectorTransferToSCFOptions().enableFullUnroll());
     if (failed(applyPatternsGreedily(getOperation(), std::move(strided))))
+      return signalPassFailure();
+
+    // libm per lane (the x86 backend scalarizes a vector exp) costs more
+    // than the rest of a GELU. Only the vectors: scalar loops keep libm.
+    if (!approximateMath)
+      return;
+    SmallVector<Operation *> mathOps;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::ErfOp, math::TanhOp>(op) &&
+          isa<VectorType>(op->getResult(0).getType()))
+        mathOps.push_back(op);
+    });
+    RewritePatternSet approximations(&getContext());
+    populateMathPolynomialApproximationPatterns(
+        approximations, [](StringRef name) {
+          return name.ends_with("exp") || name.ends_with("erf") ||
+                 name.ends_with("tanh");
+        });
+    if (failed(applyOpPatternsGreedily(mathOps, std::move(approximations))))
       return signalPassFailure();
   }
 

@@ -86,8 +86,11 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(mpt::createMatmulToCPUKernels(kernels));
   }
 
-  if (options.vectorize)
-    pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops());
+  if (options.vectorize) {
+    mpt::VectorizeCPULoopsOptions vectorize;
+    vectorize.approximateMath = options.approximateMath;
+    pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // On scalars only, after linalg is gone: the expanded bf16 casts are
   // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must

@@ -103,12 +103,18 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     what one scalar iteration did, loops other than the innermost keep their
     order, and a reduction along the innermost loop becomes an ordered
     `vector.reduction` (no reassociation flag: LLVM adds the lanes in
-    order, starting from the accumulator). Math functions on vectors still
-    call libm per element.
+    order, starting from the accumulator). Math functions on vectors call
+    libm per element, unless `approximate-math` replaces exp, erf and tanh
+    by upstream's polynomial approximations (not bit-identical to libm).
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"16",
            "Vector length along the innermost loop">,
+    Option<"approximateMath", "approximate-math", "bool", /*default=*/"false",
+           "Compute exp, erf and tanh on the vectors with upstream's "
+           "polynomial approximations (math-polynomial-approximation) "
+           "instead of one libm call per lane: results differ from libm's "
+           "by rounding (test/Execution/vectorize-cpu-math.mlir bounds it)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect",
