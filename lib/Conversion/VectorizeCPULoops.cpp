@@ -38,6 +38,14 @@ static bool isCandidate(linalg::LinalgOp op) {
   if (linalg::isaContractionOpInterface(op) ||
       linalg::isaConvolutionOpInterface(op))
     return false;
+  // math.fpowi on vectors takes a vector exponent, which LLVM's powi
+  // (one scalar exponent) cannot lower.
+  bool powi = false;
+  op->walk([&](Operation *inner) {
+    powi |= isa<math::FPowIOp, math::IPowIOp>(inner);
+  });
+  if (powi)
+    return false;
   return op.getStaticLoopRanges().back() > 1;
 }
 

@@ -236,3 +236,20 @@ func.func @main() {
   call @run(%scale) : (f32) -> ()
   return
 }
+
+// math.fpowi stays a loop: on vectors its exponent is a vector, which LLVM's
+// powi (one scalar exponent) cannot lower.
+// IR-LABEL: func.func @powi_stays_loops
+// IR: linalg.generic
+// IR-NOT: vector.
+// IR: return
+func.func @powi_stays_loops(%x: memref<4x32xf32>, %y: memref<4x32xf32>) {
+  %c2 = arith.constant 2 : i64
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%x : memref<4x32xf32>) outs(%y : memref<4x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = math.fpowi %a, %c2 : f32, i64
+    linalg.yield %p : f32
+  }
+  return
+}
