@@ -250,15 +250,16 @@ def main():
 
 def steps_table(args):
     lines = ["", "Training steps, ms/step (best / median of the steps in each row; mpt compile time in s):", "",
-              "| model | mpt FP32 generic | mpt FP32 | mpt bf16 | mpt f16 | PyTorch FP32 | PyTorch bf16 autocast "
+              "| model | threads (mpt / PyTorch) | mpt FP32 generic | mpt FP32 | mpt bf16 | mpt f16 | PyTorch FP32 | PyTorch bf16 autocast "
               "| mpt bf16 / PyTorch bf16 | mpt bf16 / mpt FP32 |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for name, flags, bundled in MODELS:
         files = step_files(args, name, flags, bundled)
         # The imported configurations: fewer steps, and no generic-path run
         # (scalar loops for every matmul: minutes a step).
         steps = args.steps if bundled else max(3, args.steps // 4)
-        cells, best = [], {}
+        # mpt-run has no --threads yet: its steps run on one thread.
+        cells, best = [f"1 / {args.threads}"], {}
         runs = ([("generic", None, "generic")] if bundled else []) + [(l, ps, "auto") for l, ps in MPT_MODES]
         if not bundled:
             cells.append("-")

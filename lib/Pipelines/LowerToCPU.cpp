@@ -86,6 +86,11 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(mpt::createMatmulToCPUKernels(kernels));
   }
 
+  if (options.vectorize) {
+    mpt::VectorizeCPULoopsOptions vectorize;
+    vectorize.approximateMath = options.approximateMath;
+    pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // On scalars only, after linalg is gone: the expanded bf16 casts are
   // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
@@ -114,13 +119,16 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     // options (generic allocation functions) apply.
     pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
     ConvertToLLVMPassOptions toLLVM;
-    toLLVM.filterDialects = {"amx", "arith", "cf",    "func",
-                             "index", "memref", "vector"};
+    toLLVM.filterDialects = {"amx",    "arith", "cf", "func",
+                             "index", "memref", "ub", "vector"};
     pm.addPass(createConvertToLLVMPass(toLLVM));
   } else {
     pm.addPass(createConvertControlFlowToLLVMPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
     pm.addPass(createConvertFuncToLLVMPass());
+    // The vectorizer's padding values (ub.poison).
+    if (options.vectorize)
+      pm.addPass(createUBToLLVMConversionPass());
   }
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

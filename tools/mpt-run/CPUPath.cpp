@@ -82,6 +82,12 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options, std::string &error) {
 
   options.amx = path == CPUPath::AMX;
   options.avx512 = path != CPUPath::Generic && avx512;
+  // Vectorized loops give the scalar loops' results; the generic path stays
+  // the plain loops, the reference the other paths are checked against.
+  options.vectorize = path != CPUPath::Generic;
+  // exp, erf and tanh within a few ulp of libm, like PyTorch's vectorized
+  // (Sleef) functions.
+  options.approximateMath = options.vectorize;
   options.kernelReport = kernelReport;
   // Like the progress line: on a terminal, or when the path was asked for
   // (stderr stays empty for scripts that do not ask).

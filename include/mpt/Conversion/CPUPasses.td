@@ -88,4 +88,38 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
+  let summary = "Tile and vectorize the linalg ops that are not contractions (elementwise, reductions, copies, transposes, fills)";
+  let description = [{
+    Runs on memrefs, after `--mpt-matmul-to-cpu-kernels`. Each linalg op
+    with static loop ranges that upstream's vectorizer accepts and that is
+    not a contraction or a convolution is tiled (upstream `tileLinalgOp`)
+    to one vector of `lanes` elements along its innermost loop and 1 along
+    every other loop, its unit dimensions dropped, and vectorized (upstream
+    `linalg::vectorize`; a ragged last tile is masked). A named op is
+    generalized first.
+
+    Results are those of the scalar loops, bit for bit: every lane computes
+    what one scalar iteration did, loops other than the innermost keep their
+    order, and a reduction along the innermost loop becomes an ordered
+    `vector.reduction` (no reassociation flag: LLVM adds the lanes in
+    order, starting from the accumulator). Math functions on vectors call
+    libm per element, unless `approximate-math` replaces exp, erf and tanh
+    by upstream's polynomial approximations (not bit-identical to libm).
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "Vector length along the innermost loop">,
+    Option<"approximateMath", "approximate-math", "bool", /*default=*/"false",
+           "Compute exp, erf and tanh on the vectors with upstream's "
+           "polynomial approximations (math-polynomial-approximation) "
+           "instead of one libm call per lane: results differ from libm's "
+           "by rounding (test/Execution/vectorize-cpu-math.mlir bounds it)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // MPT_CONVERSION_CPUPASSES_TD

@@ -44,6 +44,19 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "ones too without AMX) call the AVX-512 kernel (FMA: "
                      "f32 rounding differs from the generic loops)"),
       llvm::cl::init(false)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Vectorize the linalg ops that are not contractions "
+                     "(elementwise ops, reductions, copies, transposes, "
+                     "fills; --mpt-vectorize-cpu-loops): the same results as "
+                     "the scalar loops. Runs on any x86-64"),
+      llvm::cl::init(false)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("With vectorize: exp, erf and tanh on vectors use "
+                     "upstream's polynomial approximations instead of libm "
+                     "per lane (a few ulp from libm)"),
+      llvm::cl::init(false)};
   Option<std::string> kernelReport{
       *this, "kernel-report",
       llvm::cl::desc("Write which contractions got a CPU kernel and why the "

@@ -1,0 +1,170 @@
+//===- VectorizeCPULoops.cpp - vectorize the non-contraction linalg ops ---===//
+//
+// Once the contractions run in the AMX / AVX-512 kernels, a step's time goes
+// to its elementwise ops, reductions, copies and transposes, which
+// convert-linalg-to-loops makes scalar loops. This pass tiles each of them to
+// one vector along its innermost loop and hands the tile to upstream's
+// linalg vectorizer; everything else (the loop order, each lane's
+// arithmetic, the order of a reduction) stays as in the scalar loops.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Conversion/CPUPasses.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_VECTORIZECPULOOPS
+#include "mpt/Conversion/CPUPasses.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `op` is one this pass vectorizes: on buffers, static, with an
+/// innermost loop of more than one iteration, not a contraction or
+/// convolution (the kernels' work, or loops by choice).
+static bool isCandidate(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op.hasDynamicShape())
+    return false;
+  if (linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op))
+    return false;
+  // math.fpowi on vectors takes a vector exponent, which LLVM's powi
+  // (one scalar exponent) cannot lower.
+  bool powi = false;
+  op->walk([&](Operation *inner) {
+    powi |= isa<math::FPowIOp, math::IPowIOp>(inner);
+  });
+  if (powi)
+    return false;
+  return op.getStaticLoopRanges().back() > 1;
+}
+
+struct VectorizeCPULoopsPass
+    : mpt::impl::VectorizeCPULoopsBase<VectorizeCPULoopsPass> {
+  using VectorizeCPULoopsBase::VectorizeCPULoopsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isCandidate(op))
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : candidates)
+      vectorize(rewriter, op);
+
+    // The tiles' vectors keep the ops' unit dimensions (vector<1x1x16xf32>);
+    // LLVM conversion takes 1-d transfers only. (Upstream's permutation-map
+    // lowering is left out: together with the leading-unit-dim patterns it
+    // grew the GPT block's IR past 3 GB.)
+    RewritePatternSet patterns(&getContext());
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+    vector::populateDropUnitDimWithShapeCastPatterns(patterns);
+    // A reduction over a unit dimension (an outer reduction loop: one tile
+    // per iteration) is one elementwise combine.
+    vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns,
+                                                            &getContext());
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // What is left of a transposed access, a transfer along a strided
+    // dimension, becomes one scalar load or store per lane (LLVM conversion
+    // takes contiguous transfers only).
+    RewritePatternSet strided(&getContext());
+    populateVectorToSCFConversionPatterns(
+        strided, VectorTransferToSCFOptions().enableFullUnroll());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(strided))))
+      return signalPassFailure();
+
+    // libm per lane (the x86 backend scalarizes a vector exp) costs more
+    // than the rest of a GELU. Only the vectors: scalar loops keep libm.
+    if (!approximateMath)
+      return;
+    SmallVector<Operation *> mathOps;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::ErfOp, math::TanhOp>(op) &&
+          isa<VectorType>(op->getResult(0).getType()))
+        mathOps.push_back(op);
+    });
+    RewritePatternSet approximations(&getContext());
+    populateMathPolynomialApproximationPatterns(
+        approximations, [](StringRef name) {
+          return name.ends_with("exp") || name.ends_with("erf") ||
+                 name.ends_with("tanh");
+        });
+    if (failed(applyOpPatternsGreedily(mathOps, std::move(approximations))))
+      return signalPassFailure();
+  }
+
+  void vectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
+    // The whole op must be vectorizable (its body's ops, its reductions)
+    // before it is tiled: a tile that fails stays loops, but needlessly
+    // tiled ones.
+    if (failed(linalg::vectorizeOpPrecondition(op)))
+      return;
+    rewriter.setInsertionPoint(op);
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        return;
+      generic = *generalized;
+    }
+    // A ragged innermost loop (not a multiple of `lanes`) is split into a
+    // part of whole vectors and a remainder of one shorter vector, both
+    // static: no masks.
+    int64_t innermost = generic.getStaticLoopRanges().back();
+    int64_t whole = innermost / lanes * lanes;
+    if (whole != 0 && whole != innermost) {
+      auto [main, rest] = linalg::splitOp(
+          rewriter, cast<TilingInterface>(generic.getOperation()),
+          generic.getNumLoops() - 1, rewriter.getIndexAttr(whole));
+      if (!main || !rest)
+        return;
+      vectorizeStatic(rewriter, cast<linalg::GenericOp>(main.getOperation()));
+      vectorizeStatic(rewriter, cast<linalg::GenericOp>(rest.getOperation()));
+      return;
+    }
+    vectorizeStatic(rewriter, generic);
+  }
+
+  /// Tiles `op` (static, its innermost range a multiple of `lanes` or below
+  /// it) to one vector along the innermost loop and vectorizes the tile.
+  void vectorizeStatic(IRRewriter &rewriter, linalg::GenericOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> tileSizes(ranges.size(), 1);
+    tileSizes.back() = std::min<int64_t>(ranges.back(), lanes);
+    linalg::LinalgTilingOptions tiling;
+    tiling.setTileSizes(tileSizes);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::TiledLinalgOp> tiled =
+        linalg::tileLinalgOp(rewriter, op, tiling);
+    if (failed(tiled))
+      return;
+    rewriter.eraseOp(op);
+
+    // The tile keeps the op's unit loops (vector<1x1x16xf32>); the vector
+    // patterns of runOnOperation drop them.
+    Operation *toVectorize = tiled->op;
+    rewriter.setInsertionPoint(toVectorize);
+    FailureOr<linalg::VectorizationResult> result =
+        linalg::vectorize(rewriter, toVectorize);
+    if (succeeded(result))
+      rewriter.replaceOp(toVectorize, result->replacements);
+  }
+};
+
+} // namespace
