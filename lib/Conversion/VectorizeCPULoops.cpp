@@ -46,6 +46,13 @@ static bool isCandidate(linalg::LinalgOp op) {
   });
   if (powi)
     return false;
+  // An i1 buffer holds a byte per element, but LLVM loads and stores a
+  // vector<16xi1> as 16 packed bits: a mask read from memory (a one-hot
+  // kept for the backward) would come out wrong. Such ops stay loops.
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto memref = dyn_cast<MemRefType>(operand.get().getType()))
+      if (memref.getElementType().isInteger(1))
+        return false;
   return op.getStaticLoopRanges().back() > 1;
 }
 
