@@ -86,6 +86,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(mpt::createMatmulToCPUKernels(kernels));
   }
 
+  // After the kernels, which take contractions out of linalg, and before
+  // loops: the step becomes a list of calls (docs/CompileTime.md).
+  if (options.outline)
+    pm.addPass(mpt::createOutlineLinalgOps());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // On scalars only, after linalg is gone: the expanded bf16 casts are
   // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
@@ -98,6 +102,8 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Keeps the signature conversion below linear in the step's size.
+  pm.addNestedPass<func::FuncOp>(mpt::createSplitEntryBlock());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
