@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "AllocationCounter.h"
 #include "CPUPath.h"
+#include "CompileProgress.h"
 #include "NpyIO.h"
 #include "ObjectCache.h"
 #include "StepTimer.h"
@@ -143,8 +144,7 @@ static cl::opt<bool> memoryReport(
     cl::cat(runCategory));
 static cl::opt<bool> cacheReport(
     "cache-report",
-    cl::desc("Say on stderr whether the compiled step came from the cache "
-             "(also on a terminal)"),
+    cl::desc("Say on stderr whether the compiled step came from the cache"),
     cl::cat(runCategory));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on a terminal"),
@@ -1015,7 +1015,12 @@ static int run(int argc, char **argv) {
                              : getObjectCacheDirectory();
   std::string cacheKey;
   std::unique_ptr<LoadedObject> cached;
+  // Ends (the line) when the step is compiled or loaded.
+  std::optional<CompileProgress> progressLine;
+  progressLine.emplace(!noProgress &&
+                       llvm::sys::Process::StandardErrIsDisplayed());
   if (!cacheDir.empty()) {
+    progressLine->setPhase("looking up the cache");
     std::string stepText, optionText;
     llvm::raw_string_ostream stepOs(stepText), optionOs(optionText);
     module->print(stepOs, OpPrintingFlags().printGenericOpForm());
@@ -1035,15 +1040,14 @@ static int run(int argc, char **argv) {
                      << toString(loaded.takeError()) << "); compiling again\n";
       }
     }
-    if (cacheReport || (!noProgress &&
-                        llvm::sys::Process::StandardErrIsDisplayed()))
-      llvm::errs() << "mpt-run: cache " << (cached ? "hit" : "miss") << ": "
-                   << cacheKey << " in " << cacheDir << "\n";
+    progressLine->setPhase(cached ? "loaded from the cache"
+                                  : "not in the cache");
   }
 
   std::unique_ptr<ExecutionEngine> engine;
   void (*stepEntry)(void **) = cached ? cached->entry : nullptr;
   if (!cached) {
+    progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
     {
       PassManager pm(&context);
       buildLowerToCPUPipeline(pm, options);
@@ -1062,6 +1066,8 @@ static int run(int argc, char **argv) {
     if (unlowered.wasInterrupted())
       return 1;
 
+    progressLine->setPhase("compiling (LLVM -O" +
+                           std::to_string(optLevel.getValue()) + ")");
     ExecutionEngineOptions engineOptions;
     auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                                  /*targetMachine=*/nullptr);
@@ -1084,9 +1090,15 @@ static int run(int argc, char **argv) {
     if (!entry)
       fail("JIT compilation failed: " + toString(entry.takeError()));
     stepEntry = *entry;
-    if (!cacheDir.empty())
+    if (!cacheDir.empty()) {
+      progressLine->setPhase("writing the cache entry");
       storeCompiledObject(*engine, cacheDir, cacheKey);
+    }
   }
+  progressLine.reset();
+  if (!cacheDir.empty() && cacheReport)
+    llvm::errs() << "mpt-run: cache " << (cached ? "hit" : "miss") << ": "
+                 << cacheKey << " in " << cacheDir << "\n";
 
 
   std::error_code ec;
