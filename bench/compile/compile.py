@@ -3,11 +3,11 @@
 
 For each model, in one run on this machine:
 
-  mpt compile mpt-run's time to the end of the first step (parse, lower,
-              JIT-compile at the default -O2, one step), cache off (--timing's
-              "compile" figure), less one step (the second step's time)
+  mpt compile mpt-run's time to the start of the first step (parse, read
+              the inputs, lower, JIT-compile at the default -O2), cache off
+              (--timing's "compile" figure)
   mpt cached  the same with the compiled step in the cache (a second run)
-  mpt step    the second step's time (what the first step adds)
+  mpt step    the second step's time
   torch first PyTorch eager's first training step (forward, backward,
               optimizer step) on the same model, batch and threads (1),
               in a fresh process; the model has run one no-grad forward
@@ -95,7 +95,7 @@ def import_step(name, workdir, timeout):
 
 
 def mpt_first_step(mpt_run, step, cache_args, timeout):
-    """(compile s, step s): time to the first step's end less one step."""
+    """(compile s, step s) from --timing."""
     r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2",
                         "--timing", "--no-progress", "--log", os.devnull] + cache_args,
                        capture_output=True, text=True, timeout=timeout)
@@ -103,7 +103,7 @@ def mpt_first_step(mpt_run, step, cache_args, timeout):
     if r.returncode != 0 or not m:
         raise RuntimeError(f"mpt-run failed on {step}: {r.stderr.strip()[-300:]}")
     step_s = float(m.group(2)) / 1e3
-    return float(m.group(1)) - step_s, step_s
+    return float(m.group(1)), step_s
 
 
 def torch_first_step(name):
