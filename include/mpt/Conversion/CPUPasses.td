@@ -95,8 +95,8 @@ def OutlineLinalgOps : Pass<"mpt-outline-linalg-ops", "mlir::ModuleOp"> {
     its own and calls it from where the op was; identical ops (the same op,
     shapes, strides, element types, body and constants) share one function.
     Buffer offsets become dynamic in the function's signature (a view's
-    offset is where it is, not what it computes), so the twelve identical
-    convolutions of a ResNet stage, forward and backward, are one function.
+    offset is where it is, not what it computes), so the repeated
+    convolutions of a ResNet stage share one function.
     Constants an op uses are cloned into its function, other values it uses
     become arguments.
 
