@@ -40,6 +40,10 @@ if {"amx_tile", "amx_bf16"} <= cpu_flags:
     config.available_features.add("amx")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# mpt-run's object cache (docs/CompileTime.md) in the build tree, not the
+# user's ~/.cache: tests share it within and across runs, as users do.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root,
+                                                    "xdg-cache")
 
 # Sanitizer builds (-DMPT_SANITIZE): every report fails its test.
 config.substitutions.append(("%mpt_sanitize_flags",

@@ -167,7 +167,7 @@ def step_files(args, name, flags, bundled):
 
 def mpt_step(args, files, passes, path, steps):
     cmd = [args.mpt_run, files[0], "--inputs", files[1],
-           "--steps", str(steps + 1), "--timing", "--no-progress", "--log", os.devnull,
+           "--steps", str(steps + 1), "--timing", "--no-progress", "--no-cache", "--log", os.devnull,
            "--cpu-path=" + path]
     if passes:
         cmd.insert(2, "--passes=" + passes)

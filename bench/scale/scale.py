@@ -72,6 +72,14 @@ def cpu_pipeline(mpt_opt, path, timeout):
     return time.monotonic() - start, usage.ru_maxrss / 1024.0
 
 
+def cpu_pipeline_row(mpt_opt, path, layers, timeout):
+    """The table row of cpu_pipeline for a step of `layers` layers."""
+    result = cpu_pipeline(mpt_opt, path, timeout)
+    if result is None:
+        return f"{layers:>6} {'timeout':>9} (> {timeout:g} s)"
+    return f"{layers:>6} {result[0]:>9.2f} {result[1]:>9.0f}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     repo = os.path.dirname(os.path.dirname(HERE))
@@ -130,11 +138,7 @@ def main():
             lowered = os.path.join(tmp, f"mp{layers}.mlir")
             subprocess.run([args.mpt_opt, paths[layers], "--mpt-mixed-precision",
                             "-o", lowered], check=True)
-            result = cpu_pipeline(args.mpt_opt, lowered, args.cpu_timeout)
-            if result is None:
-                print(f"{layers:>6} {'timeout':>9} (> {args.cpu_timeout:g} s)", flush=True)
-            else:
-                print(f"{layers:>6} {result[0]:>9.2f} {result[1]:>9.0f}", flush=True)
+            print(cpu_pipeline_row(args.mpt_opt, lowered, layers, args.cpu_timeout), flush=True)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(mpt::createMatmulToCPUKernels(kernels));
   }
 
+  // After the kernels, which take contractions out of linalg, and before
+  // loops: the step becomes a list of calls (docs/CompileTime.md).
+  if (options.outline)
+    pm.addPass(mpt::createOutlineLinalgOps());
   if (options.vectorize) {
     mpt::VectorizeCPULoopsOptions vectorize;
     vectorize.approximateMath = options.approximateMath;
@@ -103,6 +107,8 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Keeps the signature conversion below linear in the step's size.
+  pm.addNestedPass<func::FuncOp>(mpt::createSplitEntryBlock());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());

@@ -26,6 +26,7 @@ private:
   using Clock = std::chrono::steady_clock;
   Clock::time_point start, stepStart;
   double firstStepDone = 0; // seconds from start to the end of step 0
+  double firstStepStart = 0; // seconds from start to the start of step 0
   std::vector<double> steps; // seconds, steps after the first
 };
 

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "AllocationCounter.h"
 #include "CPUPath.h"
+#include "CompileProgress.h"
 #include "NpyIO.h"
+#include "ObjectCache.h"
 #include "StepTimer.h"
 
 #include "mpt/Analysis/ReportUtils.h"
@@ -141,6 +143,10 @@ static cl::opt<bool> memoryReport(
     cl::desc("Report the heap bytes the compiled step allocates (peak per "
              "step and over the run, caller-owned apart) on stderr and in "
              "the log (docs/Memory.md)"),
+    cl::cat(runCategory));
+static cl::opt<bool> cacheReport(
+    "cache-report",
+    cl::desc("Say on stderr whether the compiled step came from the cache"),
     cl::cat(runCategory));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on a terminal"),
@@ -659,7 +665,7 @@ struct StepOutputs {
 };
 } // namespace
 
-static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
+static StepOutputs callStep(void (*entry)(void **), const StepSignature &sig,
                             const SmallVector<HostArray> &args) {
   // Inputs are copied: the compiled step may write into its argument
   // buffers (one-shot bufferization reuses them in place), and data batches
@@ -687,9 +693,7 @@ static StepOutputs callStep(ExecutionEngine &engine, const StepSignature &sig,
     packed.push_back(&p);
   AllocationCounter &counter = getAllocationCounter();
   counter.startWindow();
-  if (llvm::Error err =
-          engine.invokePacked("_mlir_ciface_" + sig.funcName, packed))
-    fail("running the step failed: " + toString(std::move(err)));
+  entry(packed.data());
 
   StepOutputs out;
   std::set<void *> toFree;
@@ -869,6 +873,28 @@ static void checkOutputsSpareInputs() {
          "); write them to different files");
 }
 
+/// Writes the engine's compiled object to the cache (ObjectCache.h) through
+/// a temporary file, the one way ExecutionEngine gives it out.
+static void storeCompiledObject(ExecutionEngine &engine, StringRef dir,
+                                StringRef key) {
+  SmallString<256> model(dir), temp;
+  llvm::sys::path::append(model, key + "-%%%%%%%%.dump");
+  int fd;
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec)
+    ec = llvm::sys::fs::createUniqueFile(model, fd, temp);
+  if (ec) {
+    llvm::errs() << "mpt-run: warning: cannot write the cache entry in "
+                 << dir << ": " << ec.message() << "\n";
+    return;
+  }
+  ::close(fd);
+  engine.dumpToObjectFile(temp);
+  if (auto object = llvm::MemoryBuffer::getFile(temp, /*IsText=*/false))
+    writeObjectCacheEntry(dir, key, (*object)->getBuffer());
+  llvm::sys::fs::remove(temp);
+}
+
 static int run(int argc, char **argv) {
   mlir::registerAllPasses();
   mpt::registerAllPasses();
@@ -1004,36 +1030,16 @@ static int run(int argc, char **argv) {
   for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (!called.contains(other) && !other.isExternal())
       other.erase();
-  {
-    PassManager pm(&context);
-    LowerToCPUOptions options;
-    // The step allocates through the counting functions of
-    // AllocationCounter.h (cheap: one hash-map update per buffer).
-    options.useGenericFunctions = true;
-    // New parameters and optimizer state in their argument buffers:
-    // callStep expects results that are argument buffers.
-    options.updateInPlace = true;
-    std::string cpuError;
-    if (!selectCPUPath(options, cpuError))
-      fail(cpuError);
-    buildLowerToCPUPipeline(pm, options);
-    std::string where;
-    if (failed(runRecordingFailure(pm, *module, where)))
-      fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed" +
-           (where.empty() ? "" : " " + where));
-  }
-  // An op the pipeline has no lowering for survives it; name it here rather
-  // than let LLVM IR translation fail on it.
-  WalkResult unlowered = module->walk([&](Operation *op) {
-    if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
-      return WalkResult::advance();
-    op->emitError() << "'" << op->getName()
-                    << "' is not lowered to LLVM by --mpt-lower-to-cpu";
-    return WalkResult::interrupt();
-  });
-  if (unlowered.wasInterrupted())
-    return 1;
-
+  LowerToCPUOptions options;
+  // The step allocates through the counting functions of
+  // AllocationCounter.h (cheap: one hash-map update per buffer).
+  options.useGenericFunctions = true;
+  // New parameters and optimizer state in their argument buffers:
+  // callStep expects results that are argument buffers.
+  options.updateInPlace = true;
+  std::string cpuError;
+  if (!selectCPUPath(options, cpuError))
+    fail(cpuError);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   SmallVector<StringRef> libs;
@@ -1041,21 +1047,104 @@ static int run(int argc, char **argv) {
     libs.push_back(lib);
   if (sharedLibs.empty())
     libs.push_back(MPT_C_RUNNER_UTILS);
-  ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
-      static_cast<int>(optLevel.getValue()));
-  engineOptions.sharedLibPaths = libs;
-  // The listeners write files on every run (a jitdump directory per
-  // process for perf); only on request.
-  engineOptions.enablePerfNotificationListener = perfJitdump;
-  engineOptions.enableGDBNotificationListener = false;
-  auto engine = ExecutionEngine::create(*module, engineOptions);
-  if (!engine)
-    fail("JIT compilation failed: " + toString(engine.takeError()));
-  (*engine)->registerSymbols(getCountingAllocatorSymbols);
+  std::string packedName = "_mlir__mlir_ciface_" + sig->funcName;
+
+  // The object cache (ObjectCache.h), keyed by the step as it is before
+  // lowering and by everything that decides how it is compiled. Not with
+  // --perf-jitdump, whose listener sees only code compiled in this run.
+  // Nor with --cpu-kernel-report, which the lowering writes.
+  std::string cacheDir = perfJitdump || !options.kernelReport.empty()
+                             ? ""
+                             : getObjectCacheDirectory();
+  std::string cacheKey;
+  std::unique_ptr<LoadedObject> cached;
+  // Ends (the line) when the step is compiled or loaded.
+  std::optional<CompileProgress> progressLine;
+  progressLine.emplace(!noProgress &&
+                       llvm::sys::Process::StandardErrIsDisplayed());
+  if (!cacheDir.empty()) {
+    progressLine->setPhase("looking up the cache");
+    std::string stepText, optionText;
+    llvm::raw_string_ostream stepOs(stepText), optionOs(optionText);
+    module->print(stepOs, OpPrintingFlags().printGenericOpForm());
+    options.print(optionOs);
+    cacheKey = computeObjectCacheKey(
+        {stepText, optionText, "O" + std::to_string(optLevel.getValue()),
+         llvm::join(libs, ","), packedName});
+    if (auto object = readObjectCacheEntry(cacheDir, cacheKey)) {
+      auto loaded = LoadedObject::load(std::move(object), libs,
+                                       getCountingAllocatorSymbols,
+                                       packedName);
+      if (loaded) {
+        cached = std::move(*loaded);
+      } else {
+        llvm::errs() << "mpt-run: warning: cache entry " << cacheKey
+                     << " does not load ("
+                     << toString(loaded.takeError()) << "); compiling again\n";
+      }
+    }
+    progressLine->setPhase(cached ? "loaded from the cache"
+                                  : "not in the cache");
+  }
+
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*stepEntry)(void **) = cached ? cached->entry : nullptr;
+  if (!cached) {
+    progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
+    {
+      PassManager pm(&context);
+      buildLowerToCPUPipeline(pm, options);
+      std::string where;
+      if (failed(runRecordingFailure(pm, *module, where)))
+        fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed" +
+             (where.empty() ? "" : " " + where));
+    }
+    // An op the pipeline has no lowering for survives it; name it here rather
+    // than let LLVM IR translation fail on it.
+    WalkResult unlowered = module->walk([&](Operation *op) {
+      if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName()
+                      << "' is not lowered to LLVM by --mpt-lower-to-cpu";
+      return WalkResult::interrupt();
+    });
+    if (unlowered.wasInterrupted())
+      return 1;
+
+    progressLine->setPhase("compiling (LLVM -O" +
+                           std::to_string(optLevel.getValue()) + ")");
+    ExecutionEngineOptions engineOptions;
+    auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                                 /*targetMachine=*/nullptr);
+    engineOptions.transformer = transformer;
+    engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
+        static_cast<int>(optLevel.getValue()));
+    engineOptions.sharedLibPaths = libs;
+    // The listeners write files on every run (a jitdump directory per
+    // process for perf); only on request.
+    engineOptions.enablePerfNotificationListener = perfJitdump;
+    engineOptions.enableGDBNotificationListener = false;
+    // The compiled object, for the cache.
+    engineOptions.enableObjectDump = !cacheDir.empty();
+    auto created = ExecutionEngine::create(*module, engineOptions);
+    if (!created)
+      fail("JIT compilation failed: " + toString(created.takeError()));
+    engine = std::move(*created);
+    engine->registerSymbols(getCountingAllocatorSymbols);
+    auto entry = engine->lookupPacked("_mlir_ciface_" + sig->funcName);
+    if (!entry)
+      fail("JIT compilation failed: " + toString(entry.takeError()));
+    stepEntry = *entry;
+    if (!cacheDir.empty()) {
+      progressLine->setPhase("writing the cache entry");
+      storeCompiledObject(*engine, cacheDir, cacheKey);
+    }
+  }
+  progressLine.reset();
+  if (!cacheDir.empty() && cacheReport)
+    llvm::errs() << "mpt-run: cache " << (cached ? "hit" : "miss") << ": "
+                 << cacheKey << " in " << cacheDir << "\n";
+
 
   std::error_code ec;
   llvm::ToolOutputFile logOut(logFile, ec, llvm::sys::fs::OF_Text);
@@ -1088,7 +1177,7 @@ static int run(int argc, char **argv) {
       std::memcpy(arg.data.data(), stacked.data.data() + batch * bytes, bytes);
     }
     timer.stepStarted();
-    StepOutputs out = callStep(**engine, *sig, values.current);
+    StepOutputs out = callStep(stepEntry, *sig, values.current);
     timer.stepFinished();
     double loss = out.results[sig->lossResult].getAsDouble(0);
     double scale = hasScale

@@ -122,4 +122,43 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def OutlineLinalgOps : Pass<"mpt-outline-linalg-ops", "mlir::ModuleOp"> {
+  let summary = "Outline each linalg op on buffers into a private function, one per distinct op";
+  let description = [{
+    Moves every linalg op with buffer semantics into a private function of
+    its own and calls it from where the op was; identical ops (the same op,
+    shapes, strides, element types, body and constants) share one function.
+    Buffer offsets become dynamic in the function's signature (a view's
+    offset is where it is, not what it computes), so the repeated
+    convolutions of a ResNet stage share one function.
+    Constants an op uses are cloned into its function, other values it uses
+    become arguments.
+
+    Why: a training step is one function of thousands of loop nests. LLVM
+    optimises and allocates registers per function with costs that grow
+    faster than linearly in its size, and MLIR's SCF-to-CF conversion splits
+    the step's one block once per loop. Outlined, the step is a list of
+    calls, each loop nest is compiled once however often it runs, and every
+    function stays small. The functions are marked noinline (`passthrough`):
+    LLVM would otherwise inline a function called once back into the step.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def SplitEntryBlock : Pass<"mpt-split-entry-block", "mlir::func::FuncOp"> {
+  let summary = "Move a function's body out of its entry block, which keeps only a branch";
+  let description = [{
+    The conversion of a function signature to LLVM (MLIR 22) replaces each
+    converted argument's uses that follow the replacement in its block,
+    asking `isBeforeInBlock` per use; ops inserted at the block's start
+    invalidate the block's op order, so on a step of a thousand arguments
+    and tens of thousands of ops the conversion is quadratic (most of
+    --mpt-lower-to-cpu on a 256-layer step). With the body in a second
+    block the uses are in another block and the question is never asked.
+    LLVM merges the two blocks again.
+  }];
+  let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+}
+
 #endif // MPT_CONVERSION_CPUPASSES_TD

@@ -88,6 +88,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "buffer deallocation); returned buffers belong to the "
                      "caller"),
       llvm::cl::init(true)};
+  Option<bool> outline{
+      *this, "outline",
+      llvm::cl::desc("Outline each linalg op into a private function, "
+                     "identical ops into one (--mpt-outline-linalg-ops): "
+                     "compile time linear in the step, each loop nest "
+                     "compiled once"),
+      llvm::cl::init(true)};
   Option<bool> useGenericFunctions{
       *this, "use-generic-functions",
       llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc, "

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Compile time of mpt's CPU backend against PyTorch eager's first step.
+
+For each model, in one run on this machine:
+
+  mpt compile mpt-run's time to the start of the first step (parse, read
+              the inputs, lower, JIT-compile at the default -O2), cache off
+              (--timing's "compile" figure)
+  mpt cached  the same with the compiled step in the cache (a second run)
+  mpt step    the second step's time
+  torch first PyTorch eager's first training step (forward, backward,
+              optimizer step) on the same model, batch and threads (1),
+              in a fresh process; the model has run one no-grad forward
+              before (to make the batch's target), so this is if anything
+              faster than a user's real first step
+  ratio       mpt compile / torch first (the issue's target: <= 10x)
+
+Then --mpt-lower-to-cpu (mpt-opt, the MLIR half of the compile) on generated
+transformer steps of --layers depths (bench/autocast's generator, after
+--mpt-mixed-precision): wall time and peak memory (target for 256 layers:
+< 60 s, < 4 GB).
+
+Models are imported with mpt-import-torch into --workdir (kept between runs);
+a model that does not import is listed with the importer's error.
+
+  bench/compile/compile.py [--models resnet18,gpt-block,shufflenet]
+                           [--layers 64,256] [--workdir /tmp/mpt-compile]
+This is a benchmark, not a test: the numbers depend on the machine and its
+load (the output says the load average).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))
+from mpt_setup.venv import ensure_venv  # noqa: E402
+
+if __name__ == "__main__":
+    ensure_venv(__file__, "bench/compile/compile.py", exit_code=2)
+
+sys.path.insert(0, os.path.join(REPO, "bench", "scale"))
+sys.path.insert(0, os.path.join(REPO, "bench", "autocast"))
+
+ZOO = os.path.join(REPO, "bench", "zoo", "models.py")
+# name: (importer --model, input shape or None for the model's own, importer flags)
+MODELS = {
+    "resnet18": ("resnet18", "16,3,64,64", ["--optimizer", "sgd", "--lr", "0.01"]),
+    "gpt-block": ("gpt-block", None, ["--optimizer", "adamw"]),
+    "shufflenet": (ZOO + ":shufflenet_v2_x0_5", None, ["--optimizer", "sgd", "--lr", "0.01"]),
+    "mobilenet_v3_small": (ZOO + ":mobilenet_v3_small", None, ["--optimizer", "sgd", "--lr", "0.01"]),
+    "efficientnet_b0": (ZOO + ":efficientnet_b0", None, ["--optimizer", "sgd", "--lr", "0.01"]),
+}
+
+TORCH_CHILD = r"""
+import json, os, sys, time
+import torch
+sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+from mpt_import_torch import losses, models, step
+torch.set_num_threads(1)
+name, shape, loss_name = sys.argv[2], sys.argv[3], "cross-entropy"
+shape = tuple(int(d) for d in shape.split(",")) if shape != "-" else None
+model, shape, _ = models.load_model(name, shape)
+x, y = step.make_batch(model, loss_name, shape, torch.Generator().manual_seed(1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+start = time.perf_counter()
+loss = losses.get(loss_name)(model(x), y)
+loss.backward()
+opt.step()
+print(json.dumps({"first_step_s": time.perf_counter() - start}))
+"""
+
+COMPILE = re.compile(r"timing: compile ([0-9.]+) s, step best ([0-9.]+) ms")
+
+
+def import_step(name, workdir, timeout):
+    model, shape, flags = MODELS[name]
+    out = os.path.join(workdir, name + ".mlir")
+    if not os.path.exists(out):
+        cmd = [sys.executable, os.path.join(REPO, "tools", "mpt-import-torch", "mpt-import-torch"),
+               "--model", model, "-o", out] + flags
+        if shape:
+            cmd += ["--input-shape", shape]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            lines = [l for l in r.stderr.splitlines() if "error" in l] or r.stderr.splitlines()
+            return None, (lines[0] if lines else "failed")[:160]
+    return out, None
+
+
+def mpt_first_step(mpt_run, step, cache_args, timeout):
+    """(compile s, step s) from --timing."""
+    r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2",
+                        "--timing", "--no-progress", "--log", os.devnull] + cache_args,
+                       capture_output=True, text=True, timeout=timeout)
+    m = COMPILE.search(r.stderr)
+    if r.returncode != 0 or not m:
+        raise RuntimeError(f"mpt-run failed on {step}: {r.stderr.strip()[-300:]}")
+    step_s = float(m.group(2)) / 1e3
+    return float(m.group(1)), step_s
+
+
+def torch_first_step(name):
+    model, shape, _ = MODELS[name]
+    r = subprocess.run([sys.executable, "-c", TORCH_CHILD, REPO, model, shape or "-"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"PyTorch failed on {name}: {r.stderr.strip()[-300:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])["first_step_s"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default="resnet18,gpt-block,shufflenet,mobilenet_v3_small,efficientnet_b0")
+    p.add_argument("--layers", default="64,256", help="generated depths for --mpt-lower-to-cpu ('' for none)")
+    p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "mpt-compile-bench"))
+    p.add_argument("--build", default=os.path.join(REPO, "build"))
+    p.add_argument("--timeout", type=float, default=900)
+    args = p.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    mpt_run = os.path.join(args.build, "bin", "mpt-run")
+    mpt_opt = os.path.join(args.build, "bin", "mpt-opt")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; threads 1; -O2")
+    print(f"{'model':<20} {'mpt compile s':>13} {'mpt cached s':>12} {'mpt step s':>10} "
+          f"{'torch first s':>13} {'ratio':>7}")
+    for name in [m for m in args.models.split(",") if m]:
+        step, error = import_step(name, args.workdir, args.timeout)
+        if step is None:
+            print(f"{name:<20} does not import: {error}", flush=True)
+            continue
+        with tempfile.TemporaryDirectory() as cache:
+            first, step_s = mpt_first_step(mpt_run, step, ["--no-cache"], args.timeout)
+            mpt_first_step(mpt_run, step, ["--cache-dir", cache], args.timeout)
+            cached, _ = mpt_first_step(mpt_run, step, ["--cache-dir", cache], args.timeout)
+        torch_s = torch_first_step(name)
+        print(f"{name:<20} {first:>13.2f} {cached:>12.2f} {step_s:>10.3f} {torch_s:>13.3f} "
+              f"{first / torch_s:>6.1f}x",
+              flush=True)
+
+    depths = [int(d) for d in args.layers.split(",") if d]
+    if depths:
+        import gen_transformer
+        from scale import cpu_pipeline_row
+        print("\n--mpt-lower-to-cpu on generated transformer steps (mixed precision):")
+        print(f"{'layers':>6} {'time s':>9} {'peak MiB':>9}")
+    for layers in depths:
+        src = os.path.join(args.workdir, f"gen{layers}.mlir")
+        mp = os.path.join(args.workdir, f"gen{layers}_mp.mlir")
+        if not os.path.exists(mp):
+            with open(src, "w") as f:
+                f.write(gen_transformer.generate(layers, 16, 32, 64, 8))
+            subprocess.run([mpt_opt, src, "--mpt-mixed-precision", "-o", mp], check=True,
+                           stderr=subprocess.DEVNULL)
+        print(cpu_pipeline_row(mpt_opt, mp, layers, args.timeout), flush=True)
+
+
+if __name__ == "__main__":
+    main()

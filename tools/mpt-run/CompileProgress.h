@@ -1,0 +1,43 @@
+//===- CompileProgress.h - what mpt-run is compiling, on a terminal -*- C++ -*-===//
+//
+// While a step is lowered and compiled (seconds to minutes for a large
+// model), a line on stderr names the phase and the time since compiling
+// began, updated four times a second from a thread of its own; the
+// compiler's calls block. Only on a terminal: scripts and tests see nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPT_TOOLS_MPT_RUN_COMPILEPROGRESS_H
+#define MPT_TOOLS_MPT_RUN_COMPILEPROGRESS_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace mpt {
+
+class CompileProgress {
+public:
+  /// Shows nothing unless `enabled`.
+  explicit CompileProgress(bool enabled);
+  /// Ends the line with the total time.
+  ~CompileProgress();
+  /// The phase now running, e.g. "lowering (--mpt-lower-to-cpu)".
+  void setPhase(llvm::StringRef phase);
+
+private:
+  void printLine(); // with `mutex` held
+  bool enabled, done = false;
+  std::string phase;
+  std::chrono::steady_clock::time_point start;
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::thread ticker;
+};
+
+} // namespace mpt
+
+#endif // MPT_TOOLS_MPT_RUN_COMPILEPROGRESS_H
