@@ -22,8 +22,9 @@
 // GradScaler does not skip and ended 2.3% from FP32 in f16. The rule is
 // f16's: bf16 has f32's range, and promoting the gradient chains there too
 // keeps the backward's temporaries 16-bit (ResNet-18's step peak 0.63 of
-// FP32's instead of 0.95). Painting still makes backward ops between low
-// ops low.
+// FP32's instead of 0.95). Clear ops (transposes, reshapes, slices, max)
+// move or pick values and cannot overflow: they follow their inputs in f16
+// too. Painting still makes backward ops between low ops low.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
@@ -116,6 +117,11 @@ void PrecisionPlan::promoteFollowers() {
     if ((d.opClass == OpClass::Infer || d.opClass == OpClass::Clear) &&
         d.reason == DecisionReason::NoInputToFollow)
       return Vote::Neutral;
+    // A gradient kept f32 for range does not make the backward of a low
+    // op f32: that op reads it rounded, as PyTorch's low backward reads
+    // the incoming gradient in its own type.
+    if (d.reason == DecisionReason::BackwardNotPromoted)
+      return Vote::Neutral;
     return Vote::F32;
   };
 
@@ -166,7 +172,8 @@ void PrecisionPlan::promoteFollowers() {
       }
     }
     if (anyLow && !anyF32 && decision.region == TrainingRegion::Backward &&
-        !readsLowForward && backwardNeedsRange) {
+        !readsLowForward && backwardNeedsRange &&
+        decision.opClass == OpClass::Infer) {
       // Only gradients to follow: not the backward of a low forward op.
       decision.reason = DecisionReason::BackwardNotPromoted;
     } else if (anyLow && !anyF32) {
