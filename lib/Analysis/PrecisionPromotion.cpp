@@ -171,12 +171,14 @@ void PrecisionPlan::promoteFollowers() {
         break;
       }
     }
-    if (anyLow && !anyF32 && decision.region == TrainingRegion::Backward &&
-        !readsLowForward && backwardNeedsRange &&
-        decision.opClass == OpClass::Infer) {
-      // Only gradients to follow: not the backward of a low forward op.
-      decision.reason = DecisionReason::BackwardNotPromoted;
-    } else if (anyLow && !anyF32) {
+    if (anyLow && !anyF32) {
+      // Only gradients to follow (not the backward of a low forward op),
+      // and an f16 result could overflow: the range rule above.
+      if (backwardNeedsRange && decision.region == TrainingRegion::Backward &&
+          decision.opClass == OpClass::Infer && !readsLowForward) {
+        decision.reason = DecisionReason::BackwardNotPromoted;
+        continue;
+      }
       decision.precision = OpPrecision::Low;
       decision.reason = DecisionReason::FollowsLowInputs;
       decision.cause = lowCause;

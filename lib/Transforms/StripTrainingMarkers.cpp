@@ -59,10 +59,11 @@ struct StripTrainingMarkersPass
     SmallVector<Operation *> markers;
     llvm::SetVector<Operation *> seedUsers;
     getOperation().walk([&](Operation *op) {
-      if (isa<GradSeedOp, GradientOp>(op))
+      if (isa<GradientOp>(op))
         markers.push_back(op);
       if (!isa<GradSeedOp>(op))
         return;
+      markers.push_back(op);
       // The ops that will read the seed: through gradient markers (which
       // forward it and are erased), not the markers themselves.
       SmallVector<Operation *> readers(op->getUsers());

@@ -156,7 +156,6 @@ static cl::opt<bool> noProgress("no-progress",
 // Errors
 //===----------------------------------------------------------------------===//
 
-/// Reports an error that ends the run: one line on stderr, exit code 1.
 namespace {
 /// Remembers the first pass that failed, so that a failed pipeline is
 /// reported with the pass and the op it ran on, not just "failed".
@@ -183,6 +182,7 @@ static LogicalResult runRecordingFailure(PassManager &pm, ModuleOp module,
   return pm.run(module);
 }
 
+/// Reports an error that ends the run: one line on stderr, exit code 1.
 [[noreturn]] static void fail(const llvm::Twine &message) {
   llvm::errs() << "mpt-run: error: " << message << "\n";
   std::exit(1);
@@ -1144,7 +1144,6 @@ static int run(int argc, char **argv) {
   if (!cacheDir.empty() && cacheReport)
     llvm::errs() << "mpt-run: cache " << (cached ? "hit" : "miss") << ": "
                  << cacheKey << " in " << cacheDir << "\n";
-
 
   std::error_code ec;
   llvm::ToolOutputFile logOut(logFile, ec, llvm::sys::fs::OF_Text);
