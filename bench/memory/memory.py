@@ -15,7 +15,10 @@ For ResNet-18 (3x64x64, batch 16 and 64), a GPT block and a 4-block GPT
            on the same model, loss, optimizer and batch;
 
 then the ratios low/FP32 and the largest batch whose step fits in the FP32
-step's memory (a line through two batch sizes per model).
+step's memory (a line through two batch sizes per model). A row 'fp32
+recompute' gives mpt's FP32 step with only the recomputation the
+mixed-precision pipeline does (mpt-recompute-in-backward), so that what the
+precision saves and what the recomputation saves can be told apart.
 
   .venv/bin/python bench/memory/memory.py [--quick] [--policy-level NAME]
       [--models resnet18,gpt_block,gpt4] [--build build] [--markdown]
@@ -43,6 +46,10 @@ from mpt_setup.venv import ensure_venv  # noqa: E402
 ensure_venv(__file__, "bench/memory/memory.py", exit_code=2)
 
 PRECISIONS = ("fp32", "bf16", "f16")
+# mpt's FP32 step with only the recomputation of --mpt-mixed-precision
+# (mpt-recompute-in-backward): what the precision saves and what the
+# recomputation saves, apart. PyTorch has no such row.
+RECOMPUTED_FP32 = "fp32 recompute"
 KIB = 1024.0
 MIB = 1024.0 * 1024.0
 
@@ -54,6 +61,8 @@ MIB = 1024.0 * 1024.0
 def mpt_passes(precision, args):
     if precision == "fp32":
         return None
+    if precision == RECOMPUTED_FP32:
+        return "mpt-recompute-in-backward"
     options = [] if precision == "f16" else ["dtype=bf16"]
     if args.policy_level:
         options.append("policy-level=" + args.policy_level)
@@ -329,11 +338,12 @@ def main():
     results = {}
     for model in args.models.split(","):
         for batch in batches[model]:
-            for precision in PRECISIONS:
+            for precision in PRECISIONS + (RECOMPUTED_FP32,):
                 print(f"memory.py: {model} batch {batch} {precision}", file=sys.stderr, flush=True)
                 results[model, batch, precision] = {
                     "mpt": measure_mpt(model, batch, precision, args, workdir),
-                    "torch": measure_torch(model, batch, precision, args)}
+                    "torch": (measure_torch(model, batch, precision, args)
+                              if precision in PRECISIONS else None)}
 
     mib = lambda b: "-" if b is None else f"{b / MIB:.2f}"  # noqa: E731
     header = ["model", "batch", "prec", "mpt est. peak", "mpt peak", "mpt est. kept", "mpt kept",
@@ -344,23 +354,29 @@ def main():
         ba, bb = batches[model]
         for batch in shown[model]:
             f32 = results[model, batch, "fp32"]
-            for precision in PRECISIONS:
+            for precision in PRECISIONS + (RECOMPUTED_FP32,):
                 r = results[model, batch, precision]
                 m, t = r["mpt"], r["torch"]
                 row = [names[model], str(batch), precision, mib(m["est_peak"]), mib(m["peak"]),
-                       mib(m["est_kept"]), mib(m["kept"]), mib(t["saved"]), mib(t["rss_delta"])]
+                       mib(m["est_kept"]), mib(m["kept"]),
+                       mib(t["saved"]) if t else "-", mib(t["rss_delta"]) if t else "-"]
                 if precision == "fp32":
                     row += ["", "", "", "", str(batch), str(batch)]
-                else:
-                    mfit = fits(f32["mpt"]["peak"], results[model, ba, precision]["mpt"]["peak"],
-                                results[model, bb, precision]["mpt"]["peak"], ba, bb)
+                    rows.append(row)
+                    continue
+                mfit = fits(f32["mpt"]["peak"], results[model, ba, precision]["mpt"]["peak"],
+                            results[model, bb, precision]["mpt"]["peak"], ba, bb)
+                row += [f"{m['kept'] / f32['mpt']['kept']:.2f}",
+                        f"{t['saved'] / f32['torch']['saved']:.2f}" if t else "-",
+                        f"{m['peak'] / f32['mpt']['peak']:.2f}",
+                        f"{t['peak'] / f32['torch']['peak']:.2f}" if t else "-",
+                        f"{mfit} ({mfit / batch:.2f}x)"]
+                if t:
                     tfit = fits(f32["torch"]["peak"], results[model, ba, precision]["torch"]["peak"],
                                 results[model, bb, precision]["torch"]["peak"], ba, bb)
-                    row += [f"{m['kept'] / f32['mpt']['kept']:.2f}",
-                            f"{t['saved'] / f32['torch']['saved']:.2f}",
-                            f"{m['peak'] / f32['mpt']['peak']:.2f}",
-                            f"{t['peak'] / f32['torch']['peak']:.2f}",
-                            f"{mfit} ({mfit / batch:.2f}x)", f"{tfit} ({tfit / batch:.2f}x)"]
+                    row.append(f"{tfit} ({tfit / batch:.2f}x)")
+                else:
+                    row.append("-")
                 rows.append(row)
     print_table(header, rows, args.markdown)
     print(f"(MiB; 'kept': activations kept for the backward; 'fit': the largest batch whose "

@@ -45,6 +45,10 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
 
   OpPassManager &lowerPm = pm.nest<func::FuncOp>();
   lowerPm.addPass(createMptCastCleanup());
+  // Needs the training markers (which values the backward reads); its
+  // copies are marked so that the CSE below keeps them.
+  if (options.recompute)
+    lowerPm.addPass(createRecomputeInBackward());
   // Upstream MLIR only from here on.
   lowerPm.addPass(createLowerLossScaling());
   lowerPm.addPass(createStripTrainingMarkers());

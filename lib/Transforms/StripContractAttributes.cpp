@@ -33,10 +33,13 @@ struct StripContractAttributesPass
       func.setArgAttrs(i, withoutContract(func.getArgAttrDict(i)));
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
       func.setResultAttrs(i, withoutContract(func.getResultAttrDict(i)));
-    // Function-level marks (mpt.loss_scaling).
-    for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
-      if (attr.getName().strref().starts_with("mpt."))
-        func->removeDiscardableAttr(attr.getName());
+    // Function-level marks (mpt.loss_scaling), and op marks
+    // (mpt.recomputed).
+    func->walk([](Operation *op) {
+      for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+        if (attr.getName().strref().starts_with("mpt."))
+          op->removeDiscardableAttr(attr.getName());
+    });
     markAllAnalysesPreserved();
   }
 };

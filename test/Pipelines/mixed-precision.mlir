@@ -10,7 +10,9 @@
 // --mpt-mixed-precision on the bundled MLP step: autocast, loss scaling
 // (dynamic by default for f16, none for bf16), cast cleanup and the lowering
 // of every mpt op. The output is upstream MLIR (plus the contract's
-// attributes, which mpt-run reads) and verifies.
+// attributes, which mpt-run reads, and `mpt.recomputed` on the forward ops
+// copied into the backward, which keeps a later CSE from merging them back)
+// and verifies.
 
 // F16-LABEL: func.func @mlp_step
 // The dynamic loss-scaling ABI: two state arguments and two results.
@@ -29,8 +31,13 @@
 // BF16-LABEL: func.func @mlp_step
 // BF16-NOT: loss_scale
 // BF16: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xbf16>, tensor<16x32xbf16>) outs(%{{.*}} : tensor<8x32xf32>)
-// BF16-NOT: mpt.
+// BF16-NOT: {{mpt\.[a-z_]+ }}
+// BF16: mpt.recomputed
+// BF16-NOT: {{mpt\.[a-z_]+ }}
 // BF16: return
+// RUN: mpt-opt %mpt_src/examples/mlp/mlp_step.mlir --mpt-mixed-precision="dtype=bf16 recompute=0" | FileCheck %s --check-prefix=NORECOMPUTE
+// NORECOMPUTE-LABEL: func.func @mlp_step
+// NORECOMPUTE-NOT: mpt.recomputed
 
 // Static scaling adds no state: the scale and its reciprocal (2^-10) are
 // constants.
@@ -38,7 +45,7 @@
 // STATIC-NOT: loss_scale
 // STATIC-DAG: arith.constant 9.765625E-4 : f32
 // STATIC-DAG: arith.constant 1.024000e+03 : f32
-// STATIC-NOT: mpt.
+// STATIC-NOT: {{mpt\.[a-z_]+ }}
 // STATIC: return
 
 // bf16 can still ask for scaling; the options reach the scale update.

@@ -39,9 +39,14 @@ std::optional<unsigned> getUpdatedArg(mlir::FunctionOpInterface func,
 /// Whether result `index` of `func` is the loss (`mpt.role = "loss"`).
 bool isLossResult(mlir::FunctionOpInterface func, unsigned index);
 
+/// Marks an op that mpt-recompute-in-backward copied into the backward
+/// (so that CSE does not merge it back into the forward op).
+inline constexpr llvm::StringLiteral kRecomputedAttrName = "mpt.recomputed";
+
 /// Whether an mpt pass reads the discardable attribute `name` ("mpt.*") on
-/// an op or function: the loss-scaling mark and the Tensor Core lowering's
-/// annotations. Others are mistakes the contract lint reports.
+/// an op or function: the loss-scaling mark, the recomputation mark and the
+/// Tensor Core lowering's annotations. Others are mistakes the contract
+/// lint reports.
 bool isKnownMptAttribute(llvm::StringRef name);
 
 } // namespace mpt

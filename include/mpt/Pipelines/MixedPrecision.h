@@ -58,6 +58,13 @@ struct MixedPrecisionOptions
                      "contraction, from the seed to the first backward "
                      "contraction) in f32"),
       llvm::cl::init(true)};
+  // Memory (--mpt-recompute-in-backward).
+  Option<bool> recompute{
+      *this, "recompute",
+      llvm::cl::desc("Recompute cheap elementwise forward values in the "
+                     "backward instead of keeping them (exact: the same ops "
+                     "on the same inputs)"),
+      llvm::cl::init(true)};
   // Loss scaling (--mpt-insert-loss-scaling).
   Option<std::string> lossScale{
       *this, "loss-scale",

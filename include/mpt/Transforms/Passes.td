@@ -136,7 +136,9 @@ def StripContractAttributes : Pass<"mpt-strip-contract-attributes", "mlir::func:
   let summary = "Remove the training-contract attributes (mpt.role, mpt.updates, ...) from a step";
   let description = [{
     Removes every `mpt.*` argument and result attribute of the function
-    (`mpt.role`, `mpt.updates`, `mpt.initial_value`). Lowering pipelines run
+    (`mpt.role`, `mpt.updates`, `mpt.initial_value`), and the `mpt.*`
+    attributes of the function and its ops (`mpt.loss_scaling`,
+    `mpt.recomputed`). Lowering pipelines run
     it once nothing needs the contract any more, so that the LLVM dialect
     function does not carry attributes that LLVM IR translation cannot
     handle (it warns about each one).
@@ -184,6 +186,52 @@ def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
     Every scalar op of the fused bodies still rounds as before, so results
     are unchanged (the execution tests run with it).
   }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def RecomputeInBackward : Pass<"mpt-recompute-in-backward", "mlir::func::FuncOp"> {
+  let summary = "Recompute cheap elementwise forward values in the backward instead of keeping them";
+  let description = [{
+    A training step keeps every forward value its backward reads alive from
+    the forward to the backward. Many of them are cheap to compute again
+    from values the backward keeps anyway: a layer norm's or batch norm's
+    output `x_hat * gamma + beta` and its 16-bit copy (from `x_hat`, which
+    the gamma gradient reads), a ReLU or residual sum after a batch norm, a
+    GELU's output (from its input, which the GELU's gradient reads), a
+    normalised value (from the step's input batch and the small mean and
+    1/std). This pass gives each such backward reader a copy of the forward
+    ops that compute the value, placed before its first backward reader, so
+    that the forward value dies in the forward (selective activation
+    recomputation, as in Megatron-LM and XLA's rematerialisation, here
+    restricted to elementwise work).
+
+    A forward value read by the backward is recomputed when the ops that
+    compute it, followed back through its operands, are elementwise
+    (`linalg.generic` with parallel loops and no read of its init,
+    elementwise `arith`/`math` ops on tensors) or reshapes, at most
+    `max-ops` of them, and every value they start from is available in the
+    backward anyway: a function argument (parameters, the input batch), a
+    constant, a forward value the backward reads and that is not itself
+    recomputed, or a value at most 1/16 of the recomputed value's size
+    (a normalisation's statistics, a per-channel parameter broadcast),
+    which is then kept instead. Values are decided in program order, so a
+    chain may run through a value recomputed before: the budget bounds the
+    work, and the pass is linear in the size of the step.
+
+    The copies compute the same scalar ops on the same inputs, so the
+    backward reads the same values (up to the floating-point contraction the
+    CPU compiler may choose differently for a fused loop). They carry
+    `mpt.recomputed`, which keeps CSE from merging them back into the
+    forward ops; `mpt-strip-contract-attributes` removes it. Runs on steps
+    with training markers (`mpt.grad_seed`), before they are stripped:
+    `--mpt-mixed-precision` runs it after cast cleanup (`recompute=0` turns
+    it off).
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "unsigned", /*default=*/"8",
+           "Most ops (reshapes not counted) recomputed for one kept value">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }
