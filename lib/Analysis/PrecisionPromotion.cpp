@@ -24,7 +24,11 @@
 // keeps the backward's temporaries 16-bit (ResNet-18's step peak 0.63 of
 // FP32's instead of 0.95). Clear ops (transposes, reshapes, slices, max)
 // move or pick values and cannot overflow: they follow their inputs in f16
-// too. Painting still makes backward ops between low ops low.
+// too, as do ops that only add or pick gradients (the gradient of a value
+// used twice). An op that reads what a promoted backward op computed is
+// part of that low forward op's backward (a decomposed batch norm's
+// backward is a chain of them) and is promoted too. Painting still makes
+// backward ops between low ops low.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
@@ -69,6 +73,21 @@ bool PrecisionPlan::keepsF32(OpOperand &operand) const {
   // Only a generic's body can read an f32 input and write low precision;
   // named ops (linalg.broadcast) need one element type (found by mpt-fuzz).
   return isa<linalg::GenericOp>(op) && isBroadcastInput(operand);
+}
+
+/// Whether `op` only adds, subtracts, negates or picks its float inputs (a
+/// gradient accumulation, a residual's gradient): its result is at most the
+/// sum of its inputs' magnitudes, so it needs no more range than they have.
+static bool onlyAddsOrPicks(Operation *op) {
+  auto isAdditive = [](Operation &scalar) {
+    return isa<arith::AddFOp, arith::SubFOp, arith::NegFOp, arith::SelectOp,
+               arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+               arith::MinNumFOp, arith::CmpFOp, arith::ExtFOp,
+               arith::TruncFOp, arith::ConstantOp>(scalar);
+  };
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return llvm::all_of(generic.getBody()->without_terminator(), isAdditive);
+  return op->getNumRegions() == 0 && isAdditive(*op);
 }
 
 namespace {
@@ -133,6 +152,14 @@ void PrecisionPlan::promoteFollowers() {
     return it == decisions.end() ? TrainingRegion::Forward
                                  : it->second.region;
   };
+  // Backward ops promoted because they are (part of) the backward of a low
+  // forward op: they read a low forward value, or a value such an op
+  // computed. A decomposed batch norm's backward subtracts and scales
+  // gradient terms that one of its ops computed from the low normalised
+  // value; those ops run in the forward's type too, as PyTorch's one batch
+  // norm backward kernel does. An allow op's gradient does not count: a
+  // contraction is low for its own reasons, whatever the op before it.
+  llvm::DenseSet<Operation *> lowForwardBackward;
   for (Operation *op : ops) {
     OpDecision &decision = decisions[op];
     if (decision.reason != DecisionReason::DenyTaint &&
@@ -153,7 +180,8 @@ void PrecisionPlan::promoteFollowers() {
         if (!anyLow)
           lowCause = cause;
         anyLow = true;
-        if (cause && regionOf(cause) == TrainingRegion::Forward)
+        if (cause && (regionOf(cause) == TrainingRegion::Forward ||
+                      lowForwardBackward.contains(cause)))
           readsLowForward = true;
         break;
       case Vote::F32:
@@ -175,13 +203,16 @@ void PrecisionPlan::promoteFollowers() {
       // Only gradients to follow (not the backward of a low forward op),
       // and an f16 result could overflow: the range rule above.
       if (backwardNeedsRange && decision.region == TrainingRegion::Backward &&
-          decision.opClass == OpClass::Infer && !readsLowForward) {
+          decision.opClass == OpClass::Infer && !readsLowForward &&
+          !onlyAddsOrPicks(op)) {
         decision.reason = DecisionReason::BackwardNotPromoted;
         continue;
       }
       decision.precision = OpPrecision::Low;
       decision.reason = DecisionReason::FollowsLowInputs;
       decision.cause = lowCause;
+      if (decision.region == TrainingRegion::Backward && readsLowForward)
+        lowForwardBackward.insert(op);
     } else if (anyF32) {
       decision.reason = DecisionReason::FollowsF32Input;
       decision.cause = f32Cause;

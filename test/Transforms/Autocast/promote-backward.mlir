@@ -63,3 +63,4 @@ func.func @scaled_gradient_step(
   } -> tensor<4x8xf32>
   return %loss, %new : tensor<f32>, tensor<4x8xf32>
 }
+
