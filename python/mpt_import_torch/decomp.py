@@ -285,11 +285,53 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
 
 
+def _is_contiguous_layout(size, stride):
+    """Row-major strides for `size` (dims of size 1 may have any stride)."""
+    expect = 1
+    for n, st in zip(reversed(list(size)), reversed(list(stride))):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
+
+
+def _whole_contiguous_view(base, size, stride, storage_offset):
+    """Whether as_strided(base, size, stride, storage_offset) views all of a
+    contiguous base in row-major order, i.e. is base.reshape(size)."""
+    offset = base.storage_offset() if storage_offset is None else storage_offset
+    numel = 1
+    for n in size:
+        numel *= n
+    return (base.is_contiguous() and offset == base.storage_offset() and numel == base.numel()
+            and _is_contiguous_layout(size, stride))
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """A row-major view of a whole contiguous tensor is a reshape.  ATen's
+    adaptive_avg_pool2d to 1x1 restrides its result in place when the input
+    looks channels-last (ConvNeXt's LayerNorm2d permutes make it so), and the
+    backward of that as_strided_ is a scatter into a zero storage, which
+    torch-mlir lowers to index ops on int64 literals it cannot legalize."""
+    if _whole_contiguous_view(self, size, stride, storage_offset):
+        return self.reshape(size)
+    return NotImplemented
+
+
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """Scattering into the whole of a contiguous base in row-major order
+    replaces it: src reshaped to the base's shape (see as_strided)."""
+    if _whole_contiguous_view(self, size, stride, storage_offset):
+        return src.reshape(self.shape).clone()
+    return NotImplemented
+
+
 OWN = {
     aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward,
     aten.avg_pool2d_backward.default: avg_pool2d_backward,
     aten.convolution_backward.default: convolution_backward,
     aten.embedding_dense_backward.default: embedding_dense_backward,
+    aten.as_strided.default: as_strided,
+    aten.as_strided_scatter.default: as_strided_scatter,
 }
 
 

@@ -219,3 +219,25 @@ class DepthwiseConv(nn.Module):
 def depthwise_conv():
     return DepthwiseConv()
 
+
+class ChannelsLastPool(nn.Module):
+    """ConvNeXt's LayerNorm2d (permute, layer_norm, permute back) before
+    AdaptiveAvgPool2d(1): the input looks channels-last, so ATen's pooling
+    restrides its 1x1 result with as_strided_, whose backward scatters into a
+    zero storage (as_strided_scatter)."""
+    example_input_shape = (2, 3, 6, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.norm = nn.LayerNorm(8)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.out = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = self.norm(self.conv(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return self.out(self.pool(x).flatten(1))
+
+
+def channels_last_pool():
+    return ChannelsLastPool()
