@@ -24,8 +24,14 @@ Two mechanisms, torch's own first:
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (torch-mlir's grouped
       weight gradient builds an invalid tensor.expand_shape, its strided one
-      a per-sample gradient N times the weight's size); input gradient and
-      bias as torch-mlir lowers them (a grouped convolution, a sum);
+      a per-sample gradient N times the weight's size); the grouped input
+      gradient as a forward grouped convolution (torch-mlir's builds an
+      invalid tensor.collapse_shape for depthwise convolutions); ungrouped
+      input gradient and bias as torch-mlir lowers them;
+    - as_strided / as_strided_scatter over a whole contiguous tensor in
+      row-major order: a reshape (ATen's 1x1 adaptive average pool of a
+      channels-last-looking input restrides it; torch-mlir's form of the
+      backward scatter does not legalize);
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter).
 
