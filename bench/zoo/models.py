@@ -24,9 +24,17 @@ def _tv():
     return torchvision.models
 
 
+# ResNet-18, EfficientNet and ShuffleNet at 64x64, batch 8: at 32x32, batch 4
+# their last feature maps are 1x1 and BatchNorm normalises over 4 values,
+# which turns rounding into the result (one-ulp noise on the initial weights
+# moves eager FP32's step-0 loss by 3e-4 and, 2 SGD steps later, by 5.7 for
+# EfficientNet, by 3.8e-2 for ResNet-18: the losses are noise and no
+# comparison can pass or fail on them).
+
+
 def resnet18():
     m = _tv().resnet18(num_classes=N_CLASSES)
-    m.example_input_shape = (4, 3, 32, 32)
+    m.example_input_shape = (8, 3, 64, 64)
     return m
 
 
@@ -38,13 +46,13 @@ def mobilenet_v3_small():
 
 def efficientnet_b0():
     m = _tv().efficientnet_b0(num_classes=N_CLASSES, dropout=0.0, stochastic_depth_prob=0.0)
-    m.example_input_shape = (4, 3, 32, 32)
+    m.example_input_shape = (8, 3, 64, 64)
     return m
 
 
 def shufflenet_v2_x0_5():
     m = _tv().shufflenet_v2_x0_5(num_classes=N_CLASSES)
-    m.example_input_shape = (4, 3, 32, 32)
+    m.example_input_shape = (8, 3, 64, 64)
     return m
 
 
@@ -179,13 +187,13 @@ def gru():
 
 # name -> (factory, optimizer flags, what it is, fast: runs in the lit suite)
 ZOO = {
-    "resnet18": (resnet18, ["--optimizer", "sgd", "--lr", "0.01"], "torchvision resnet18, 32x32", False),
+    "resnet18": (resnet18, ["--optimizer", "sgd", "--lr", "0.01"], "torchvision resnet18, 64x64, batch 8", False),
     "mobilenet_v3_small": (mobilenet_v3_small, ["--optimizer", "sgd", "--lr", "0.01"],
                            "torchvision mobilenet_v3_small, 32x32", False),
     "efficientnet_b0": (efficientnet_b0, ["--optimizer", "sgd", "--lr", "0.01"],
-                        "torchvision efficientnet_b0, 32x32", False),
+                        "torchvision efficientnet_b0, 64x64, batch 8", False),
     "shufflenet_v2_x0_5": (shufflenet_v2_x0_5, ["--optimizer", "sgd", "--lr", "0.01"],
-                           "torchvision shufflenet_v2_x0_5, 32x32", False),
+                           "torchvision shufflenet_v2_x0_5, 64x64, batch 8", False),
     "squeezenet1_0": (squeezenet1_0, ["--optimizer", "sgd", "--lr", "0.01"],
                       "torchvision squeezenet1_0, 64x64", False),
     "densenet (small)": (densenet_small, ["--optimizer", "sgd", "--lr", "0.01"],

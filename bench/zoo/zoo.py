@@ -15,9 +15,10 @@ the same batch (one batch, repeated, so that a training loss must fall):
             f16 with GradScaler)
 
 A model passes when it imports, both pipelines verify, every mode trains
-(finite losses, FP32 falls), FP32 matches eager (relative 1e-3 of the first
-loss: f32 with another summation order; BatchNorm over few values
-amplifies rounding) and each low precision is at most max(3 x AMP's own gap,
+(finite losses, FP32 falls), FP32 matches eager at every step (relative 1e-3
+of the first loss: f32 with another summation order; or, for models that
+amplify rounding, such as BatchNorm over few values, 3 x eager FP32's own
+rounding noise: fp32_spread) and each low precision is at most max(3 x AMP's own gap,
 1e-2 x first loss) from FP32: mpt's mixed precision is no further from FP32
 than PyTorch AMP's, up to rounding-noise level (1% of the loss in a few
 steps, the triangle bound of test/Frontend/torch/peer-compare.test).
@@ -51,6 +52,9 @@ import models  # noqa: E402
 DOC = os.path.join(REPO, "docs", "ModelZoo.md")
 PIPELINES = {"f16": "mpt-mixed-precision", "bf16": "mpt-mixed-precision{dtype=bf16}"}
 FP32_REL_TOL = 1e-3
+# Eager FP32 rerun from initial weights perturbed by ~1 ulp (relative 1e-7,
+# SPREAD_RUNS times): how far rounding alone moves this model's losses.
+ULP_NOISE, SPREAD_RUNS, SPREAD_FACTOR = 1e-7, 3, 3.0
 LOW_AMP_FACTOR, LOW_REL_FLOOR = 3.0, 1e-2
 
 
@@ -87,6 +91,43 @@ def read_log(path):
     import csv
     with open(path) as fh:
         return [float(row["loss"]) for row in csv.DictReader(fh)]
+
+
+def skipped_steps(path, mode=None):
+    """Steps a dynamic loss scale skipped (f16), from an mpt-run log or, with
+    `mode`, the eager reference's losses.csv."""
+    import csv
+    with open(path) as fh:
+        return sum(int(float(row.get("skipped") or 0)) for row in csv.DictReader(fh)
+                   if mode is None or row["mode"] == mode)
+
+
+def fp32_spread(a, steps):
+    """Per step k, the largest |loss_j - eager FP32 loss_j| (j <= k) over
+    SPREAD_RUNS eager FP32 runs whose initial weights are multiplied by
+    (1 + ULP_NOISE x standard normal): the rounding noise any other f32
+    implementation (another summation order) is subject to.  Small, ~1e-7 of
+    the loss, for well-conditioned models; BatchNorm over a few values at 1x1
+    spatial size amplifies it by orders of magnitude."""
+    import dataclasses
+    import torch
+    import torch_reference
+    from mpt_import_torch import step as step_mod
+    spec, _ = torch_reference.cli.build(a)
+    batch = (spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value)
+    base = [r[2] for r in torch_reference.train(spec, [batch] * steps, "fp32")[0]]
+    spread = [0.0] * steps
+    gen = torch.Generator().manual_seed(12345)
+    for _ in range(SPREAD_RUNS):
+        args = [step_mod.Arg(x.name, x.role, x.value * (1 + ULP_NOISE * torch.randn(x.value.shape, generator=gen)))
+                if x.role == "param" else x for x in spec.args]
+        losses = [r[2] for r in torch_reference.train(dataclasses.replace(spec, args=args), [batch] * steps,
+                                                      "fp32")[0]]
+        worst = 0.0
+        for k in range(steps):
+            worst = max(worst, abs(losses[k] - base[k]))
+            spread[k] = max(spread[k], worst)
+    return spread
 
 
 def run_model(name, out, steps, timeout):
@@ -132,6 +173,12 @@ def run_model(name, out, steps, timeout):
         raise Stage("eager reference", f"{type(e).__name__}: {one_line(str(e))}")
     res["stages"]["import"] = "ok"
     res["import_s"] = round(time.time() - t0, 1)
+    with open(os.devnull, "w") as devnull:
+        saved, sys.stdout = sys.stdout, devnull
+        try:
+            res["fp32_noise"] = fp32_spread(a, steps)
+        finally:
+            sys.stdout = saved
     import csv
     torch_losses = {}
     with open(os.path.join(out, "losses.csv")) as fh:
@@ -163,16 +210,24 @@ def run_model(name, out, steps, timeout):
         if not all(np.isfinite(mpt[mode])):
             raise Stage(f"train {mode}", f"non-finite loss: {mpt[mode]}")
     res["mpt"] = mpt
+    res["f16_skipped"] = [skipped_steps(os.path.join(out, "mpt_f16.csv")),
+                          skipped_steps(os.path.join(out, "losses.csv"), "f16")]
     fp = torch_losses["fp32"]
     gap = lambda a, b: float(max(abs(x - y) for x, y in zip(a, b)))  # noqa: E731
     scale = max(1.0, abs(fp[0]))
     res["gap_fp32"] = gap(mpt["fp32"], fp)
-    ok = res["gap_fp32"] <= FP32_REL_TOL * scale and mpt["fp32"][-1] < mpt["fp32"][0]
+    # Per step: within 1e-3 of the first loss, or within SPREAD_FACTOR x the
+    # rounding noise of eager FP32 itself up to that step.
+    over = [k for k, (m, e, n) in enumerate(zip(mpt["fp32"], fp, res["fp32_noise"]))
+            if abs(m - e) > max(FP32_REL_TOL * scale, SPREAD_FACTOR * n)]
+    ok = not over and mpt["fp32"][-1] < mpt["fp32"][0]
     why = []
     if mpt["fp32"][-1] >= mpt["fp32"][0]:
         why.append(f"FP32 loss does not fall ({mpt['fp32'][0]:.4g} -> {mpt['fp32'][-1]:.4g})")
-    if res["gap_fp32"] > FP32_REL_TOL * scale:
-        why.append(f"FP32 differs from eager by {res['gap_fp32']:.3g}")
+    if over:
+        k = over[0]
+        why.append(f"FP32 differs from eager by {abs(mpt['fp32'][k] - fp[k]):.3g} at step {k} (eager's own "
+                   f"rounding noise {res['fp32_noise'][k]:.2g})")
     for mode in ("f16", "bf16"):
         amp = torch_losses.get(mode)
         res[f"gap_{mode}_fp32"] = gap(mpt[mode], fp)
@@ -238,7 +293,7 @@ def fmt_gap(v):
 
 def table(results):
     hdr = ("| model | params | import | pipeline f16 | pipeline bf16 | trains (FP32, f16, bf16) | "
-           "FP32 vs eager | f16 vs FP32 (AMP) | f16 vs AMP | bf16 vs FP32 (AMP) | bf16 vs AMP |")
+           "FP32 vs eager (noise) | f16 vs FP32 (AMP) | f16 vs AMP | bf16 vs FP32 (AMP) | bf16 vs AMP |")
     rows = [hdr, "|" + "---|" * (hdr.count("|") - 1)]
     notes = []
     for r in results:
@@ -253,7 +308,7 @@ def table(results):
         else:
             cells.append("**fails**" if str(r.get("failed", "")).startswith("train") else "-")
         if "mpt" in r:
-            cells += [fmt_gap(r["gap_fp32"]),
+            cells += [f"{fmt_gap(r['gap_fp32'])} ({fmt_gap(max(r['fp32_noise']) if 'fp32_noise' in r else None)})",
                       f"{fmt_gap(r['gap_f16_fp32'])} ({fmt_gap(r['amp_f16_fp32'])})", fmt_gap(r["gap_f16_amp"]),
                       f"{fmt_gap(r['gap_bf16_fp32'])} ({fmt_gap(r['amp_bf16_fp32'])})",
                       fmt_gap(r["gap_bf16_amp"])]
@@ -264,6 +319,12 @@ def table(results):
             notes.append(f"* {r['model']}: {r['error']}")
         elif st.get("trains") not in (None, "ok"):
             notes.append(f"* {r['model']}: {st['trains']}")
+        n_mpt, n_amp = r.get("f16_skipped", (0, 0))
+        if n_mpt or n_amp:
+            notes.append(f"* {r['model']}: f16 loss scaling skipped {n_mpt} steps in mpt, {n_amp} in PyTorch's "
+                         f"GradScaler (initial scale 65536 overflows; halved after each)"
+                         + ("; f16 compares forward passes only" if min(n_mpt, n_amp) == len(r["mpt"]["f16"])
+                            else ""))
     return "\n".join(rows), notes
 
 
@@ -338,10 +399,13 @@ repeated batch under `mpt-run -O0` in FP32, f16 and bf16, from the same initial 
 (FP32, and AMP: `torch.autocast("cpu")`, f16 with `GradScaler`). `-O0`: the CPU JIT is slow on big graphs at
 the default `-O2`; the zoo checks numbers, not speed.
 
-Columns: *trains* = every mode gives finite losses, the FP32 loss falls, FP32 is within 1e-3 (relative to the
-first loss) of eager FP32, and each low precision is at most max(3 x AMP's own gap to FP32, 1e-2 x the first
-loss) from FP32. Gaps are max over steps of |loss difference|; "f16 vs FP32 (AMP)" is mpt f16 against eager
-FP32 with PyTorch AMP's own distance in parentheses.
+Columns: *trains* = every mode gives finite losses, the FP32 loss falls, FP32 is at every step within 1e-3
+(relative to the first loss) of eager FP32 or within 3 x eager FP32's own rounding noise, and each low
+precision is at most max(3 x AMP's own gap to FP32, 1e-2 x the first loss) from FP32. Gaps are max over steps
+of |loss difference|. *noise*: the largest loss change when eager FP32 is rerun from initial weights multiplied
+by (1 + 1e-7 x standard normal), about one ulp, 3 times: what rounding alone (another summation order) does to
+this model's losses; BatchNorm over a few values at tiny spatial sizes amplifies it by orders of magnitude.
+"f16 vs FP32 (AMP)" is mpt f16 against eager FP32 with PyTorch AMP's own distance in parentheses.
 
 {tab}
 

@@ -24,8 +24,14 @@ Two mechanisms, torch's own first:
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (torch-mlir's grouped
       weight gradient builds an invalid tensor.expand_shape, its strided one
-      a per-sample gradient N times the weight's size); input gradient and
-      bias as torch-mlir lowers them (a grouped convolution, a sum);
+      a per-sample gradient N times the weight's size); the grouped input
+      gradient as a forward grouped convolution (torch-mlir's builds an
+      invalid tensor.collapse_shape for depthwise convolutions); ungrouped
+      input gradient and bias as torch-mlir lowers them;
+    - as_strided / as_strided_scatter over a whole contiguous tensor in
+      row-major order: a reshape (ATen's 1x1 adaptive average pool of a
+      channels-last-looking input restrides it; torch-mlir's form of the
+      backward scatter does not legalize);
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter).
 
@@ -170,22 +176,70 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     return out.squeeze(0) if squeeze else out
 
 
+def _pad_or_crop(x, dim, before, after):
+    """Zero padding of `dim` by (before, after); a negative amount crops."""
+    if before < 0:
+        x = x.narrow(dim, -before, x.shape[dim] + before)
+        before = 0
+    if after < 0:
+        x = x.narrow(dim, 0, x.shape[dim] + after)
+        after = 0
+    if before or after:
+        pads = [0, 0] * (x.dim() - 1 - dim) + [before, after]
+        x = F.pad(x, pads)
+    return x
+
+
+def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
+    """The input gradient of a grouped 2-D convolution as a forward grouped
+    convolution: the output gradient with zeros inserted between strided
+    positions (stride s), padded by d*(k-1) - p (cropped where negative), correlated
+    with the kernel flipped in space and with its in/out channels swapped per
+    group (w'[g*cg + c, f] = w[g*fg + f, c], flipped), dilation d.  torch-mlir's
+    own lowering (a transposed convolution) builds an invalid
+    tensor.collapse_shape whenever a group has one input channel (depthwise
+    convolutions: MobileNet, EfficientNet, ShuffleNet)."""
+    n, c, h, w = input.shape
+    f, cg, kh, kw = weight.shape
+    fg = f // groups
+    sh, sw = _pair(stride)
+    ph, pw = _pair(padding)
+    dh, dw = _pair(dilation)
+    go = grad_output
+    _, _, ho, wo = go.shape
+    if sw > 1:
+        go = torch.stack([go] + [torch.zeros_like(go)] * (sw - 1), dim=-1).reshape(n, f, ho, wo * sw)
+        go = go[:, :, :, : (wo - 1) * sw + 1]
+    if sh > 1:
+        go = torch.stack([go] + [torch.zeros_like(go)] * (sh - 1), dim=3).reshape(n, f, ho * sh, go.shape[-1])
+        go = go[:, :, : (ho - 1) * sh + 1]
+    # Rows of the padded input gradient: h + 2p; the correlation needs
+    # d*(k-1) more, of which d*(k-1) - p before the first output position.
+    go = _pad_or_crop(go, 2, dh * (kh - 1) - ph, h + ph - go.shape[2])
+    go = _pad_or_crop(go, 3, dw * (kw - 1) - pw, w + pw - go.shape[3])
+    wt = weight.reshape(groups, fg, cg, kh, kw).transpose(1, 2).reshape(groups * cg, fg, kh, kw)
+    wt = wt.flip(2, 3)
+    return F.conv2d(go, wt, None, 1, 0, (dh, dw), groups)
+
+
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
     """Grouped, depthwise or strided 2-D convolution backward.  The weight gradient of
     group g at kernel offset (i, j) is a contraction over batch and output
     positions: gw[g, f, c, i, j] = sum_{n,y,x} go[n, g, f, y, x] * xpad[n, g, c,
     y*s + i*d, x*s + j*d], i.e. one batched matmul (batch G) per kernel
-    offset over strided views of the padded input.  Input gradient (a grouped
-    convolution) and bias gradient are left to torch-mlir, which lowers them
-    correctly (checked against eager by the tests).  Ungrouped strided
+    offset over strided views of the padded input.  The input gradient of a
+    grouped convolution is a forward grouped convolution
+    (_grouped_conv_input_grad); an ungrouped one and the bias gradient are
+    left to torch-mlir, which lowers them correctly (checked against eager by
+    the tests).  Ungrouped strided
     convolutions take this path too: torch-mlir's weight gradient for stride
     s > 1 is a convolution with the batch as groups whose result holds one
     weight gradient per sample (N x |W| x s^2 elements: 128 MiB for one of
     ResNet-18's 3x3 stride-2 convolutions at batch 16) before summing it."""
-    if transposed or not output_mask[1] or input.dim() != 4:
+    if transposed or input.dim() != 4:
         return NotImplemented
-    if groups == 1 and tuple(_pair(stride)) == (1, 1):
+    if groups == 1 and (tuple(_pair(stride)) == (1, 1) or not output_mask[1]):
         return NotImplemented  # torch-mlir's: one convolution, no blow-up
     n, c, h, w = input.shape
     f, cg, kh, kw = weight.shape
@@ -194,18 +248,23 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     ph, pw = _pair(padding)
     dh, dw = _pair(dilation)
     ho, wo = grad_output.shape[-2:]
-    xp = F.pad(input, (pw, pw, ph, ph))
-    go = grad_output.reshape(n, groups, fg, ho, wo)
-    parts = []
-    for i in range(kh):
-        for j in range(kw):
-            xs = xp[:, :, i * dh: i * dh + (ho - 1) * sh + 1: sh, j * dw: j * dw + (wo - 1) * sw + 1: sw]
-            parts.append(torch.einsum("ngfyx,ngcyx->gfc", go, xs.reshape(n, groups, cg, ho, wo)))
-    gw = torch.stack(parts, dim=-1).reshape(f, cg, kh, kw)
+    gw = None
+    if output_mask[1]:
+        xp = F.pad(input, (pw, pw, ph, ph))
+        go = grad_output.reshape(n, groups, fg, ho, wo)
+        parts = []
+        for i in range(kh):
+            for j in range(kw):
+                xs = xp[:, :, i * dh: i * dh + (ho - 1) * sh + 1: sh, j * dw: j * dw + (wo - 1) * sw + 1: sw]
+                parts.append(torch.einsum("ngfyx,ngcyx->gfc", go, xs.reshape(n, groups, cg, ho, wo)))
+        gw = torch.stack(parts, dim=-1).reshape(f, cg, kh, kw)
     gi = None
     if output_mask[0]:
-        gi = aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
-                                       transposed, output_padding, groups, [True, False, False])[0]
+        if groups > 1:
+            gi = _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups)
+        else:
+            gi = aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                                           transposed, output_padding, groups, [True, False, False])[0]
     gb = grad_output.sum(dim=(0, 2, 3)) if output_mask[2] else None
     return gi, gw, gb
 
@@ -232,11 +291,53 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
 
 
+def _is_contiguous_layout(size, stride):
+    """Row-major strides for `size` (dims of size 1 may have any stride)."""
+    expect = 1
+    for n, st in zip(reversed(list(size)), reversed(list(stride))):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
+
+
+def _whole_contiguous_view(base, size, stride, storage_offset):
+    """Whether as_strided(base, size, stride, storage_offset) views all of a
+    contiguous base in row-major order, i.e. is base.reshape(size)."""
+    offset = base.storage_offset() if storage_offset is None else storage_offset
+    numel = 1
+    for n in size:
+        numel *= n
+    return (base.is_contiguous() and offset == base.storage_offset() and numel == base.numel()
+            and _is_contiguous_layout(size, stride))
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """A row-major view of a whole contiguous tensor is a reshape.  ATen's
+    adaptive_avg_pool2d to 1x1 restrides its result in place when the input
+    looks channels-last (ConvNeXt's LayerNorm2d permutes make it so), and the
+    backward of that as_strided_ is a scatter into a zero storage, which
+    torch-mlir lowers to index ops on int64 literals it cannot legalize."""
+    if _whole_contiguous_view(self, size, stride, storage_offset):
+        return self.reshape(size)
+    return NotImplemented
+
+
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """Scattering into the whole of a contiguous base in row-major order
+    replaces it: src reshaped to the base's shape (see as_strided)."""
+    if _whole_contiguous_view(self, size, stride, storage_offset):
+        return src.reshape(self.shape).clone()
+    return NotImplemented
+
+
 OWN = {
     aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward,
     aten.avg_pool2d_backward.default: avg_pool2d_backward,
     aten.convolution_backward.default: convolution_backward,
     aten.embedding_dense_backward.default: embedding_dense_backward,
+    aten.as_strided.default: as_strided,
+    aten.as_strided_scatter.default: as_strided_scatter,
 }
 
 

@@ -189,3 +189,55 @@ class StridedConv(nn.Module):
 
 def strided_conv():
     return StridedConv()
+
+
+class DepthwiseConv(nn.Module):
+    """Input gradients of grouped convolutions with one input channel per
+    group (MobileNet/EfficientNet/ShuffleNet's depthwise 3x3 and 5x5, stride 1
+    and 2), and the edge cases of their zero insertion and padding: padding
+    beyond the kernel's reach (cropped), stride 3 with a 2x2 kernel, dilation
+    with a 3x1 kernel on an odd, non-square input."""
+    example_input_shape = (2, 4, 9, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.pre = nn.Conv2d(4, 4, 1)  # so that the input gradient is needed
+        self.dw3 = nn.Conv2d(4, 4, 3, padding=1, groups=4)
+        self.dw5 = nn.Conv2d(4, 4, 5, stride=2, padding=2, groups=4)
+        self.wide = nn.Conv2d(4, 4, 3, padding=2, groups=4, bias=False)
+        self.g2 = nn.Conv2d(4, 8, 2, stride=3, groups=2, bias=False)
+        self.dil = nn.Conv2d(8, 8, (3, 1), stride=(2, 1), padding=(3, 0), dilation=(2, 1), groups=8)
+        self.out = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = self.pre(x)
+        x = F.relu(self.dw3(x)) + F.relu(x)
+        x = F.relu(self.wide(self.dw5(x)))
+        return self.out(self.dil(F.relu(self.g2(x))).mean((2, 3)))
+
+
+def depthwise_conv():
+    return DepthwiseConv()
+
+
+class ChannelsLastPool(nn.Module):
+    """ConvNeXt's LayerNorm2d (permute, layer_norm, permute back) before
+    AdaptiveAvgPool2d(1): the input looks channels-last, so ATen's pooling
+    restrides its 1x1 result with as_strided_, whose backward scatters into a
+    zero storage (as_strided_scatter)."""
+    example_input_shape = (2, 3, 6, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.norm = nn.LayerNorm(8)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.out = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = self.norm(self.conv(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return self.out(self.pool(x).flatten(1))
+
+
+def channels_last_pool():
+    return ChannelsLastPool()
