@@ -176,6 +176,15 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     return out.squeeze(0) if squeeze else out
 
 
+def _conv2d_geometry(input, weight, stride, padding, dilation, groups):
+    """A 2-D convolution's shapes and parameters: the input's (N, C, H, W),
+    the weight's (F, C/groups, KH, KW), filters per group, and the stride,
+    padding and dilation as pairs."""
+    f = weight.shape[0]
+    return (tuple(input.shape), tuple(weight.shape), f // groups, _pair(stride), _pair(padding),
+            _pair(dilation))
+
+
 def _pad_or_crop(x, dim, before, after):
     """Zero padding of `dim` by (before, after); a negative amount crops."""
     if before < 0:
@@ -199,12 +208,8 @@ def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilati
     own lowering (a transposed convolution) builds an invalid
     tensor.collapse_shape whenever a group has one input channel (depthwise
     convolutions: MobileNet, EfficientNet, ShuffleNet)."""
-    n, c, h, w = input.shape
-    f, cg, kh, kw = weight.shape
-    fg = f // groups
-    sh, sw = _pair(stride)
-    ph, pw = _pair(padding)
-    dh, dw = _pair(dilation)
+    (n, c, h, w), (f, cg, kh, kw), fg, (sh, sw), (ph, pw), (dh, dw) = _conv2d_geometry(
+        input, weight, stride, padding, dilation, groups)
     go = grad_output
     _, _, ho, wo = go.shape
     if sw > 1:
@@ -241,12 +246,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         return NotImplemented
     if groups == 1 and (tuple(_pair(stride)) == (1, 1) or not output_mask[1]):
         return NotImplemented  # torch-mlir's: one convolution, no blow-up
-    n, c, h, w = input.shape
-    f, cg, kh, kw = weight.shape
-    fg = f // groups
-    sh, sw = _pair(stride)
-    ph, pw = _pair(padding)
-    dh, dw = _pair(dilation)
+    (n, c, h, w), (f, cg, kh, kw), fg, (sh, sw), (ph, pw), (dh, dw) = _conv2d_geometry(
+        input, weight, stride, padding, dilation, groups)
     ho, wo = grad_output.shape[-2:]
     gw = None
     if output_mask[1]:
