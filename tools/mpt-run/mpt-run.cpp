@@ -660,22 +660,87 @@ static void fillDescriptor(int64_t *words, void *buffer,
 
 namespace {
 struct StepOutputs {
+  /// The results that update no argument; those that do are in the
+  /// argument's buffer (UpdatedArguments), and their entry here is empty.
   SmallVector<HostArray> results;
   StepMemory memory;
 };
+
+/// The buffers of the arguments the step updates (parameters, optimizer
+/// state, loss scale), kept from the first step to the last: a step lowered
+/// with update-in-place writes its new values into them and returns them, so
+/// that the state does not travel through the host every step (copying a
+/// GPT block's parameters and AdamW moments in and out cost more than a
+/// tenth of its bf16 step). A result that is a new buffer is copied back.
+class UpdatedArguments {
+public:
+  UpdatedArguments(const StepSignature &sig, const SmallVector<HostArray> &initial)
+      : sig(sig), buffers(sig.args.size(), nullptr) {
+    for (auto [i, arg] : llvm::enumerate(sig.args))
+      if (arg.updatedBy)
+        buffers[i] = allocateCopy(initial[i]);
+  }
+  UpdatedArguments(const UpdatedArguments &) = delete;
+  UpdatedArguments &operator=(const UpdatedArguments &) = delete;
+  ~UpdatedArguments() {
+    for (void *buffer : buffers)
+      if (buffer)
+        getAllocationCounter().release(buffer);
+  }
+  /// The buffer of argument `i`, or null if the step does not update it.
+  void *getBuffer(unsigned i) const { return buffers[i]; }
+  bool isBuffer(const void *p) const { return llvm::is_contained(buffers, p); }
+  /// Element 0 of argument `i` (a scalar of the state: scale, tracker).
+  double getScalar(unsigned i) const {
+    HostArray element = HostArray::zeros(sig.args[i].kind, {});
+    std::memcpy(element.data.data(), buffers[i], element.data.size());
+    return element.getAsDouble(0);
+  }
+  /// The current values of the updated arguments into `values`.
+  void copyTo(SmallVector<HostArray> &values) const {
+    for (auto [i, buffer] : llvm::enumerate(buffers))
+      if (buffer)
+        std::memcpy(values[i].data.data(), buffer, values[i].data.size());
+  }
+
+private:
+  const StepSignature &sig;
+  SmallVector<void *> buffers;
+};
 } // namespace
 
+/// The start of the data of a returned memref descriptor (`words`: the C
+/// interface's {allocated, aligned, offset, sizes, strides}), after checking
+/// that it has the result's shape and an identity layout.
+static uint8_t *getContiguousData(const int64_t *words, const ResultInfo &r) {
+  int64_t stride = 1;
+  for (size_t d = r.shape.size(); d-- > 0;) {
+    if (words[3 + d] != r.shape[d] ||
+        (r.shape[d] != 1 && words[3 + r.shape.size() + d] != stride))
+      fail("the compiled step returned a non-contiguous or mis-shaped "
+           "buffer; mpt-run expects --mpt-lower-to-cpu's identity layouts");
+    stride *= r.shape[d];
+  }
+  return reinterpret_cast<uint8_t *>(words[1]) +
+         words[2] * getElementSize(r.kind);
+}
+
 static StepOutputs callStep(void (*entry)(void **), const StepSignature &sig,
-                            const SmallVector<HostArray> &args) {
-  // Inputs are copied: the compiled step may write into its argument
-  // buffers (one-shot bufferization reuses them in place), and data batches
-  // must stay intact for the next cycle.
-  SmallVector<void *> argBuffers;
+                            const SmallVector<HostArray> &args,
+                            UpdatedArguments &updated) {
+  // Arguments the step does not update are copied in every step: the
+  // compiled step may write into its argument buffers (one-shot
+  // bufferization reuses them in place), and data batches must stay intact
+  // for the next cycle.
+  SmallVector<void *> argBuffers, copiedArgs;
   SmallVector<SmallVector<int64_t>> argDescs;
-  for (auto [info, array] : llvm::zip_equal(sig.args, args)) {
-    argBuffers.push_back(allocateCopy(array));
+  for (auto [i, info, array] : llvm::enumerate(sig.args, args)) {
+    void *buffer = updated.getBuffer(i);
+    if (!buffer)
+      copiedArgs.push_back(buffer = allocateCopy(array));
+    argBuffers.push_back(buffer);
     argDescs.emplace_back(getDescriptorWords(info.shape.size()));
-    fillDescriptor(argDescs.back().data(), argBuffers.back(), info.shape);
+    fillDescriptor(argDescs.back().data(), buffer, info.shape);
   }
   size_t resultWords = 0;
   for (const ResultInfo &r : sig.results)
@@ -697,26 +762,35 @@ static StepOutputs callStep(void (*entry)(void **), const StepSignature &sig,
 
   StepOutputs out;
   std::set<void *> toFree;
+  SmallVector<std::pair<unsigned, const uint8_t *>> newValues;
   int64_t *words = resultStruct.data();
   for (const ResultInfo &r : sig.results) {
-    HostArray array = HostArray::zeros(r.kind, r.shape);
-    auto *aligned = reinterpret_cast<uint8_t *>(words[1]);
-    int64_t offset = words[2];
-    int64_t stride = 1;
-    for (size_t d = r.shape.size(); d-- > 0;) {
-      if (words[3 + d] != r.shape[d] ||
-          (r.shape[d] != 1 && words[3 + r.shape.size() + d] != stride))
-        fail("the compiled step returned a non-contiguous or mis-shaped "
-             "buffer; mpt-run expects --mpt-lower-to-cpu's identity layouts");
-      stride *= r.shape[d];
-    }
-    if (!array.data.empty())
-      std::memcpy(array.data.data(),
-                  aligned + offset * getElementSize(r.kind), array.data.size());
+    const uint8_t *data = getContiguousData(words, r);
     toFree.insert(reinterpret_cast<void *>(words[0]));
-    out.results.push_back(std::move(array));
+    if (r.updates) {
+      out.results.emplace_back();
+      if (data != updated.getBuffer(*r.updates))
+        newValues.emplace_back(*r.updates, data);
+    } else {
+      HostArray array = HostArray::zeros(r.kind, r.shape);
+      if (!array.data.empty())
+        std::memcpy(array.data.data(), data, array.data.size());
+      out.results.push_back(std::move(array));
+    }
     words += getDescriptorWords(r.shape.size());
   }
+  // New values not written in place go into the arguments' buffers; one
+  // that is another updated argument's old buffer is read before any is
+  // overwritten.
+  std::vector<std::vector<uint8_t>> snapshots;
+  for (auto &[i, data] : newValues)
+    if (updated.isBuffer(data)) {
+      size_t bytes = args[i].data.size();
+      snapshots.emplace_back(data, data + bytes);
+      data = snapshots.back().data();
+    }
+  for (auto [i, data] : newValues)
+    std::memcpy(updated.getBuffer(i), data, args[i].data.size());
   // What the step handed back: new buffers count as returned, argument
   // buffers it wrote in place add nothing; anything else still live is a
   // leak.
@@ -734,11 +808,12 @@ static StepOutputs callStep(void (*entry)(void **), const StepSignature &sig,
   memory.leakedBytes =
       counter.getLiveBytes(BufferOwner::Step) - memory.returnedBytes;
   // A returned buffer may be an argument buffer or returned twice: free
-  // each allocation exactly once.
-  for (void *buffer : argBuffers)
+  // each allocation exactly once, and keep the updated arguments' buffers.
+  for (void *buffer : copiedArgs)
     toFree.insert(buffer);
   for (void *buffer : toFree)
-    counter.release(buffer);
+    if (!updated.isBuffer(buffer))
+      counter.release(buffer);
   return out;
 }
 
@@ -1168,6 +1243,7 @@ static int run(int argc, char **argv) {
   double firstLoss = 0, lastLoss = 0;
   unsigned numSkipped = 0;
   bool warnedNonfinite = false;
+  UpdatedArguments updated(*sig, values.current);
   for (unsigned step = 0; step < numSteps; ++step) {
     for (auto &[index, stacked] : values.batches) {
       HostArray &arg = values.current[index];
@@ -1175,21 +1251,21 @@ static int run(int argc, char **argv) {
       int64_t batch = step % values.numBatches;
       std::memcpy(arg.data.data(), stacked.data.data() + batch * bytes, bytes);
     }
+    // The scale this step uses (updated arguments live in `updated`).
+    double scale = !hasScale ? 0.0
+                   : updated.getBuffer(*sig->lossScaleArg)
+                       ? updated.getScalar(*sig->lossScaleArg)
+                       : values.current[*sig->lossScaleArg].getAsDouble(0);
     timer.stepStarted();
-    StepOutputs out = callStep(stepEntry, *sig, values.current);
+    StepOutputs out = callStep(stepEntry, *sig, values.current, updated);
     timer.stepFinished();
     double loss = out.results[sig->lossResult].getAsDouble(0);
-    double scale = hasScale
-                       ? values.current[*sig->lossScaleArg].getAsDouble(0)
-                       : 0.0;
     bool skipped = false;
     if (hasSkip) {
       // An overflowing step resets the tracker and never raises the scale;
       // a good step raises the tracker or, at the growth interval, the scale.
-      double newScale =
-          out.results[*sig->args[*sig->lossScaleArg].updatedBy].getAsDouble(0);
-      double newTracker =
-          out.results[*sig->args[*sig->trackerArg].updatedBy].getAsDouble(0);
+      double newScale = updated.getScalar(*sig->lossScaleArg);
+      double newTracker = updated.getScalar(*sig->trackerArg);
       skipped = newTracker == 0 && !(newScale > scale);
     }
     numSkipped += skipped;
@@ -1210,9 +1286,6 @@ static int run(int argc, char **argv) {
     if (step == 0)
       firstLoss = loss;
     lastLoss = loss;
-    for (auto [i, arg] : llvm::enumerate(sig->args))
-      if (arg.updatedBy)
-        values.current[i] = std::move(out.results[*arg.updatedBy]);
     // At most ten updates a second: a terminal is slow next to a step.
     auto now = std::chrono::steady_clock::now();
     if (progress && (now - lastProgress > std::chrono::milliseconds(100) ||
@@ -1222,6 +1295,7 @@ static int run(int argc, char **argv) {
                    << "  loss " << formatNumber(loss) << "   ";
     }
   }
+  updated.copyTo(values.current);
   if (progress)
     llvm::errs() << "\n";
   if (logOut.os().has_error()) {
