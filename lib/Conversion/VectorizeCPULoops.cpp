@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -54,6 +55,74 @@ static bool isCandidate(linalg::LinalgOp op) {
       if (memref.getElementType().isInteger(1))
         return false;
   return op.getStaticLoopRanges().back() > 1;
+}
+
+/// The loops of a pure transpose that moves data between two different
+/// contiguous dimensions: `rowLoop` is the input's innermost (unit stride)
+/// dimension, `colLoop` the output's. Static, both ranges multiples of
+/// `block`; the body yields the input as it is.
+struct TransposePlan {
+  unsigned rowLoop, colLoop;
+};
+
+static bool hasUnitInnerStride(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !strides.empty() && strides.back() == 1;
+}
+
+static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
+                                                     int64_t block) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || op.getNumLoops() < 2)
+    return std::nullopt;
+  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  if (!yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != op.getBlock()->getArgument(0))
+    return std::nullopt;
+  OpOperand *in = op.getDpsInputOperand(0);
+  OpOperand *out = op.getDpsInitOperand(0);
+  if (getElementTypeOrSelf(in->get().getType()) !=
+      getElementTypeOrSelf(out->get().getType()))
+    return std::nullopt;
+  AffineMap inMap = op.getMatchingIndexingMap(in);
+  AffineMap outMap = op.getMatchingIndexingMap(out);
+  if (!inMap.isPermutation() || !outMap.isPermutation() ||
+      !hasUnitInnerStride(in->get()) || !hasUnitInnerStride(out->get()))
+    return std::nullopt;
+  TransposePlan plan{inMap.getDimPosition(inMap.getNumResults() - 1),
+                     outMap.getDimPosition(outMap.getNumResults() - 1)};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (plan.rowLoop == plan.colLoop || ranges[plan.rowLoop] % block != 0 ||
+      ranges[plan.colLoop] % block != 0)
+    return std::nullopt;
+  return plan;
+}
+
+/// Transposes `rows` (n vectors of n elements, n a power of two) with
+/// 2 n log2(n) two-source vector.shuffles: at distance d = n/2, ..., 1, rows
+/// i and i + d swap the off-diagonal d x d blocks of each 2d x 2d block.
+static SmallVector<Value> transposeRows(OpBuilder &b, Location loc,
+                                        SmallVector<Value> rows) {
+  int64_t n = rows.size();
+  for (int64_t d = n / 2; d >= 1; d /= 2) {
+    SmallVector<int64_t> low, high;
+    for (int64_t c = 0; c < n; ++c) {
+      bool right = c & d;
+      low.push_back(right ? n + c - d : c);
+      high.push_back(right ? n + c : c + d);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (i & d)
+        continue;
+      Value r0 = rows[i], r1 = rows[i + d];
+      rows[i] = vector::ShuffleOp::create(b, loc, r0, r1, low);
+      rows[i + d] = vector::ShuffleOp::create(b, loc, r0, r1, high);
+    }
+  }
+  return rows;
 }
 
 struct VectorizeCPULoopsPass
@@ -121,6 +190,11 @@ struct VectorizeCPULoopsPass
     // tiled ones.
     if (failed(linalg::vectorizeOpPrecondition(op)))
       return;
+    if (std::optional<TransposePlan> plan = getTransposePlan(op, lanes);
+        plan && llvm::isPowerOf2_64(lanes)) {
+      vectorizeTranspose(rewriter, op, *plan);
+      return;
+    }
     rewriter.setInsertionPoint(op);
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (!generic) {
@@ -146,6 +220,62 @@ struct VectorizeCPULoopsPass
       return;
     }
     vectorizeStatic(rewriter, generic);
+  }
+
+  /// A transpose one element per lane would read with one scalar load per
+  /// lane (its input's contiguous dimension is not the output's): instead,
+  /// per block of lanes x lanes, `lanes` contiguous row loads, a shuffle
+  /// network (transposeRows) and `lanes` contiguous row stores. The same
+  /// elements move, bit for bit.
+  void vectorizeTranspose(IRRewriter &rewriter, linalg::LinalgOp op,
+                          const TransposePlan &plan) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<Value> lbs, ubs, steps;
+    for (auto [d, range] : llvm::enumerate(ranges)) {
+      lbs.push_back(arith::ConstantIndexOp::create(rewriter, loc, 0));
+      ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, range));
+      bool blocked = d == plan.rowLoop || d == plan.colLoop;
+      steps.push_back(
+          arith::ConstantIndexOp::create(rewriter, loc, blocked ? lanes : 1));
+    }
+    Value input = op.getDpsInputOperand(0)->get();
+    Value output = op.getDpsInitOperand(0)->get();
+    AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    auto vectorType = VectorType::get(
+        {lanes}, getElementTypeOrSelf(input.getType()));
+    // The operand's indices at the loop indices `ivs`, with `offset` added
+    // to loop `shifted`.
+    auto indicesAt = [&](OpBuilder &b, AffineMap map, ValueRange ivs,
+                         unsigned shifted, int64_t offset) {
+      SmallVector<Value> indices;
+      for (unsigned j = 0; j < map.getNumResults(); ++j) {
+        unsigned d = map.getDimPosition(j);
+        Value index = ivs[d];
+        if (d == shifted && offset != 0)
+          index = arith::AddIOp::create(
+              b, loc, index, arith::ConstantIndexOp::create(b, loc, offset));
+        indices.push_back(index);
+      }
+      return indices;
+    };
+    scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location, ValueRange ivs) {
+          // Row r: the input along its contiguous loop, at colLoop + r.
+          SmallVector<Value> rows;
+          for (int64_t r = 0; r < lanes; ++r)
+            rows.push_back(vector::LoadOp::create(
+                b, loc, vectorType, input,
+                indicesAt(b, inMap, ivs, plan.colLoop, r)));
+          SmallVector<Value> columns = transposeRows(b, loc, rows);
+          for (int64_t c = 0; c < lanes; ++c)
+            vector::StoreOp::create(b, loc, columns[c], output,
+                                    indicesAt(b, outMap, ivs, plan.rowLoop, c));
+        });
+    rewriter.eraseOp(op);
   }
 
   /// Tiles `op` (static, its innermost range a multiple of `lanes` or below

@@ -1,0 +1,160 @@
+// Transposes under --mpt-vectorize-cpu-loops: a transpose whose input and
+// output are contiguous along different loops, both ranges multiples of 16,
+// moves 16 x 16 blocks with 16 row loads, a vector.shuffle network and 16
+// row stores; others (a ragged range) keep one scalar load per lane. A
+// transpose moves data: the results must be the scalar loops' bit for bit
+// (`diff`, no tolerance). Inputs are distinct integers (x = flat index,
+// exact in f32; i16 wraps, still distinct per block; bf16 the index mod 256,
+// exact), so any element out of place shows.
+// RUN: mpt-opt %s --mpt-lower-to-cpu="vectorize=1 deallocate=0" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.vec
+// RUN: mpt-opt %s --mpt-lower-to-cpu="deallocate=0" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.loops
+// RUN: diff %t.vec %t.loops
+// RUN: FileCheck %s < %t.vec
+// The four blocked transposes are shuffles (16 x 4 stages x 2 = 64 per
+// block, counted on the first); the ragged one keeps scalar loads per lane:
+// RUN: mpt-opt %s --pass-pipeline="builtin.module(func.func(mpt-vectorize-cpu-loops))" \
+// RUN:   | FileCheck %s --check-prefix=IR
+
+#id = affine_map<(i, j) -> (i, j)>
+#tr = affine_map<(i, j) -> (j, i)>
+
+func.func private @printMemrefF32(memref<*xf32>)
+
+// IR-LABEL: func.func @transposes
+// IR-COUNT-16: vector.load {{.*}} : memref<48x32xf32>, vector<16xf32>
+// IR-COUNT-64: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// IR-COUNT-16: vector.store {{.*}} : memref<32x48xf32>, vector<16xf32>
+// IR: vector.shuffle {{.*}} : vector<16xi16>, vector<16xi16>
+// IR: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// IR: vector.shuffle {{.*}} : vector<16xbf16>, vector<16xbf16>
+// IR-NOT: linalg.
+// IR-LABEL: func.func @fill
+func.func @transposes(%a: memref<48x32xf32>, %at: memref<32x48xf32>,
+                      %b: memref<2x32x64xi16>, %bt: memref<2x64x32xi16>,
+                      %c: memref<2x16x3x32xf32>, %ct: memref<2x32x3x16xf32>,
+                      %d: memref<64x16xbf16>, %dt: memref<16x64xbf16>,
+                      %e: memref<32x20xf32>, %et: memref<20x32xf32>) {
+  linalg.transpose ins(%a : memref<48x32xf32>) outs(%at : memref<32x48xf32>) permutation = [1, 0]
+  // A batch of transposes; i16 takes the same 16-bit shuffles as bf16.
+  linalg.transpose ins(%b : memref<2x32x64xi16>) outs(%bt : memref<2x64x32xi16>) permutation = [0, 2, 1]
+  // 4-d: the input's contiguous dimension becomes the output's second.
+  linalg.transpose ins(%c : memref<2x16x3x32xf32>) outs(%ct : memref<2x32x3x16xf32>) permutation = [0, 3, 2, 1]
+  // A transpose written as a generic.
+  linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%d : memref<64x16xbf16>) outs(%dt : memref<16x64xbf16>) {
+  ^bb0(%x: bf16, %o: bf16):
+    linalg.yield %x : bf16
+  }
+  // 20 is not a multiple of 16: one load per lane, as before.
+  linalg.transpose ins(%e : memref<32x20xf32>) outs(%et : memref<20x32xf32>) permutation = [1, 0]
+  return
+}
+
+// Fills a buffer with its flat indices (bf16: modulo 256).
+func.func @fill(%m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %m, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f32
+    memref.store %f, %m[%i] : memref<?xf32>
+  }
+  return
+}
+
+func.func @print(%m: memref<?xf32>) {
+  %u = memref.cast %m : memref<?xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %a = memref.alloc() : memref<1536xf32>
+  %c = memref.alloc() : memref<3072xf32>
+  %e = memref.alloc() : memref<640xf32>
+  %bf = memref.alloc() : memref<4096xf32>
+  %df = memref.alloc() : memref<1024xf32>
+  %ad = memref.cast %a : memref<1536xf32> to memref<?xf32>
+  %cd = memref.cast %c : memref<3072xf32> to memref<?xf32>
+  %ed = memref.cast %e : memref<640xf32> to memref<?xf32>
+  %bfd = memref.cast %bf : memref<4096xf32> to memref<?xf32>
+  call @fill(%ad) : (memref<?xf32>) -> ()
+  call @fill(%cd) : (memref<?xf32>) -> ()
+  call @fill(%ed) : (memref<?xf32>) -> ()
+  %b = memref.alloc() : memref<4096xi16>
+  %d = memref.alloc() : memref<1024xbf16>
+  %n4096 = arith.constant 4096 : index
+  %n1024 = arith.constant 1024 : index
+  scf.for %i = %c0 to %n4096 step %c1 {
+    %ii = arith.index_cast %i : index to i16
+    memref.store %ii, %b[%i] : memref<4096xi16>
+  }
+  scf.for %i = %c0 to %n1024 step %c1 {
+    %r = arith.remui %i, %c256 : index
+    %ri = arith.index_cast %r : index to i64
+    %f = arith.sitofp %ri : i64 to bf16
+    memref.store %f, %d[%i] : memref<1024xbf16>
+  }
+  %a2 = memref.expand_shape %a [[0, 1]] output_shape [48, 32] : memref<1536xf32> into memref<48x32xf32>
+  %b3 = memref.expand_shape %b [[0, 1, 2]] output_shape [2, 32, 64] : memref<4096xi16> into memref<2x32x64xi16>
+  %c4 = memref.expand_shape %c [[0, 1, 2, 3]] output_shape [2, 16, 3, 32] : memref<3072xf32> into memref<2x16x3x32xf32>
+  %d2 = memref.expand_shape %d [[0, 1]] output_shape [64, 16] : memref<1024xbf16> into memref<64x16xbf16>
+  %e2 = memref.expand_shape %e [[0, 1]] output_shape [32, 20] : memref<640xf32> into memref<32x20xf32>
+  %at = memref.alloc() : memref<32x48xf32>
+  %bt = memref.alloc() : memref<2x64x32xi16>
+  %ct = memref.alloc() : memref<2x32x3x16xf32>
+  %dt = memref.alloc() : memref<16x64xbf16>
+  %et = memref.alloc() : memref<20x32xf32>
+  call @transposes(%a2, %at, %b3, %bt, %c4, %ct, %d2, %dt, %e2, %et)
+    : (memref<48x32xf32>, memref<32x48xf32>, memref<2x32x64xi16>, memref<2x64x32xi16>,
+       memref<2x16x3x32xf32>, memref<2x32x3x16xf32>, memref<64x16xbf16>, memref<16x64xbf16>,
+       memref<32x20xf32>, memref<20x32xf32>) -> ()
+  // CHECK: Unranked Memref {{.*}} sizes = [1536]
+  // at[j, i] = a[i, j] = 32 i + j: row j of at is j, 32 + j, 64 + j, ...
+  // CHECK-NEXT: [0,  32,  64,  96,  128,  160,  192,  224,  256,  288,  320,  352,  384,  416,  448,  480,  512,  544,  576,  608,  640,  672,  704,  736,  768,  800,  832,  864,  896,  928,  960,  992,  1024,  1056,  1088,  1120,  1152,  1184,  1216,  1248,  1280,  1312,  1344,  1376,  1408,  1440,  1472,  1504,  1,  33,  65,
+  %atf = memref.collapse_shape %at [[0, 1]] : memref<32x48xf32> into memref<1536xf32>
+  %atd = memref.cast %atf : memref<1536xf32> to memref<?xf32>
+  call @print(%atd) : (memref<?xf32>) -> ()
+  // The i16 and bf16 results widened to f32 by scalar loops, for printing.
+  %btf = memref.collapse_shape %bt [[0, 1, 2]] : memref<2x64x32xi16> into memref<4096xi16>
+  scf.for %i = %c0 to %n4096 step %c1 {
+    %v = memref.load %btf[%i] : memref<4096xi16>
+    %w = arith.sitofp %v : i16 to f32
+    memref.store %w, %bf[%i] : memref<4096xf32>
+  }
+  // CHECK: Unranked Memref {{.*}} sizes = [4096]
+  // bt[0, j, i] = b[0, i, j] = 64 i + j:
+  // CHECK-NEXT: [0,  64,  128,  192,
+  call @print(%bfd) : (memref<?xf32>) -> ()
+  %ctf = memref.collapse_shape %ct [[0, 1, 2, 3]] : memref<2x32x3x16xf32> into memref<3072xf32>
+  %ctd = memref.cast %ctf : memref<3072xf32> to memref<?xf32>
+  // ct[0, l, k, j] = c[0, j, k, l] = 96 j + 32 k + l:
+  // CHECK: Unranked Memref {{.*}} sizes = [3072]
+  // CHECK-NEXT: [0,  96,  192,  288,
+  call @print(%ctd) : (memref<?xf32>) -> ()
+  %dtf = memref.collapse_shape %dt [[0, 1]] : memref<16x64xbf16> into memref<1024xbf16>
+  scf.for %i = %c0 to %n1024 step %c1 {
+    %v = memref.load %dtf[%i] : memref<1024xbf16>
+    %w = arith.extf %v : bf16 to f32
+    memref.store %w, %df[%i] : memref<1024xf32>
+  }
+  %dfd = memref.cast %df : memref<1024xf32> to memref<?xf32>
+  // dt[j, i] = d[i, j] = (16 i + j) mod 256:
+  // CHECK: Unranked Memref {{.*}} sizes = [1024]
+  // CHECK-NEXT: [0,  16,  32,  48,
+  call @print(%dfd) : (memref<?xf32>) -> ()
+  %etf = memref.collapse_shape %et [[0, 1]] : memref<20x32xf32> into memref<640xf32>
+  %etd = memref.cast %etf : memref<640xf32> to memref<?xf32>
+  // CHECK: Unranked Memref {{.*}} sizes = [640]
+  // CHECK-NEXT: [0,  20,  40,  60,
+  call @print(%etd) : (memref<?xf32>) -> ()
+  return
+}
