@@ -36,7 +36,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   std::string apType = formatv("memref<?x{0}x{1}xf32>", rows, kBlock);
   std::string bpType = formatv("memref<?x{0}x{1}xf32>", kBlock, cols);
   bool widen = elt != "f32";
-  os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}) {{\n",
+  os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
+                "%zeroC: i1) {{\n",
                 avx512KernelName(elt), in, out);
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
@@ -46,6 +47,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   %cKB = arith.constant {4} : index
   %cMB = arith.constant {5} : index
   %zf = arith.constant 0.0 : f32
+  %true = arith.constant true
   %zin = arith.constant dense<0.0> : vector<{2}x{0}>
   %zin16 = arith.constant dense<0.0> : vector<16x{0}>
   %z16 = arith.constant dense<0.0> : vector<16xf32>
@@ -61,6 +63,10 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %K : index
     %kbl = arith.subi %kend, %kb : index
+    // With %zeroC, the first K block starts from zeros, not from C.
+    %firstK = arith.cmpi eq, %kb, %c0 : index
+    %fromZero = arith.andi %zeroC, %firstK : i1
+    %loadC = arith.xori %fromZero, %true : i1
     // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded, in f32.
     scf.for %k = %c0 to %kbl step %c1 {{
       %kg = arith.addi %kb, %k : index
@@ -133,7 +139,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   for (int r = 0; r < rows; ++r) {
     os << formatv(R"(          %r{0} = arith.addi %i0, %c{0} : index
           %in{0} = arith.cmpi ult, %r{0}, %M : index
-          %l{0}:{1} = scf.if %in{0} -> ({2}) {{
+          %ld{0} = arith.andi %in{0}, %loadC : i1
+          %l{0}:{1} = scf.if %ld{0} -> ({2}) {{
 )",
                   r, vectors, vecTypes);
     std::string loaded, zeros;

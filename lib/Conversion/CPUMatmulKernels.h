@@ -32,6 +32,9 @@ namespace mpt::cpu {
 ///    tdpbf16ps per 32 of K), stored back. A block that crosses an edge of
 ///    C goes through a zero-padded 32x32 scratch copy (masked loads and
 ///    stores); the packs read the edges of A and B with masked loads.
+/// With `zeroC` set, C is taken as zeros (its old contents are neither read
+/// nor needed): the first K block starts from amx.tile_zero, which saves the
+/// zero fill before the call and one read of C.
 /// Contiguous tiles avoid the cache-set conflicts of loading tiles with a
 /// power-of-two row stride, and the small K block keeps the working set of
 /// the tile loop (16 KiB of A, 16 KiB of a B panel) in L1.
@@ -43,8 +46,10 @@ inline constexpr llvm::StringLiteral kAMXKernel = R"mlir(
 func.func private @__mpt_amx_matmul_bf16(
     %A: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
     %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
-    %C: memref<?x?xf32, strided<[?, 1], offset: ?>>) {
+    %C: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+    %zeroC: i1) {
   %c0 = arith.constant 0 : index
+  %true = arith.constant true
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c16 = arith.constant 16 : index
@@ -73,6 +78,10 @@ func.func private @__mpt_amx_matmul_bf16(
     %kbl = arith.subi %kend, %kb : index
     %kTiles = arith.divui %kbl, %c32 : index
     %kPairs = arith.divui %kbl, %c2 : index
+    // With %zeroC, the first K block starts from zero tiles, not from C.
+    %firstK = arith.cmpi eq, %kb, %c0 : index
+    %fromZero = arith.andi %zeroC, %firstK : i1
+    %loadC = arith.xori %fromZero, %true : i1
     // B[kb:kend, :] -> Bp (VNNI tiles).
     scf.for %kh = %c0 to %kPairs step %c1 {
       %k0l = arith.muli %kh, %c2 : index
@@ -158,7 +167,8 @@ func.func private @__mpt_amx_matmul_bf16(
         scf.if %full {
         } else {
           scf.for %r = %c0 to %c32 step %c1 {
-            %inr = arith.cmpi ult, %r, %rows : index
+            %inrow = arith.cmpi ult, %r, %rows : index
+            %inr = arith.andi %inrow, %loadC : i1
             %v:2 = scf.if %inr -> (vector<16xf32>, vector<16xf32>) {
               %row = arith.addi %i, %r : index
               %u = vector.maskedload %C[%row, %j], %m0, %zf : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32> into vector<16xf32>
@@ -176,10 +186,20 @@ func.func private @__mpt_amx_matmul_bf16(
         %dj = arith.select %full, %j, %c0 : index
         %di16 = arith.addi %di, %c16 : index
         %dj16 = arith.addi %dj, %c16 : index
-        %t00 = amx.tile_load %dst[%di, %dj] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
-        %t01 = amx.tile_load %dst[%di, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
-        %t10 = amx.tile_load %dst[%di16, %dj] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
-        %t11 = amx.tile_load %dst[%di16, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+        %zeroTiles = arith.andi %fromZero, %full : i1
+        %t00, %t01, %t10, %t11 = scf.if %zeroTiles -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>) {
+          %z00 = amx.tile_zero : !amx.tile<16x16xf32>
+          %z01 = amx.tile_zero : !amx.tile<16x16xf32>
+          %z10 = amx.tile_zero : !amx.tile<16x16xf32>
+          %z11 = amx.tile_zero : !amx.tile<16x16xf32>
+          scf.yield %z00, %z01, %z10, %z11 : !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>
+        } else {
+          %l00 = amx.tile_load %dst[%di, %dj] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+          %l01 = amx.tile_load %dst[%di, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+          %l10 = amx.tile_load %dst[%di16, %dj] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+          %l11 = amx.tile_load %dst[%di16, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
+          scf.yield %l00, %l01, %l10, %l11 : !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>
+        }
         %nt0 = arith.divui %j, %c16 : index
         %y0Tile = arith.muli %nt0, %kTiles : index
         %y0Row = arith.muli %y0Tile, %c16 : index

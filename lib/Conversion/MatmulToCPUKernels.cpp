@@ -11,7 +11,9 @@
 #include "mpt/Conversion/CPUPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -223,6 +225,36 @@ Value matrixAt(OpBuilder &b, Location loc, Value view, Value index) {
                                 view);
 }
 
+Value stripCasts(Value v) {
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
+  return v;
+}
+
+/// The fill of +0.0 into the whole of `op`'s output, when it is the last op
+/// before `op` that may write memory (only pure ops and allocations in
+/// between) and `op`'s K loop runs at least once: the kernel can start from
+/// zeros itself (its `zeroC` argument) and write every element of C, so the
+/// fill is not needed.
+linalg::FillOp getZeroFillOfOutput(linalg::LinalgOp op, unsigned kLoop) {
+  int64_t k = op.getStaticLoopRanges()[kLoop];
+  if (ShapedType::isDynamic(k) || k == 0)
+    return {};
+  Value output = stripCasts(op.getDpsInitOperand(0)->get());
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() &&
+          stripCasts(fill.getDpsInitOperand(0)->get()) == output &&
+          matchPattern(fill.getInputs()[0], m_PosZeroFloat()))
+        return fill;
+      return {};
+    }
+    if (!isPure(prev) && !isa<memref::AllocOp, memref::AllocaOp>(prev))
+      return {};
+  }
+  return {};
+}
+
 struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKernelsPass> {
   using MatmulToCPUKernelsBase::MatmulToCPUKernelsBase;
 
@@ -305,11 +337,17 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     a = contiguous(a, "A");
     bv = contiguous(bv, "B");
 
+    linalg::FillOp zeroFill = getZeroFillOfOutput(op, plan.k);
+    if (zeroFill) {
+      zeroFill->erase();
+      notes.push_back("C's zero fill left to the kernel");
+    }
+    Value zeroC = arith::ConstantIntOp::create(b, loc, zeroFill ? 1 : 0, 1);
     auto call = [&](OpBuilder &cb, Value index) {
       func::CallOp::create(cb, loc, kernel,
                            ValueRange{matrixAt(cb, loc, a, index),
                                       matrixAt(cb, loc, bv, index),
-                                      matrixAt(cb, loc, c, index)});
+                                      matrixAt(cb, loc, c, index), zeroC});
     };
     if (plan.batch) {
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);

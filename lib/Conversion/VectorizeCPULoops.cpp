@@ -130,12 +130,26 @@ struct VectorizeCPULoopsPass
   using VectorizeCPULoopsBase::VectorizeCPULoopsBase;
 
   void runOnOperation() override {
+    // A memref.copy between buffers that are not both contiguous (a slice
+    // of a concatenation) becomes a call of the runtime's memrefCopy, which
+    // moves one element at a time: as a linalg.copy it is vectorized below.
+    // Contiguous ones stay memref.copy (LLVM's memcpy).
+    IRRewriter rewriter(&getContext());
+    getOperation().walk([&](memref::CopyOp copy) {
+      auto source = cast<MemRefType>(copy.getSource().getType());
+      auto target = cast<MemRefType>(copy.getTarget().getType());
+      if (!source.hasStaticShape() ||
+          (source.getLayout().isIdentity() && target.getLayout().isIdentity()))
+        return;
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
+    });
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isCandidate(op))
         candidates.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : candidates)
       vectorize(rewriter, op);
 

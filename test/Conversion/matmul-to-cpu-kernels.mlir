@@ -9,7 +9,7 @@
 
 // One kernel per module, however many contractions call it.
 // CHECK-LABEL: func.func private @__mpt_amx_matmul_bf16(
-// CHECK-SAME: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>)
+// CHECK-SAME: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>, {{.*}}: i1)
 // CHECK: amx.tile_mulf
 // CHECK-NOT: func.func private @__mpt_amx_matmul_bf16
 // CHECK-LABEL: func.func @two_matmuls(
@@ -17,7 +17,7 @@
 // CHECK: %[[AC:.*]] = memref.cast %[[A]] : memref<64x32xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
 // CHECK: %[[BC:.*]] = memref.cast %[[B]]
 // CHECK: %[[CC:.*]] = memref.cast %[[C]]
-// CHECK: call @__mpt_amx_matmul_bf16(%[[AC]], %[[BC]], %[[CC]])
+// CHECK: call @__mpt_amx_matmul_bf16(%[[AC]], %[[BC]], %[[CC]], %false)
 // CHECK: call @__mpt_amx_matmul_bf16
 // CHECK-NOT: linalg.matmul
 // NOAMX-LABEL: func.func private @__mpt_avx512_matmul_bf16(
@@ -103,4 +103,66 @@ func.func @left_alone(%h: memref<8x8xf16>, %hc: memref<8x8xf32>,
     linalg.yield %s : f32
   }
   return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// A zero fill of the whole output just before the contraction is left to
+// the kernel (zeroC = true), which starts from zero tiles and writes every
+// element of C.
+// CHECK-LABEL: func.func @zero_fill(
+// CHECK-NOT: linalg.fill
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{(_[0-9]+)?}})
+// CHECK-NOT: linalg.fill
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{(_[0-9]+)?}})
+func.func @zero_fill(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>) -> (memref<64x48xf32>, memref<2x64x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x48xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
+  %cc = memref.cast %c : memref<64x48xf32> to memref<64x48xf32, strided<[48, 1]>>
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%cc : memref<64x48xf32, strided<[48, 1]>>)
+  %d = memref.alloc() : memref<2x64x48xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<2x64x48xf32>)
+  %a2 = memref.alloc() : memref<2x64x32xbf16>
+  %b2 = memref.alloc() : memref<2x32x48xbf16>
+  linalg.batch_matmul ins(%a2, %b2 : memref<2x64x32xbf16>, memref<2x32x48xbf16>) outs(%d : memref<2x64x48xf32>)
+  return %c, %d : memref<64x48xf32>, memref<2x64x48xf32>
+}
+
+// -----
+
+// The fill stays, and the kernel reads C, when: an op that may write memory
+// comes between; the fill is of another value (1.0, or -0.0, whose sum with
+// +0.0 products would differ); it fills only part of C; K may be empty.
+// CHECK-LABEL: func.func @fill_kept(
+// CHECK: linalg.fill
+// CHECK: memref.store
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{(_[0-9]+)?}})
+// CHECK: linalg.fill
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{(_[0-9]+)?}})
+// CHECK: linalg.fill
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{(_[0-9]+)?}})
+// CHECK: linalg.fill
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{(_[0-9]+)?}})
+// CHECK: linalg.fill
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{(_[0-9]+)?}})
+func.func @fill_kept(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<64x48xf32>,
+                     %ad: memref<64x?xbf16>, %bd: memref<?x48xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %negzero = arith.constant -0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %i = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
+  memref.store %one, %c[%i, %i] : memref<64x48xf32>
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  linalg.fill ins(%one : f32) outs(%c : memref<64x48xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  linalg.fill ins(%negzero : f32) outs(%c : memref<64x48xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  %part = memref.subview %c[0, 0] [64, 16] [1, 1] : memref<64x48xf32> to memref<64x16xf32, strided<[48, 1]>>
+  linalg.fill ins(%zero : f32) outs(%part : memref<64x16xf32, strided<[48, 1]>>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
+  linalg.matmul ins(%ad, %bd : memref<64x?xbf16>, memref<?x48xbf16>) outs(%c : memref<64x48xf32>)
+  return
 }

@@ -24,10 +24,11 @@
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (no amx, avx512): 6 of 6 contractions lowered
+// REPORT: CPU kernels (no amx, avx512): 7 of 7 contractions lowered
 // REPORT: linalg.matmul ?x?x? f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul ?x?x? f16 x f16 -> f32: @__mpt_avx512_matmul_f16
 // REPORT: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
+// REPORT: linalg.matmul 150x97x300 f32 x f32 -> f32: @__mpt_avx512_matmul_f32 ({{.*}}C's zero fill left to the kernel)
 
 #mapA = affine_map<(m, n, k) -> (m, k)>
 #mapBt = affine_map<(m, n, k) -> (n, k)>
@@ -232,6 +233,39 @@ func.func @half(%M: index, %N: index, %K: index) {
   return
 }
 
+// C = A * B from zeros (f32, 150 x 97 x 300: two row blocks, edge columns,
+// two K blocks): the zero fill just before the contraction is left to the
+// kernel (zeroC), which must not read C then; C holds ones before the fill.
+func.func @zero_init() {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c97 = arith.constant 97 : index
+  %c150 = arith.constant 150 : index
+  %c300 = arith.constant 300 : index
+  %zero = arith.constant 0.0 : f32
+  %true = arith.constant true
+  // Static copies: K must be known for the fill to be left to the kernel.
+  %A = func.call @ints(%c150, %c300, %c2, %c3) : (index, index, index, index) -> memref<?x?xf32>
+  %B = func.call @ints(%c300, %c97, %c5, %c2) : (index, index, index, index) -> memref<?x?xf32>
+  %C = func.call @ones(%c150, %c97) : (index, index) -> memref<?x?xf32>
+  %C0 = func.call @ones(%c150, %c97) : (index, index) -> memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%C0 : memref<?x?xf32>)
+  %As = memref.alloc() : memref<150x300xf32>
+  %Bs = memref.alloc() : memref<300x97xf32>
+  %Cs = memref.alloc() : memref<150x97xf32>
+  memref.copy %A, %As : memref<?x?xf32> to memref<150x300xf32>
+  memref.copy %B, %Bs : memref<?x?xf32> to memref<300x97xf32>
+  memref.copy %C, %Cs : memref<?x?xf32> to memref<150x97xf32>
+  linalg.fill ins(%zero : f32) outs(%Cs : memref<150x97xf32>)
+  linalg.matmul ins(%As, %Bs : memref<150x300xf32>, memref<300x97xf32>) outs(%Cs : memref<150x97xf32>)
+  %Av = memref.cast %A : memref<?x?xf32> to !mat
+  %Bv = memref.cast %B : memref<?x?xf32> to !mat
+  %X = memref.cast %Cs : memref<150x97xf32> to memref<?x?xf32>
+  func.call @check(%Av, %Bv, %C0, %X, %true) : (!mat, !mat, memref<?x?xf32>, memref<?x?xf32>, i1) -> ()
+  return
+}
+
 // B stored N x K: the pass copies it to row-major before the kernel.
 func.func @transposed(%M: index, %N: index, %K: index) {
   %c1 = arith.constant 1 : index
@@ -341,6 +375,8 @@ func.func @main() {
   // The bound (this prints a count, not a difference).
   // CHECK-NEXT: {{^}}0{{$}}
   func.call @rounding(%c70, %c33, %c600) : (index, index, index) -> ()
+  // CHECK-NEXT: {{^}}0{{$}}
+  func.call @zero_init() : () -> ()
   // CHECK-NOT: {{.}}
   return
 }

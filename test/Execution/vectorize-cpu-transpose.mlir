@@ -1,4 +1,4 @@
-// Transposes under --mpt-vectorize-cpu-loops: a transpose whose input and
+// Transposes and copies into slices under --mpt-vectorize-cpu-loops: a transpose whose input and
 // output are contiguous along different loops, both ranges multiples of 16,
 // moves 16 x 16 blocks with 16 row loads, a vector.shuffle network and 16
 // row stores; others (a ragged range) keep one scalar load per lane. A
@@ -32,6 +32,11 @@ func.func private @printMemrefF32(memref<*xf32>)
 // IR: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
 // IR: vector.shuffle {{.*}} : vector<16xbf16>, vector<16xbf16>
 // IR-NOT: linalg.
+// A copy into a slice (what a concatenation bufferizes to) is vectorized,
+// not left to the runtime's element-by-element memrefCopy:
+// IR-LABEL: func.func @concat
+// IR-NOT: memref.copy
+// IR: vector.transfer_read {{.*}} vector<16xf32>
 // IR-LABEL: func.func @fill
 func.func @transposes(%a: memref<48x32xf32>, %at: memref<32x48xf32>,
                       %b: memref<2x32x64xi16>, %bt: memref<2x64x32xi16>,
@@ -51,6 +56,14 @@ func.func @transposes(%a: memref<48x32xf32>, %at: memref<32x48xf32>,
   }
   // 20 is not a multiple of 16: one load per lane, as before.
   linalg.transpose ins(%e : memref<32x20xf32>) outs(%et : memref<20x32xf32>) permutation = [1, 0]
+  return
+}
+
+func.func @concat(%x: memref<4x32xf32>, %y: memref<4x32xf32>, %xy: memref<4x64xf32>) {
+  %l = memref.subview %xy[0, 0] [4, 32] [1, 1] : memref<4x64xf32> to memref<4x32xf32, strided<[64, 1]>>
+  %r = memref.subview %xy[0, 32] [4, 32] [1, 1] : memref<4x64xf32> to memref<4x32xf32, strided<[64, 1], offset: 32>>
+  memref.copy %x, %l : memref<4x32xf32> to memref<4x32xf32, strided<[64, 1]>>
+  memref.copy %y, %r : memref<4x32xf32> to memref<4x32xf32, strided<[64, 1], offset: 32>>
   return
 }
 
@@ -156,5 +169,19 @@ func.func @main() {
   // CHECK: Unranked Memref {{.*}} sizes = [640]
   // CHECK-NEXT: [0,  20,  40,  60,
   call @print(%etd) : (memref<?xf32>) -> ()
+  // The rows of a (4 x 32, a[0:128]) and at (4 x 32, at[0:128]) side by side.
+  %xy = memref.alloc() : memref<256xf32>
+  %x2 = memref.subview %a[0] [128] [1] : memref<1536xf32> to memref<128xf32, strided<[1]>>
+  %y2 = memref.subview %atf[0] [128] [1] : memref<1536xf32> to memref<128xf32, strided<[1]>>
+  %x2c = memref.cast %x2 : memref<128xf32, strided<[1]>> to memref<128xf32>
+  %y2c = memref.cast %y2 : memref<128xf32, strided<[1]>> to memref<128xf32>
+  %xm = memref.expand_shape %x2c [[0, 1]] output_shape [4, 32] : memref<128xf32> into memref<4x32xf32>
+  %ym = memref.expand_shape %y2c [[0, 1]] output_shape [4, 32] : memref<128xf32> into memref<4x32xf32>
+  %xym = memref.expand_shape %xy [[0, 1]] output_shape [4, 64] : memref<256xf32> into memref<4x64xf32>
+  call @concat(%xm, %ym, %xym) : (memref<4x32xf32>, memref<4x32xf32>, memref<4x64xf32>) -> ()
+  %xyd = memref.cast %xy : memref<256xf32> to memref<?xf32>
+  // CHECK: Unranked Memref {{.*}} sizes = [256]
+  // CHECK-NEXT: [0,  1,  2,  {{.*}}  31,  0,  32,  64,
+  call @print(%xyd) : (memref<?xf32>) -> ()
   return
 }
