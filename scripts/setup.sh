@@ -13,7 +13,7 @@ jobs=${MPT_JOBS:-$(nproc)}
 
 log() { echo "[setup] $*" >&2; }
 
-packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ binutils zlib1g-dev python3-venv)
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ binutils zlib1g-dev python3-venv libomp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

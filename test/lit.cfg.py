@@ -26,6 +26,11 @@ config.substitutions.append(("%mlir_runner_libs", ",".join(
     os.path.join(config.mlir_lib_dir, lib)
     for lib in ["libmlir_runner_utils.so", "libmlir_c_runner_utils.so"])))
 
+# The OpenMP runtime that steps lowered with parallel loops call (libomp).
+if config.mpt_openmp_runtime:
+    config.available_features.add("openmp")
+    config.substitutions.append(("%omp_runtime", config.mpt_openmp_runtime))
+
 # Loaded by mlir-runner to run AMX code: it requests the AMX tile state.
 config.substitutions.append(("%mpt_amx_runtime", os.path.join(
     config.mpt_lib_dir, "libmpt_amx_runtime.so")))

@@ -168,7 +168,7 @@ def step_files(args, name, flags, bundled):
 def mpt_step(args, files, passes, path, steps):
     cmd = [args.mpt_run, files[0], "--inputs", files[1],
            "--steps", str(steps + 1), "--timing", "--no-progress", "--no-cache", "--log", os.devnull,
-           "--cpu-path=" + path]
+           "--cpu-path=" + path, "--threads=" + str(args.threads)]
     if passes:
         cmd.insert(2, "--passes=" + passes)
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -201,7 +201,8 @@ def torch_step(args, flags, mode, steps):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, default=1, help="threads for PyTorch (mpt runs one)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads for PyTorch and mpt-run (--threads; the kernel table is one thread)")
     p.add_argument("--trials", type=int, default=10, help="timed runs per kernel; the best is kept")
     p.add_argument("--rounds", type=int, default=3,
                    help="kernel rounds alternating mpt and PyTorch; the best of all is kept")
@@ -215,14 +216,14 @@ def main():
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "mpt-bench-cpu"),
                    help="where the larger configurations are imported (kept between runs)")
     args = p.parse_args()
-    torch.set_num_threads(args.threads)
 
     mach = machine()
     parts = args.parts.split(",")
     lines = [f"Machine: {mach['cpu']}, {mach['cores']} cores ({mach['flags']}); "
-             f"PyTorch {mach['torch']}; {args.threads} thread(s) for PyTorch, 1 for mpt; "
+             f"PyTorch {mach['torch']}; kernels on 1 thread, steps on {args.threads} for mpt and PyTorch; "
              f"load average at start {mach['load']}."]
     if "kernels" in parts:
+        torch.set_num_threads(1)  # mpt's kernels run on one thread here
         lines += ["", "Kernels, GFLOP/s (best of %d rounds of %d, alternating mpt and PyTorch; mpt's "
                   "result is f32, PyTorch's the input type):" % (args.rounds, args.trials), "",
                   "| M x N x K | type | mpt | PyTorch | mpt / PyTorch |", "|---|---|---|---|---|"]
@@ -236,6 +237,7 @@ def main():
                 a, b = mk[(m, n, k, dt)], tk[(m, n, k, dt)]
                 lines.append(f"| {m}x{n}x{k} | {dt} | {a:.0f} | {b:.0f} | {a / b:.2f} |")
     if "steps" in parts:
+        torch.set_num_threads(args.threads)
         lines += steps_table(args)
     lines += ["", f"Load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}."]
     text = "\n".join(lines)
@@ -258,8 +260,7 @@ def steps_table(args):
         # The imported configurations: fewer steps, and no generic-path run
         # (scalar loops for every matmul: minutes a step).
         steps = args.steps if bundled else max(3, args.steps // 4)
-        # mpt-run has no --threads yet: its steps run on one thread.
-        cells, best = [f"1 / {args.threads}"], {}
+        cells, best = [f"{args.threads} / {args.threads}"], {}
         runs = ([("generic", None, "generic")] if bundled else []) + [(l, ps, "auto") for l, ps in MPT_MODES]
         if not bundled:
             cells.append("-")

@@ -16,7 +16,19 @@ std::string mpt::cpu::avx512KernelName(StringRef elementType) {
   return ("__mpt_avx512_matmul_" + elementType).str();
 }
 
-std::string mpt::cpu::avx512Kernel(StringRef elt) {
+std::string mpt::cpu::amxKernel(bool parallel) {
+  std::string text = kAMXKernelTemplate.str();
+  StringRef loop = parallel ? "scf.parallel (%ch) = (%c0) to (%chunks) step (%c1)"
+                            : "scf.for %ch = %c0 to %chunks step %c1";
+  for (auto [marker, value] :
+       {std::pair<StringRef, StringRef>("@CHUNK_LOOP@", loop),
+        std::pair<StringRef, StringRef>("@CHUNKS@", parallel ? "16" : "1")})
+    for (size_t at; (at = text.find(marker.str())) != std::string::npos;)
+      text.replace(at, marker.size(), value.str());
+  return text;
+}
+
+std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
   // The register block: 14 x 32 f32, 28 of the 32 zmm registers as
   // accumulators, 2 for B, 1 for the broadcast of A. Sizes measured with
   // bench/cpu/bench.py (12x32, 8x32, 6x64 and K blocks 128-384 were within
@@ -33,7 +45,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   raw_string_ostream os(text);
   std::string in = formatv("memref<?x?x{0}, strided<[?, 1], offset: ?>>", elt);
   std::string out = "memref<?x?xf32, strided<[?, 1], offset: ?>>";
-  std::string apType = formatv("memref<?x{0}x{1}xf32>", rows, kBlock);
+  // A's panels: per range of row blocks, one row block's (8 panels).
+  const int panels = rowBlock / rows;
+  std::string apType =
+      formatv("memref<{0}x{1}x{2}xf32, strided<[{3}, {2}, 1], offset: ?>>",
+              panels, rows, kBlock, rows * kBlock);
   std::string bpType = formatv("memref<?x{0}x{1}xf32>", kBlock, cols);
   bool widen = elt != "f32";
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
@@ -55,10 +71,15 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   %K = memref.dim %A, %c1 : {1}
   %N = memref.dim %B, %c1 : {1}
   %Nb = arith.ceildivui %N, %cNR : index
-  %MB = arith.minui %M, %cMB : index
-  %Pb = arith.ceildivui %MB, %cMR : index
-  %Ap = memref.alloc(%Pb) {{alignment = 64 : i64} : {6}
   %Bp = memref.alloc(%Nb) {{alignment = 64 : i64} : {7}
+  // The row blocks in %chunks contiguous ranges ({8} at most: one when
+  // serial), each with its own A panels.
+  %cChunks = arith.constant {8} : index
+  %cPB = arith.constant {9} : index
+  %rowBlocks = arith.ceildivui %M, %cMB : index
+  %chunks = arith.minui %rowBlocks, %cChunks : index
+  %apBlocks = arith.muli %cChunks, %cPB : index
+  %ApAll = memref.alloc(%apBlocks) {{alignment = 64 : i64} : memref<?x{3}x{4}xf32>
   scf.for %kb = %c0 to %K step %cKB {{
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %K : index
@@ -76,7 +97,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
         %m = vector.create_mask %rem : vector<{2}xi1>
         %v = vector.maskedload %B[%kg, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}x{0}> into vector<{2}x{0}>
 )",
-                elt, in, cols, rows, kBlock, rowBlock, apType, bpType);
+                elt, in, cols, rows, kBlock, rowBlock, apType, bpType,
+                parallel ? 8 : 1, panels);
   if (widen)
     os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "
                   "vector<{0}xf32>\n",
@@ -84,7 +106,17 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   os << formatv(R"(        vector.store {0}, %Bp[%nb, %k, %c0] : {1}, vector<{2}xf32>
       }
     }
-    scf.for %ib = %c0 to %M step %cMB {{
+    {6} {{
+      %apOff = arith.muli %ch, %cPB : index
+      %Ap = memref.subview %ApAll[%apOff, 0, 0] [{7}, {3}, {8}] [1, 1, 1] : memref<?x{3}x{8}xf32> to {9}
+      %ch1 = arith.addi %ch, %c1 : index
+      %rb0n = arith.muli %ch, %rowBlocks : index
+      %rb0 = arith.divui %rb0n, %chunks : index
+      %rb1n = arith.muli %ch1, %rowBlocks : index
+      %rb1 = arith.divui %rb1n, %chunks : index
+      %ib0 = arith.muli %rb0, %cMB : index
+      %ib1 = arith.muli %rb1, %cMB : index
+      scf.for %ib = %ib0 to %ib1 step %cMB {{
       %ibe = arith.addi %ib, %cMB : index
       %iend = arith.minui %ibe, %M : index
       %ibl = arith.subi %iend, %ib : index
@@ -104,7 +136,10 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
               %km = vector.create_mask %krem : vector<16xi1>
               %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {4}, vector<16xi1>, vector<16x{5}> into vector<16x{5}>
 )",
-                widen ? "%vf" : "%v", bpType, cols, rows, in, elt);
+                widen ? "%vf" : "%v", bpType, cols, rows, in, elt,
+                parallel ? "scf.parallel (%ch) = (%c0) to (%chunks) step (%c1)"
+                         : "scf.for %ch = %c0 to %chunks step %c1",
+                panels, kBlock, apType);
   if (widen)
     os << formatv("              %xf = arith.extf %x : vector<16x{0}> to "
                   "vector<16xf32>\n",
@@ -195,14 +230,15 @@ std::string mpt::cpu::avx512Kernel(StringRef elt) {
   }
   os << formatv(R"(        }
       }
+      }
     }
   }
-  memref.dealloc %Ap : {0}
-  memref.dealloc %Bp : {1}
+  memref.dealloc %ApAll : memref<?x{1}x{2}xf32>
+  memref.dealloc %Bp : {0}
   return
 }
 )",
-                apType, bpType);
+                bpType, rows, kBlock);
   // Constants v * 16 for the column offsets within a panel.
   std::string consts;
   for (int v = 0; v < vectors; ++v)

@@ -42,7 +42,12 @@ namespace mpt::cpu {
 /// different order than the scalar loops (pairs of k, then 32-wide steps,
 /// C updated once per K block).
 inline constexpr llvm::StringLiteral kAMXKernelName = "__mpt_amx_matmul_bf16";
-inline constexpr llvm::StringLiteral kAMXKernel = R"mlir(
+/// The kernel's text; its loop over row blocks of C is serial, or parallel
+/// (scf.parallel over up to 16 ranges of row blocks, for
+/// convert-scf-to-openmp): the B pack is shared, each range packs its own A
+/// and writes only its rows of C.
+std::string amxKernel(bool parallel);
+inline constexpr llvm::StringLiteral kAMXKernelTemplate = R"mlir(
 func.func private @__mpt_amx_matmul_bf16(
     %A: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
     %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
@@ -65,13 +70,19 @@ func.func private @__mpt_amx_matmul_bf16(
   %Np = arith.muli %Nb, %c32 : index
   %Kp = arith.muli %Kb, %c32 : index
   // The largest K block: Bp holds (Np / 16) * (KB / 32) tiles of 16 rows,
-  // Ap 2 * (KB / 32).
+  // Ap 2 * (KB / 32) (at most 256 rows).
   %KB = arith.minui %Kp, %cKB : index
   %bRows = arith.muli %Nb, %KB : index
   %Bp = memref.alloc(%bRows) {alignment = 64 : i64} : memref<?x32xbf16>
-  %Ap = memref.alloc(%KB) {alignment = 64 : i64} : memref<?x32xbf16>
-  %Cs = memref.alloca() {alignment = 64 : i64} : memref<32x32xf32>
-  %Csv = memref.cast %Cs : memref<32x32xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+  // Per range of row blocks (16 at most, one when serial), 256 rows of
+  // packed A and a 32x32 scratch block of C.
+  %cChunks = arith.constant @CHUNKS@ : index
+  %rowBlocks = arith.ceildivui %M, %c32 : index
+  %chunks = arith.minui %rowBlocks, %cChunks : index
+  %apRows = arith.muli %cChunks, %cKB : index
+  %csRows = arith.muli %cChunks, %c32 : index
+  %ApAll = memref.alloc(%apRows) {alignment = 64 : i64} : memref<?x32xbf16>
+  %CsAll = memref.alloc(%csRows) {alignment = 64 : i64} : memref<?x32xf32>
   scf.for %kb = %c0 to %Kp step %cKB {
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %Kp : index
@@ -124,7 +135,23 @@ func.func private @__mpt_amx_matmul_bf16(
         vector.store %hi, %Bp[%row1, %c0] : memref<?x32xbf16>, vector<32xbf16>
       }
     }
-    scf.for %i = %c0 to %M step %c32 {
+    // The row blocks in %chunks contiguous ranges, which run in parallel
+    // or one after the other; each range packs its A into
+    // its own 16 KiB and edge blocks go through its own scratch.
+    @CHUNK_LOOP@ {
+      %apOff = arith.muli %ch, %cKB : index
+      %Ap = memref.subview %ApAll[%apOff, 0] [256, 32] [1, 1] : memref<?x32xbf16> to memref<256x32xbf16, strided<[32, 1], offset: ?>>
+      %csOff = arith.muli %ch, %c32 : index
+      %Cs = memref.subview %CsAll[%csOff, 0] [32, 32] [1, 1] : memref<?x32xf32> to memref<32x32xf32, strided<[32, 1], offset: ?>>
+      %Csv = memref.cast %Cs : memref<32x32xf32, strided<[32, 1], offset: ?>> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+      %ch1 = arith.addi %ch, %c1 : index
+      %b0n = arith.muli %ch, %rowBlocks : index
+      %b0 = arith.divui %b0n, %chunks : index
+      %b1n = arith.muli %ch1, %rowBlocks : index
+      %b1 = arith.divui %b1n, %chunks : index
+      %i0 = arith.muli %b0, %c32 : index
+      %i1 = arith.muli %b1, %c32 : index
+      scf.for %i = %i0 to %i1 step %c32 {
       // A[i:i+32, kb:kend] -> Ap (tiles; rows past M are zeros).
       scf.for %r = %c0 to %c32 step %c1 {
         %row = arith.addi %i, %r : index
@@ -146,7 +173,7 @@ func.func private @__mpt_amx_matmul_bf16(
           %s = arith.addi %mq, %kt : index
           %t = arith.muli %s, %c16 : index
           %at = arith.addi %t, %mr : index
-          vector.store %v, %Ap[%at, %c0] : memref<?x32xbf16>, vector<32xbf16>
+          vector.store %v, %Ap[%at, %c0] : memref<256x32xbf16, strided<[32, 1], offset: ?>>, vector<32xbf16>
         }
       }
       %ie = arith.addi %i, %c32 : index
@@ -177,8 +204,8 @@ func.func private @__mpt_amx_matmul_bf16(
             } else {
               scf.yield %zf, %zf : vector<16xf32>, vector<16xf32>
             }
-            vector.store %v#0, %Cs[%r, %c0] : memref<32x32xf32>, vector<16xf32>
-            vector.store %v#1, %Cs[%r, %c16] : memref<32x32xf32>, vector<16xf32>
+            vector.store %v#0, %Cs[%r, %c0] : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
+            vector.store %v#1, %Cs[%r, %c16] : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
           }
         }
         %dst = arith.select %full, %C, %Csv : memref<?x?xf32, strided<[?, 1], offset: ?>>
@@ -211,8 +238,8 @@ func.func private @__mpt_amx_matmul_bf16(
           %xr1 = arith.addi %x1Row, %o : index
           %yr0 = arith.addi %y0Row, %o : index
           %yr1 = arith.addi %y1Row, %o : index
-          %x0 = amx.tile_load %Ap[%o, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
-          %x1 = amx.tile_load %Ap[%xr1, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
+          %x0 = amx.tile_load %Ap[%o, %c0] : memref<256x32xbf16, strided<[32, 1], offset: ?>> into !amx.tile<16x32xbf16>
+          %x1 = amx.tile_load %Ap[%xr1, %c0] : memref<256x32xbf16, strided<[32, 1], offset: ?>> into !amx.tile<16x32xbf16>
           %y0 = amx.tile_load %Bp[%yr0, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
           %y1 = amx.tile_load %Bp[%yr1, %c0] : memref<?x32xbf16> into !amx.tile<16x32xbf16>
           %n00 = amx.tile_mulf %x0, %y0, %a00 : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
@@ -229,16 +256,18 @@ func.func private @__mpt_amx_matmul_bf16(
         } else {
           scf.for %r = %c0 to %rows step %c1 {
             %row = arith.addi %i, %r : index
-            %u = vector.load %Cs[%r, %c0] : memref<32x32xf32>, vector<16xf32>
-            %w = vector.load %Cs[%r, %c16] : memref<32x32xf32>, vector<16xf32>
+            %u = vector.load %Cs[%r, %c0] : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
+            %w = vector.load %Cs[%r, %c16] : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
             vector.maskedstore %C[%row, %j], %m0, %u : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
             vector.maskedstore %C[%row, %j16], %m1, %w : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
           }
         }
       }
+      }
     }
   }
-  memref.dealloc %Ap : memref<?x32xbf16>
+  memref.dealloc %ApAll : memref<?x32xbf16>
+  memref.dealloc %CsAll : memref<?x32xf32>
   memref.dealloc %Bp : memref<?x32xbf16>
   return
 }
@@ -258,8 +287,10 @@ func.func private @__mpt_amx_matmul_bf16(
 /// loops, but each multiply-add is rounded once (FMA) instead of twice, so
 /// f32 results differ from the generic path by rounding (bounded by the
 /// usual K * u * sum |a b|); with exact products and sums they are equal.
+/// With `parallel`, the loop over blocks of 112 rows is an scf.parallel
+/// (each block packs its A on the stack).
 std::string avx512KernelName(llvm::StringRef elementType);
-std::string avx512Kernel(llvm::StringRef elementType);
+std::string avx512Kernel(llvm::StringRef elementType, bool parallel);
 
 } // namespace mpt::cpu
 

@@ -275,8 +275,8 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     if (auto fn = symbols.lookup<func::FuncOp>(name))
       return fn;
     std::string text = plan.kernel == Kernel::AMX
-                           ? mpt::cpu::kAMXKernel.str()
-                           : mpt::cpu::avx512Kernel(elt);
+                           ? mpt::cpu::amxKernel(parallel)
+                           : mpt::cpu::avx512Kernel(elt, parallel);
     OwningOpRef<ModuleOp> parsed =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!parsed) {

@@ -236,6 +236,26 @@ struct VectorizeCPULoopsPass
     vectorizeStatic(rewriter, generic);
   }
 
+  /// Whether `op`'s tile loops are to be one scf.parallel: with `parallel`,
+  /// enough iterations to pay for a fork and join, and its parallel loops
+  /// all outside its reductions (so that the tiled op is one parallel loop
+  /// around serial ones, not a parallel loop per reduction step).
+  bool runsInParallel(linalg::LinalgOp op) {
+    if (!parallel)
+      return false;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (iterators.front() != utils::IteratorType::parallel ||
+        !llvm::is_sorted(iterators, [](auto a, auto b) {
+          return a == utils::IteratorType::parallel &&
+                 b == utils::IteratorType::reduction;
+        }))
+      return false;
+    int64_t iterations = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      iterations *= range;
+    return iterations >= parallelMin;
+  }
+
   /// A transpose one element per lane would read with one scalar load per
   /// lane (its input's contiguous dimension is not the output's): instead,
   /// per block of lanes x lanes, `lanes` contiguous row loads, a shuffle
@@ -275,9 +295,7 @@ struct VectorizeCPULoopsPass
       }
       return indices;
     };
-    scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps,
-        [&](OpBuilder &b, Location, ValueRange ivs) {
+    auto body = [&](OpBuilder &b, Location, ValueRange ivs) {
           // Row r: the input along its contiguous loop, at colLoop + r.
           SmallVector<Value> rows;
           for (int64_t r = 0; r < lanes; ++r)
@@ -288,7 +306,11 @@ struct VectorizeCPULoopsPass
           for (int64_t c = 0; c < lanes; ++c)
             vector::StoreOp::create(b, loc, columns[c], output,
                                     indicesAt(b, outMap, ivs, plan.rowLoop, c));
-        });
+    };
+    if (runsInParallel(op))
+      scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps, body);
+    else
+      scf::buildLoopNest(rewriter, loc, lbs, ubs, steps, body);
     rewriter.eraseOp(op);
   }
 
@@ -300,6 +322,8 @@ struct VectorizeCPULoopsPass
     tileSizes.back() = std::min<int64_t>(ranges.back(), lanes);
     linalg::LinalgTilingOptions tiling;
     tiling.setTileSizes(tileSizes);
+    if (runsInParallel(op))
+      tiling.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::TiledLinalgOp> tiled =
         linalg::tileLinalgOp(rewriter, op, tiling);

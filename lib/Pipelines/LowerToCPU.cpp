@@ -83,6 +83,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     kernels.avx512 = options.avx512;
     kernels.report = options.kernelReport;
     kernels.reportFormat = options.kernelReportFormat;
+    kernels.parallel = options.parallel;
     pm.addPass(mpt::createMatmulToCPUKernels(kernels));
   }
 
@@ -93,6 +94,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     mpt::VectorizeCPULoopsOptions vectorize;
     vectorize.approximateMath = options.approximateMath;
+    vectorize.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -103,6 +105,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     arith::ArithExpandOpsPassOptions expand;
     expand.includeBf16 = true;
     pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  }
+  // The parallel loops (kernels' row blocks, large vectorized ops) become
+  // omp.parallel + omp.wsloop: one fork and join each, static schedule.
+  if (options.parallel) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addNestedPass<func::FuncOp>(mpt::createInlineAllocaScopes());
   }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -127,14 +135,18 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     ConvertToLLVMPassOptions toLLVM;
     toLLVM.filterDialects = {"amx",    "arith", "cf", "func",
                              "index", "memref", "ub", "vector"};
+    if (options.parallel)
+      toLLVM.filterDialects.push_back("omp");
     pm.addPass(createConvertToLLVMPass(toLLVM));
   } else {
     pm.addPass(createConvertControlFlowToLLVMPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
     pm.addPass(createConvertFuncToLLVMPass());
-    // The vectorizer's padding values (ub.poison).
-    if (options.vectorize)
-      pm.addPass(createUBToLLVMConversionPass());
+    if (options.parallel)
+      pm.addPass(createConvertOpenMPToLLVMPass());
+    // The vectorizer's padding values (ub.poison), also in a step that was
+    // vectorized before it came here.
+    pm.addPass(createUBToLLVMConversionPass());
   }
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -14,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mpt::MPTDialect>();
@@ -22,6 +23,8 @@ void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerGPUDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
+  // --mpt-lower-to-cpu="parallel=1" leaves omp ops for LLVM IR translation.
+  mlir::registerOpenMPDialectTranslation(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 

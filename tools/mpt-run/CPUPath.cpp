@@ -1,5 +1,9 @@
 //===- CPUPath.cpp - which CPU path mpt-run compiles for ------------------===//
 #include "CPUPath.h"
+#include "Options.h"
+
+#include <cstdlib>
+#include <thread>
 
 #include "mpt/Pipelines/LowerToCPU.h"
 
@@ -10,13 +14,14 @@
 #include "llvm/TargetParser/Host.h"
 
 #if defined(__linux__) && defined(__x86_64__)
+#include <cstdlib>
 #include <sys/syscall.h>
+#include <thread>
 #include <unistd.h>
 #endif
 
 using namespace llvm;
 
-static cl::OptionCategory cpuCategory("mpt-run CPU options");
 
 namespace {
 enum class CPUPath { Auto, Generic, AVX512, AMX };
@@ -33,12 +38,56 @@ static cl::opt<CPUPath> cpuPath(
                           "contractions on AVX-512 (no AMX)"),
                clEnumValN(CPUPath::Generic, "generic",
                           "no ISA-specific kernels: runs on any x86-64")),
-    cl::init(CPUPath::Auto), cl::cat(cpuCategory));
+    cl::init(CPUPath::Auto), cl::cat(mpt::getCPUCategory()));
 static cl::opt<std::string> kernelReport(
     "cpu-kernel-report",
     cl::desc("Write which contractions got a CPU kernel, and why the others "
              "did not, to this file ('-': stderr)"),
-    cl::value_desc("file"), cl::cat(cpuCategory));
+    cl::value_desc("file"), cl::cat(mpt::getCPUCategory()));
+
+// --threads is read by takeThreadsOption before the command line is parsed:
+// libLLVM registers an option named "threads" of its own.
+static unsigned requestedThreads = 0;
+static bool threadsGiven = false;
+static cl::extrahelp threadsHelp(
+    "\nmpt-run threads:\n\n"
+    "  --threads=<N>           - Threads that run the step (default: one per "
+    "core). With more than one, the kernels' row blocks and the outer loops "
+    "of large vectorized ops run on an OpenMP runtime (libomp); results are "
+    "those of one thread, bit for bit. The generic path runs on one\n");
+
+bool mpt::takeThreadsOption(SmallVectorImpl<const char *> &args,
+                            std::string &error) {
+  SmallVector<const char *> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    if (arg == "--") {
+      rest.append(args.begin() + i, args.end());
+      break;
+    }
+    StringRef value;
+    if (arg.consume_front("--threads") || arg.consume_front("-threads")) {
+      if (arg.consume_front("=")) {
+        value = arg;
+      } else if (arg.empty() && i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        rest.push_back(args[i]);
+        continue;
+      }
+      if (value.getAsInteger(10, requestedThreads)) {
+        error = "--threads=" + value.str() +
+                ": expected a number of threads (0: one per core)";
+        return false;
+      }
+      threadsGiven = true;
+      continue;
+    }
+    rest.push_back(args[i]);
+  }
+  args.assign(rest.begin(), rest.end());
+  return true;
+}
 
 /// Asks Linux for the AMX tile data state (XFEATURE_XTILEDATA): a process
 /// that executes AMX instructions without it is killed with SIGILL.
@@ -55,7 +104,8 @@ static bool requestAMXTileState(std::string &why) {
 #endif
 }
 
-bool mpt::selectCPUPath(LowerToCPUOptions &options, std::string &error) {
+bool mpt::selectCPUPath(LowerToCPUOptions &options,
+                        std::string &openmpRuntime, std::string &error) {
   // LLVM's detection checks CPUID and that the OS saves the state (XCR0).
   StringMap<bool> features = sys::getHostCPUFeatures();
   auto has = [&](StringRef name) { return features.lookup(name); };
@@ -89,6 +139,36 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options, std::string &error) {
   // (Sleef) functions.
   options.approximateMath = options.vectorize;
   options.kernelReport = kernelReport;
+
+  // Threads: one per core unless asked; the generic path, the reference,
+  // stays on one.
+  unsigned numThreads = requestedThreads
+                            ? requestedThreads
+                            : std::max(1u, std::thread::hardware_concurrency());
+#ifdef MPT_OPENMP_RUNTIME
+  openmpRuntime = MPT_OPENMP_RUNTIME;
+#else
+  openmpRuntime.clear();
+#endif
+  if (numThreads > 1 && openmpRuntime.empty()) {
+    if (threadsGiven) {
+      error = "--threads=" + std::to_string(numThreads) +
+              ": mpt-run was built without an OpenMP runtime (libomp; "
+              "Debian: libomp-dev)";
+      return false;
+    }
+    numThreads = 1;
+  }
+  if (path == CPUPath::Generic)
+    numThreads = 1;
+  options.parallel = numThreads > 1;
+  if (options.parallel) {
+    // Read by libomp when the step first forks; the user's own setting is
+    // overridden, --threads decides.
+    setenv("OMP_NUM_THREADS", std::to_string(numThreads).c_str(), 1);
+  } else {
+    openmpRuntime.clear();
+  }
   // Like the progress line: on a terminal, or when the path was asked for
   // (stderr stays empty for scripts that do not ask).
   if (!cpuPath.getNumOccurrences() && !sys::Process::StandardErrIsDisplayed())
@@ -108,6 +188,6 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options, std::string &error) {
            << (cpuPath == CPUPath::Auto ? ": no AMX or AVX-512" : "") << ")";
     break;
   }
-  errs() << "\n";
+  errs() << ", " << numThreads << (numThreads == 1 ? " thread\n" : " threads\n");
   return true;
 }

@@ -10,6 +10,7 @@
 #ifndef MPT_TOOLS_MPT_RUN_CPUPATH_H
 #define MPT_TOOLS_MPT_RUN_CPUPATH_H
 
+#include "llvm/ADT/SmallVector.h"
 #include <string>
 
 namespace mpt {
@@ -20,9 +21,17 @@ struct LowerToCPUOptions;
 /// the best the host runs), requests the AMX tile state when the path uses
 /// AMX, prints one line on stderr naming the path (on a terminal, or when
 /// --cpu-path is given) and sets the target options of `options` (and its
-/// kernel report, --cpu-kernel-report). On failure returns false and sets
-/// `error`.
-bool selectCPUPath(LowerToCPUOptions &options, std::string &error);
+/// kernel report, --cpu-kernel-report). With more than one thread
+/// (--threads, default one per core) it sets `options.parallel` and
+/// `openmpRuntime` to the OpenMP runtime the step must be linked with (else
+/// empty). On failure returns false and sets `error`.
+bool selectCPUPath(LowerToCPUOptions &options, std::string &openmpRuntime,
+                   std::string &error);
+
+/// Removes --threads=N (or --threads N) from `args` and keeps N for
+/// selectCPUPath; false, with `error`, if N is not a number.
+bool takeThreadsOption(llvm::SmallVectorImpl<const char *> &args,
+                       std::string &error);
 
 } // namespace mpt
 

@@ -1,5 +1,6 @@
 //===- ObjectCache.cpp - mpt-run's on-disk cache of compiled steps --------===//
 #include "ObjectCache.h"
+#include "Options.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -18,15 +19,14 @@
 
 using namespace llvm;
 
-static cl::OptionCategory cacheCategory("mpt-run cache options");
 static cl::opt<std::string> cacheDir(
     "cache-dir",
     cl::desc("Keep compiled steps in this directory and reuse them (default: "
              "$XDG_CACHE_HOME/mpt or ~/.cache/mpt)"),
-    cl::value_desc("dir"), cl::cat(cacheCategory));
+    cl::value_desc("dir"), cl::cat(mpt::getCacheCategory()));
 static cl::opt<bool> noCache("no-cache",
                              cl::desc("Neither read nor write compiled steps"),
-                             cl::cat(cacheCategory));
+                             cl::cat(mpt::getCacheCategory()));
 
 /// An entry: magic, payload size (little-endian u64), BLAKE3 of the
 /// payload, payload (the object file).

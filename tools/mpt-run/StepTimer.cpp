@@ -1,5 +1,6 @@
 //===- StepTimer.cpp - mpt-run --timing -----------------------------------===//
 #include "StepTimer.h"
+#include "Options.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -11,7 +12,8 @@ using namespace llvm;
 static cl::opt<bool> timing(
     "timing",
     cl::desc("Print compile time and the best and median step time (wall "
-             "clock) on stderr"));
+             "clock) on stderr"),
+    cl::cat(mpt::getRunCategory()));
 
 mpt::StepTimer::StepTimer() : start(Clock::now()) {}
 

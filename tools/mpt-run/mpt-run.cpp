@@ -12,6 +12,7 @@
 #include "CompileProgress.h"
 #include "NpyIO.h"
 #include "ObjectCache.h"
+#include "Options.h"
 #include "StepTimer.h"
 
 #include "mpt/Analysis/ReportUtils.h"
@@ -38,6 +39,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -69,88 +71,87 @@ namespace cl = llvm::cl;
 // Command line
 //===----------------------------------------------------------------------===//
 
-static cl::OptionCategory runCategory("mpt-run options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<step.mlir>"),
-                                          cl::init("-"), cl::cat(runCategory));
+                                          cl::init("-"), cl::cat(getRunCategory()));
 static cl::opt<std::string>
     entryName("entry", cl::desc("The step function (default: the only "
                                 "function with a loss result)"),
-              cl::value_desc("name"), cl::cat(runCategory));
+              cl::value_desc("name"), cl::cat(getRunCategory()));
 static cl::opt<std::string> prePasses(
     "passes",
     cl::desc("Pass pipeline to run on the module before lowering, as for "
              "mpt-opt --pass-pipeline (the builtin.module(...) wrapper may "
              "be left out), e.g. 'func.func(mpt-strip-training-markers)'"),
-    cl::value_desc("pipeline"), cl::cat(runCategory));
+    cl::value_desc("pipeline"), cl::cat(getRunCategory()));
 static cl::opt<unsigned> numSteps("steps", cl::desc("Steps to run"),
-                                  cl::init(1), cl::cat(runCategory));
+                                  cl::init(1), cl::cat(getRunCategory()));
 static cl::list<std::string>
     inputFiles("inputs",
                cl::desc("A .npz file of argument values keyed by argument "
                         "name, 'argN' or 'N' (repeatable)"),
-               cl::value_desc("file.npz"), cl::cat(runCategory));
+               cl::value_desc("file.npz"), cl::cat(getRunCategory()));
 static cl::list<std::string>
     inputArrays("input",
                 cl::desc("One argument's value from a .npy file (repeatable)"),
-                cl::value_desc("name=file.npy"), cl::cat(runCategory));
+                cl::value_desc("name=file.npy"), cl::cat(getRunCategory()));
 static cl::opt<std::string> dataFile(
     "data",
     cl::desc("A .npz file of data batches: each entry is an argument's value "
              "with a leading batch axis; step i uses batch i mod N"),
-    cl::value_desc("file.npz"), cl::cat(runCategory));
+    cl::value_desc("file.npz"), cl::cat(getRunCategory()));
 static cl::opt<std::string> initSpec(
     "init",
     cl::desc("Initialise arguments no file gives: 'seed:N' (parameters "
              "Kaiming-uniform, optimizer state zeros, loss_grad ones)"),
-    cl::value_desc("seed:N"), cl::cat(runCategory));
+    cl::value_desc("seed:N"), cl::cat(getRunCategory()));
 static cl::list<std::string>
     hparams("hparam", cl::desc("A hyperparameter's value (repeatable)"),
-            cl::value_desc("name=value"), cl::cat(runCategory));
+            cl::value_desc("name=value"), cl::cat(getRunCategory()));
 static cl::opt<std::string> logFile("log",
                                     cl::desc("Per-step log file ('-': stdout)"),
                                     cl::value_desc("file"), cl::init("-"),
-                                    cl::cat(runCategory));
+                                    cl::cat(getRunCategory()));
 static cl::opt<std::string> logFormat("log-format",
                                       cl::desc("Log format: csv or jsonl"),
-                                      cl::init("csv"), cl::cat(runCategory));
+                                      cl::init("csv"), cl::cat(getRunCategory()));
 static cl::opt<std::string>
     saveFile("save",
              cl::desc("Write the final value of every updated argument "
                       "(parameters, optimizer state, loss scale) to a .npz"),
-             cl::value_desc("file.npz"), cl::cat(runCategory));
+             cl::value_desc("file.npz"), cl::cat(getRunCategory()));
 static cl::opt<unsigned> optLevel("O", cl::desc("JIT optimisation level 0-3"),
                                   cl::init(2), cl::Prefix,
-                                  cl::cat(runCategory));
+                                  cl::cat(getRunCategory()));
 static cl::list<std::string> sharedLibs(
     "shared-libs",
     cl::desc("Libraries the JIT-compiled step may call (default: MLIR's "
              "C runner utilities, for f16/bf16 conversion helpers)"),
-    cl::CommaSeparated, cl::cat(runCategory));
+    cl::CommaSeparated, cl::cat(getRunCategory()));
 static cl::opt<bool> stopOnNonfinite(
     "stop-on-nonfinite",
     cl::desc("Stop with an error at the first NaN or infinite loss (without "
              "it, mpt-run warns once and goes on)"),
-    cl::cat(runCategory));
+    cl::cat(getRunCategory()));
 static cl::opt<bool> perfJitdump(
     "perf-jitdump",
     cl::desc("Write perf jitdump files of the compiled step (for perf "
              "record; they go to $JITDUMPDIR/.debug/jit or $HOME/.debug/jit)"),
-    cl::cat(runCategory));
+    cl::cat(getRunCategory()));
 static cl::opt<bool> memoryReport(
     "memory",
     cl::desc("Report the heap bytes the compiled step allocates (peak per "
              "step and over the run, caller-owned apart) on stderr and in "
              "the log (docs/Memory.md)"),
-    cl::cat(runCategory));
+    cl::cat(getRunCategory()));
 static cl::opt<bool> cacheReport(
     "cache-report",
     cl::desc("Say on stderr whether the compiled step came from the cache"),
-    cl::cat(runCategory));
+    cl::cat(getRunCategory()));
 static cl::opt<bool> noProgress("no-progress",
                                 cl::desc("No progress line on a terminal"),
-                                cl::cat(runCategory));
+                                cl::cat(getRunCategory()));
 
 //===----------------------------------------------------------------------===//
 // Errors
@@ -973,9 +974,16 @@ static void storeCompiledObject(ExecutionEngine &engine, StringRef dir,
 static int run(int argc, char **argv) {
   mlir::registerAllPasses();
   mpt::registerAllPasses();
-  cl::HideUnrelatedOptions(runCategory);
+  cl::HideUnrelatedOptions(
+      {&getRunCategory(), &getCPUCategory(), &getCacheCategory()});
+  SmallVector<const char *> args(argv, argv + argc);
+  std::string threadsError;
+  if (!takeThreadsOption(args, threadsError)) {
+    llvm::errs() << "mpt-run: error: " << threadsError << "\n";
+    return 1;
+  }
   cl::ParseCommandLineOptions(
-      argc, argv,
+      args.size(), args.data(),
       "mpt-run: run a training step on the CPU for N steps "
       "(docs/Running.md)\n");
   if (logFormat != "csv" && logFormat != "jsonl")
@@ -1112,8 +1120,8 @@ static int run(int argc, char **argv) {
   // New parameters and optimizer state in their argument buffers:
   // callStep expects results that are argument buffers.
   options.updateInPlace = true;
-  std::string cpuError;
-  if (!selectCPUPath(options, cpuError))
+  std::string cpuError, openmpRuntime;
+  if (!selectCPUPath(options, openmpRuntime, cpuError))
     fail(cpuError);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -1122,6 +1130,8 @@ static int run(int argc, char **argv) {
     libs.push_back(lib);
   if (sharedLibs.empty())
     libs.push_back(MPT_C_RUNNER_UTILS);
+  if (!openmpRuntime.empty())
+    libs.push_back(openmpRuntime);
   std::string packedName = "_mlir__mlir_ciface_" + sig->funcName;
 
   // The object cache (ObjectCache.h), keyed by the step as it is before
@@ -1175,9 +1185,11 @@ static int run(int argc, char **argv) {
              (where.empty() ? "" : " " + where));
     }
     // An op the pipeline has no lowering for survives it; name it here rather
-    // than let LLVM IR translation fail on it.
+    // than let LLVM IR translation fail on it. (The omp ops of parallel loops
+    // are translated to LLVM IR as they are.)
     WalkResult unlowered = module->walk([&](Operation *op) {
-      if (isa<ModuleOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
+      if (isa<ModuleOp>(op) ||
+          isa<LLVM::LLVMDialect, omp::OpenMPDialect>(op->getDialect()))
         return WalkResult::advance();
       op->emitError() << "'" << op->getName()
                       << "' is not lowered to LLVM by --mpt-lower-to-cpu";

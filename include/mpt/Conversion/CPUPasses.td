@@ -58,6 +58,11 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
            "did not to this file ('-' for stderr)">,
     Option<"reportFormat", "report-format", "std::string",
            /*default=*/"\"text\"", "Report format: text or json">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "The kernels' loop over row blocks of C is an scf.parallel "
+           "(for convert-scf-to-openmp): B is packed once and shared, each "
+           "block packs its own A on the stack; results are the serial "
+           "kernels' bit for bit">,
   ];
   let dependentDialects = [
     "mlir::amx::AMXDialect", "mlir::arith::ArithDialect",
@@ -115,6 +120,13 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
            "polynomial approximations (math-polynomial-approximation) "
            "instead of one libm call per lane: results differ from libm's "
            "by rounding (test/Execution/vectorize-cpu-math.mlir bounds it)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Tile the parallel loops of ops with at least `parallel-min` "
+           "iterations as one scf.parallel (for convert-scf-to-openmp; each "
+           "element computed as before, so results are unchanged)">,
+    Option<"parallelMin", "parallel-min", "int64_t", /*default=*/"32768",
+           "The fewest iterations an op needs to run in parallel: below, "
+           "a fork and join costs more than the loop">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect",
@@ -159,6 +171,18 @@ def SplitEntryBlock : Pass<"mpt-split-entry-block", "mlir::func::FuncOp"> {
     LLVM merges the two blocks again.
   }];
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+}
+
+def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
+  let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
+  let description = [{
+    `--convert-scf-to-openmp` puts every parallel loop's body into a
+    `memref.alloca_scope`, whose region may have one block only; the
+    `scf.for` and `scf.if` inside then make `--convert-scf-to-cf` produce an
+    invalid scope (a known upstream problem, also met by onnx-mlir). A
+    scope with no `memref.alloca` inside frees nothing: this pass replaces
+    it by its body. Scopes that do hold allocas are left as they are.
+  }];
 }
 
 #endif // MPT_CONVERSION_CPUPASSES_TD

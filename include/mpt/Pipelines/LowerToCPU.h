@@ -57,6 +57,14 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "upstream's polynomial approximations instead of libm "
                      "per lane (a few ulp from libm)"),
       llvm::cl::init(false)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the kernels' row blocks and the outer loops of "
+                     "large vectorized ops on threads (scf.parallel, "
+                     "convert-scf-to-openmp): the host must link an OpenMP "
+                     "runtime (libomp; mpt-run --threads does). Every element "
+                     "is computed as on one thread: the same results"),
+      llvm::cl::init(false)};
   Option<std::string> kernelReport{
       *this, "kernel-report",
       llvm::cl::desc("Write which contractions got a CPU kernel and why the "
