@@ -124,7 +124,7 @@ struct LowerScale : OpRewritePattern<ScaleOp> {
 };
 
 /// mpt.unscale_and_check -> inv = f32(1 / f64(scale)); g * inv per gradient;
-/// one flag reduced over all unscaled gradients.
+/// a non-finite flag reduced per unscaled gradient, the flags or-ed.
 struct LowerUnscaleAndCheck : OpRewritePattern<UnscaleAndCheckOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(UnscaleAndCheckOp op,
@@ -142,17 +142,25 @@ struct LowerUnscaleAndCheck : OpRewritePattern<UnscaleAndCheckOp> {
     auto flagType = cast<RankedTensorType>(op.getFoundInf().getType());
     Value noneFound =
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
-    Value flagInit = tensor::EmptyOp::create(rewriter, loc, flagType.getShape(),
-                                             flagType.getElementType());
-    Value flag =
-        linalg::FillOp::create(rewriter, loc, noneFound, flagInit).getResult(0);
+    // Each gradient reduces into a flag of its own, and the flags are or-ed
+    // as scalars: threading one flag tensor through all reductions would make
+    // every reduction alias all earlier ones, and one-shot bufferization's
+    // analysis is cubic in the size of such an alias set (docs/CompileTime.md).
+    Value found = noneFound;
     SmallVector<Value> results;
     for (Value grad : op.getGradients()) {
       Value unscaled = multiplyByScalar(rewriter, loc, grad, inverse);
-      flag = accumulateNonFinite(rewriter, loc, unscaled, flag);
+      Value flagInit = tensor::EmptyOp::create(
+          rewriter, loc, flagType.getShape(), flagType.getElementType());
+      Value none = linalg::FillOp::create(rewriter, loc, noneFound, flagInit)
+                       .getResult(0);
+      Value flag = accumulateNonFinite(rewriter, loc, unscaled, none);
+      found = arith::OrIOp::create(rewriter, loc, found,
+                                   extractScalar(rewriter, loc, flag));
       results.push_back(unscaled);
     }
-    results.push_back(flag);
+    results.push_back(
+        tensor::FromElementsOp::create(rewriter, loc, flagType, found));
     rewriter.replaceOp(op, results);
     return success();
   }

@@ -12,7 +12,6 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/Transforms/RequestCWrappers.h"
@@ -20,6 +19,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -64,8 +64,18 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (options.deallocate) {
-    bufferization::BufferDeallocationPipelineOptions dealloc;
-    bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+    // Upstream's buffer-deallocation-pipeline (MLIR 22), plus
+    // mpt-split-deallocs, which does the quadratic part of the
+    // simplification in linear time (docs/CompileTime.md).
+    pm.addPass(memref::createExpandReallocPass({/*emitDeallocs=*/false}));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(mpt::createSplitDeallocs());
+    pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+    pm.addPass(bufferization::createLowerDeallocationsPass());
+    pm.addPass(createCSEPass());
+    pm.addPass(createCanonicalizerPass());
     if (options.updateInPlace)
       pm.addNestedPass<func::FuncOp>(mpt::createReturnArgumentBuffers());
   }
@@ -75,8 +85,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // free each one right after its last use instead (what lets a 16-bit step's
   // peak fall below the FP32 step's).
   if (options.deallocate)
-    pm.addNestedPass<func::FuncOp>(
-        bufferization::createOptimizeAllocationLivenessPass());
+    pm.addNestedPass<func::FuncOp>(mpt::createFreeAfterLastUse());
   if (options.amx || options.avx512 || !options.kernelReport.empty()) {
     mpt::MatmulToCPUKernelsOptions kernels;
     kernels.amx = options.amx;

@@ -23,8 +23,10 @@ func.func @scale_f16(%x: tensor<2x3xf16>, %s: tensor<f32>) -> tensor<2x3xf16> {
 // -----
 
 // mpt.unscale_and_check: 1/scale in f64, rounded to f32; each gradient
-// multiplied in FP32 (in f64 for an f64 gradient, dynamic shapes kept), and
-// one flag reduced over all unscaled gradients, in order.
+// multiplied in FP32 (in f64 for an f64 gradient, dynamic shapes kept), a
+// flag reduced over each unscaled gradient from false, and the flags or-ed
+// as scalars (one flag threaded through all reductions would make them one
+// alias set for bufferization).
 // CHECK-LABEL: func.func @unscale_and_check(
 // CHECK-SAME: %[[G16:.*]]: tensor<2x3xf16>, %[[G64:.*]]: tensor<?xf64>, %[[S:.*]]: tensor<f32>)
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
@@ -36,12 +38,13 @@ func.func @scale_f16(%x: tensor<2x3xf16>, %s: tensor<f32>) -> tensor<2x3xf16> {
 // CHECK-NEXT: %[[S64:.*]] = arith.extf %[[SV]] : f32 to f64
 // CHECK-NEXT: %[[INV64:.*]] = arith.divf %[[ONE]], %[[S64]] : f64
 // CHECK-NEXT: %[[INV:.*]] = arith.truncf %[[INV64]] : f64 to f32
-// CHECK: %[[NONE:.*]] = linalg.fill ins(%[[FALSE]] : i1) outs(%{{.*}} : tensor<i1>) -> tensor<i1>
 // CHECK: %[[U16:.*]] = linalg.generic {{.*}} ins(%[[G16]] : tensor<2x3xf16>)
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK-NEXT: arith.mulf %{{.*}}, %[[INV]] : f32
 // CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
-// CHECK: %[[F1:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[U16]] : tensor<2x3xf16>) outs(%[[NONE]] : tensor<i1>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<i1>
+// CHECK-NEXT: %[[NONE1:.*]] = linalg.fill ins(%[[FALSE]] : i1) outs(%[[E1]] : tensor<i1>) -> tensor<i1>
+// CHECK-NEXT: %[[F1:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[U16]] : tensor<2x3xf16>) outs(%[[NONE1]] : tensor<i1>)
 // CHECK-NEXT: ^bb0(%[[V:.*]]: f16, %[[ACC:.*]]: i1):
 // CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f16
 // CHECK-NEXT: %[[PINF:.*]] = arith.cmpf oeq, %[[V]], %[[INF16]] : f16
@@ -50,15 +53,21 @@ func.func @scale_f16(%x: tensor<2x3xf16>, %s: tensor<f32>) -> tensor<2x3xf16> {
 // CHECK-NEXT: %[[O2:.*]] = arith.ori %[[O1]], %[[MINF]] : i1
 // CHECK-NEXT: %[[O3:.*]] = arith.ori %[[ACC]], %[[O2]] : i1
 // CHECK-NEXT: linalg.yield %[[O3]] : i1
+// CHECK: %[[FV1:.*]] = tensor.extract %[[F1]][] : tensor<i1>
 // CHECK: %[[INVW:.*]] = arith.extf %[[INV]] : f32 to f64
 // CHECK: %[[DIM:.*]] = tensor.dim %[[G64]], %{{.*}} : tensor<?xf64>
 // CHECK-NEXT: %[[E64:.*]] = tensor.empty(%[[DIM]]) : tensor<?xf64>
 // CHECK-NEXT: %[[U64:.*]] = linalg.generic {{.*}} ins(%[[G64]] : tensor<?xf64>) outs(%[[E64]] : tensor<?xf64>)
 // CHECK-NEXT: ^bb0(%[[IN64:.*]]: f64, %{{.*}}: f64):
 // CHECK-NEXT: arith.mulf %[[IN64]], %[[INVW]] : f64
-// CHECK: %[[F2:.*]] = linalg.generic {{.*}} ins(%[[U64]] : tensor<?xf64>) outs(%[[F1]] : tensor<i1>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<i1>
+// CHECK-NEXT: %[[NONE2:.*]] = linalg.fill ins(%[[FALSE]] : i1) outs(%[[E2]] : tensor<i1>) -> tensor<i1>
+// CHECK-NEXT: %[[F2:.*]] = linalg.generic {{.*}} ins(%[[U64]] : tensor<?xf64>) outs(%[[NONE2]] : tensor<i1>)
 // CHECK: arith.cmpf oeq, %{{.*}}, %[[INF64]] : f64
-// CHECK: return %[[U16]], %[[U64]], %[[F2]]
+// CHECK: %[[FV2:.*]] = tensor.extract %[[F2]][] : tensor<i1>
+// CHECK-NEXT: %[[ANY:.*]] = arith.ori %[[FV1]], %[[FV2]] : i1
+// CHECK-NEXT: %[[F:.*]] = tensor.from_elements %[[ANY]] : tensor<i1>
+// CHECK: return %[[U16]], %[[U64]], %[[F]]
 func.func @unscale_and_check(%g16: tensor<2x3xf16>, %g64: tensor<?xf64>, %s: tensor<f32>)
     -> (tensor<2x3xf16>, tensor<?xf64>, tensor<i1>) {
   %u:2, %f = mpt.unscale_and_check %g16, %g64 by %s : tensor<2x3xf16>, tensor<?xf64>

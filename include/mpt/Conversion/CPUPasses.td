@@ -185,4 +185,45 @@ def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> 
   }];
 }
 
+def SplitDeallocs : Pass<"mpt-split-deallocs", "mlir::func::FuncOp"> {
+  let summary = "Give each buffer that provably aliases no other its own bufferization.dealloc, in linear time";
+  let description = [{
+    Runs between `ownership-based-buffer-deallocation` and upstream's
+    `buffer-deallocation-simplification`. The deallocation pass frees all of
+    a block's buffers in one `bufferization.dealloc` at its end (thousands
+    of memrefs in a deep step, retaining every returned buffer). Upstream's
+    simplification splits off a memref that does not alias any other by
+    asking the buffer origin analysis about every pair: quadratic in the
+    step, most of --mpt-lower-to-cpu on a 256-layer step.
+
+    This pass makes the same decision as upstream's `isSameAllocation`
+    (buffer origins through views and the buffer view flow analysis) for
+    all memrefs of a dealloc at once: it computes each operand's terminal
+    buffers once and counts how many operands reach each terminal. A memref
+    that originates only from allocations, shares no terminal with another
+    memref or with a retained value, while every other operand originates
+    only from allocations or function arguments, is freed by its own
+    `bufferization.dealloc (%m) if (%cond)` without a retained list (its
+    results would all be false). The rest stay in the original dealloc,
+    whose results are unchanged, for upstream's simplification.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+def FreeAfterLastUse : Pass<"mpt-free-after-last-use", "mlir::func::FuncOp"> {
+  let summary = "Move each buffer's dealloc after its last use, in linear time";
+  let description = [{
+    Does what upstream's `optimize-allocation-liveness` does: for an
+    allocation with a single freeing op in its own block, the free moves
+    right after the last op of the block that uses the buffer or a value
+    the buffer view flow analysis says may alias it (a view, a call
+    result). Upstream compares op positions with `isBeforeInBlock` after
+    each move, and a move invalidates the block's numbering, so it
+    renumbers the whole block once per buffer (quadratic in the step).
+    This pass numbers each block once and keeps its own positions. An
+    allocation with an aliasing use outside its block keeps its free where
+    it is.
+  }];
+}
+
 #endif // MPT_CONVERSION_CPUPASSES_TD
