@@ -9,8 +9,9 @@ same number of threads: matmul kernels (GFLOP/s) and whole training steps
            PyTorch: torch.matmul (oneDNN). Best of --trials timed runs, in
            each of --rounds rounds that alternate mpt and PyTorch, so that a
            change of load during the run reaches both (the best is kept).
-  steps    the bundled PyTorch examples (examples/torch) and the GPT block
-           at d=256, T=128, batch 8 (imported into --workdir) under mpt-run
+  steps    the bundled PyTorch examples (examples/torch), the GPT block
+           at d=256, T=128, batch 8 and ResNet-18 at 3x64x64, batch 16
+           (imported into --workdir) under mpt-run
            --timing in FP32 and with --mpt-mixed-precision dtype=bf16 / f16,
            on the path mpt-run picks (auto) and, for FP32, on the generic
            path (the scalar loops every machine runs; bundled examples only);
@@ -22,7 +23,7 @@ The machine is described in the output (CPU, flags, load average): on a
 shared machine the best-of figures are the ones to compare. With --write,
 the tables replace the generated part of docs/CPUBackend.md.
 
-Usage: bench/cpu/bench.py [--threads 1] [--trials 10] [--rounds 3] [--steps 20] [--write]
+Usage: bench/cpu/bench.py [--threads 1,2] [--models ...] [--trials 10] [--rounds 3] [--steps 20] [--write]
 """
 import argparse
 import os
@@ -55,6 +56,10 @@ MODELS = [  # name, importer flags (as examples/torch/regenerate.sh), bundled ex
     ("gpt_block_d256_b8", ["--model", os.path.join(REPO, "bench", "memory", "models.py") + ":gpt_block",
                            "--input-shape", "8,128,256", "--loss", "cross-entropy",
                            "--optimizer", "adamw", "--lr", "1e-3", "--weight-decay", "0.01"], False),
+    # torchvision ResNet-18 at 3x64x64, batch 16 (bench/memory/models.py).
+    ("resnet18_b16", ["--model", os.path.join(REPO, "bench", "memory", "models.py") + ":resnet18",
+                      "--input-shape", "16,3,64,64", "--optimizer", "sgd", "--lr", "0.01",
+                      "--momentum", "0.9"], False),
 ]
 MPT_MODES = [("FP32", None), ("bf16", "mpt-mixed-precision{dtype=bf16}"),
              ("f16", "mpt-mixed-precision{dtype=f16}")]
@@ -165,10 +170,10 @@ def step_files(args, name, flags, bundled):
     return base + ".mlir", base + ".npz"
 
 
-def mpt_step(args, files, passes, path, steps):
+def mpt_step(args, files, passes, path, steps, threads):
     cmd = [args.mpt_run, files[0], "--inputs", files[1],
            "--steps", str(steps + 1), "--timing", "--no-progress", "--no-cache", "--log", os.devnull,
-           "--cpu-path=" + path, "--threads=" + str(args.threads)]
+           "--cpu-path=" + path, "--threads=" + str(threads)]
     if passes:
         cmd.insert(2, "--passes=" + passes)
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -201,8 +206,9 @@ def torch_step(args, flags, mode, steps):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, default=1,
-                   help="threads for PyTorch and mpt-run (--threads; the kernel table is one thread)")
+    p.add_argument("--threads", default="1",
+                   help="thread counts of the step table, comma-separated, each for both "
+                        "mpt-run (--threads) and PyTorch (the kernel table is one thread)")
     p.add_argument("--trials", type=int, default=10, help="timed runs per kernel; the best is kept")
     p.add_argument("--rounds", type=int, default=3,
                    help="kernel rounds alternating mpt and PyTorch; the best of all is kept")
@@ -212,6 +218,8 @@ def main():
     p.add_argument("--mlir-runner", default="/usr/lib/llvm-22/bin/mlir-runner")
     p.add_argument("--mlir-lib", default="/usr/lib/llvm-22/lib")
     p.add_argument("--parts", default="kernels,steps", help="what to measure: kernels,steps")
+    p.add_argument("--models", default=",".join(m[0] for m in MODELS),
+                   help="the models of the step table (comma-separated)")
     p.add_argument("--write", action="store_true", help="update docs/CPUBackend.md")
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "mpt-bench-cpu"),
                    help="where the larger configurations are imported (kept between runs)")
@@ -237,7 +245,6 @@ def main():
                 a, b = mk[(m, n, k, dt)], tk[(m, n, k, dt)]
                 lines.append(f"| {m}x{n}x{k} | {dt} | {a:.0f} | {b:.0f} | {a / b:.2f} |")
     if "steps" in parts:
-        torch.set_num_threads(args.threads)
         lines += steps_table(args)
     lines += ["", f"Load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}."]
     text = "\n".join(lines)
@@ -255,17 +262,20 @@ def steps_table(args):
               "| model | threads (mpt / PyTorch) | mpt FP32 generic | mpt FP32 | mpt bf16 | mpt f16 | PyTorch FP32 | PyTorch bf16 autocast "
               "| mpt bf16 / PyTorch bf16 | mpt bf16 / mpt FP32 |",
               "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, flags, bundled in MODELS:
+    for (name, flags, bundled), threads in [(m, int(t)) for m in MODELS for t in args.threads.split(",")]:
+        if name not in args.models.split(","):
+            continue
+        torch.set_num_threads(threads)
         files = step_files(args, name, flags, bundled)
         # The imported configurations: fewer steps, and no generic-path run
         # (scalar loops for every matmul: minutes a step).
         steps = args.steps if bundled else max(3, args.steps // 4)
-        cells, best = [f"{args.threads} / {args.threads}"], {}
+        cells, best = [f"{threads} / {threads}"], {}
         runs = ([("generic", None, "generic")] if bundled else []) + [(l, ps, "auto") for l, ps in MPT_MODES]
         if not bundled:
             cells.append("-")
         for label, passes, path in runs:
-            r = mpt_step(args, files, passes, path, steps)
+            r = mpt_step(args, files, passes, path, steps, threads)
             best[label] = r[0] if r else None
             cells.append(f"{r[0]:.2f} / {r[1]:.2f} ({r[2]:.1f} s)" if r else "failed")
         t32, tbf = torch_step(args, flags, "fp32", steps), torch_step(args, flags, "bf16", steps)
