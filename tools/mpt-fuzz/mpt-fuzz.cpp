@@ -862,9 +862,9 @@ int main(int argc, char **argv) {
                                          start)
         .count();
   };
-  auto report = [&](StringRef kind, StringRef pipeline, const std::string &text,
-                    unsigned mutant, StringRef pass = "") {
-    ++findings[kind.str()];
+  // Saves the mutant of a finding (or of a note) under --out.
+  auto save = [&](StringRef kind, StringRef pipeline, const std::string &text,
+                  unsigned mutant, StringRef pass) {
     std::string path;
     if (!outDir.empty()) {
       path = (outDir + "/" + kind + "-" + Twine(seedOpt) + "-" + Twine(mutant) +
@@ -880,6 +880,12 @@ int main(int argc, char **argv) {
           header += "// " + line.str() + "\n";
       writeRaw(path, header, text);
     }
+    return path;
+  };
+  auto report = [&](StringRef kind, StringRef pipeline, const std::string &text,
+                    unsigned mutant, StringRef pass = "") {
+    ++findings[kind.str()];
+    std::string path = save(kind, pipeline, text, mutant, pass);
     llvm::errs() << "mpt-fuzz: " << kind << " in pipeline '" << pipeline
                  << "'" << (pass.empty() ? "" : " after pass '" + pass + "'")
                  << " on mutant " << mutant
@@ -980,8 +986,11 @@ int main(int argc, char **argv) {
         if (StringRef(current.invalidAfter).starts_with("mpt-"))
           report("invalid-ir", spec.pipeline, text, index,
                  current.invalidAfter);
-        else
+        else {
           ++upstreamInvalid[current.invalidAfter];
+          save("upstream-invalid-ir", spec.pipeline, text, index,
+               current.invalidAfter);
+        }
         continue;
       }
       if (failed(result)) {
