@@ -56,7 +56,14 @@ struct DecomposeAggregateOpsPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeAggregate>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // No region simplification: merging a step's blocks is not this pass's
+    // job, and a cf.cond_br to one block twice with different tensors (two
+    // merged returns) is what one-shot-bufferize then turns into IR that
+    // does not verify (MLIR 22).
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
       return signalPassFailure();
   }
 };

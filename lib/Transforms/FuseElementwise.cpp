@@ -121,7 +121,12 @@ struct FuseElementwisePass
       return producer && producer->hasOneUse();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyReader);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+    // No region simplification (see mpt-decompose-aggregate-ops): merged
+    // blocks are what one-shot-bufferize mishandles.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config))) {
       getOperation().emitError()
           << "elementwise fusion did not converge (a bug in mpt: please "
              "report it with this step)";
