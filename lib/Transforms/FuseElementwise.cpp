@@ -72,9 +72,47 @@ static void placeBeforeUsers(Block &block, RewriterBase &rewriter) {
   }
 }
 
+/// Linalg's verifier skips zero-sized operand dimensions, so an op may read
+/// a tensor<0xf32> and a tensor<8xf32> along one loop. Fusion may drop the
+/// (unused) operand that gave the loop its size and leave an op that does
+/// not verify; such an op is reported here, at it.
+static LogicalResult verifyLoopSizesAgree(linalg::LinalgOp op) {
+  // Per loop: the first static size seen and the operand it came from.
+  SmallVector<std::optional<std::pair<int64_t, unsigned>>> sizes(
+      op.getNumLoops());
+  for (OpOperand &operand : op->getOpOperands()) {
+    ArrayRef<int64_t> shape = op.getShape(&operand);
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+      auto loop = dyn_cast<AffineDimExpr>(expr);
+      if (!loop || dim >= shape.size() || ShapedType::isDynamic(shape[dim]))
+        continue;
+      auto &seen = sizes[loop.getPosition()];
+      if (!seen) {
+        seen = {shape[dim], operand.getOperandNumber()};
+        continue;
+      }
+      if (seen->first != shape[dim])
+        return op->emitOpError()
+               << "operand #" << operand.getOperandNumber() << " has size "
+               << shape[dim] << " along loop " << loop.getPosition()
+               << ", operand #" << seen->second << " has size "
+               << seen->first;
+    }
+  }
+  return success();
+}
+
 struct FuseElementwisePass
     : public mpt::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
+    if (getOperation()
+            .walk([](linalg::LinalgOp op) {
+              return failed(verifyLoopSizesAgree(op)) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     // Fuse a producer only into its single reader: with several readers
     // fusion would recompute it in each and keep it anyway.
@@ -83,7 +121,12 @@ struct FuseElementwisePass
       return producer && producer->hasOneUse();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyReader);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+    // No region simplification (see mpt-decompose-aggregate-ops): merged
+    // blocks are what one-shot-bufferize mishandles.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config))) {
       getOperation().emitError()
           << "elementwise fusion did not converge (a bug in mpt: please "
              "report it with this step)";

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mpt {
@@ -57,7 +58,7 @@ struct StripTrainingMarkersPass
     // Only the markers (and what replaces them) are rewritten, not the
     // whole step.
     SmallVector<Operation *> markers;
-    llvm::SetVector<Operation *> seedUsers;
+    llvm::SetVector<Operation *> seedUsers, seedCasts;
     getOperation().walk([&](Operation *op) {
       if (isa<GradientOp>(op))
         markers.push_back(op);
@@ -65,14 +66,22 @@ struct StripTrainingMarkersPass
         return;
       markers.push_back(op);
       // The ops that will read the seed: through gradient markers (which
-      // forward it and are erased), not the markers themselves.
+      // forward it and are erased) and through casts of it (autocast's
+      // truncf of the seed, folded to a constant below, else any later
+      // folding would make the constant visible to the reader only then).
       SmallVector<Operation *> readers(op->getUsers());
       while (!readers.empty()) {
         Operation *reader = readers.pop_back_val();
-        if (isa<GradientOp>(reader))
+        if (isa<GradientOp>(reader)) {
           readers.append(reader->user_begin(), reader->user_end());
-        else if (!isa<GradSeedOp>(reader))
+        } else if (isa<CastOpInterface>(reader) &&
+                   reader->getNumOperands() == 1 &&
+                   reader->getNumResults() == 1) {
+          seedCasts.insert(reader);
+          readers.append(reader->user_begin(), reader->user_end());
+        } else if (!isa<GradSeedOp>(reader)) {
           seedUsers.insert(reader);
+        }
       }
     });
     if (markers.empty())
@@ -81,7 +90,11 @@ struct StripTrainingMarkersPass
     patterns.add<LowerGradSeed, LowerGradient>(&getContext());
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    if (failed(applyOpPatternsGreedily(markers, std::move(patterns), config)))
+    // The seed's casts are driven too: the driver folds them once the seed
+    // is a constant.
+    SmallVector<Operation *> driven(markers);
+    driven.append(seedCasts.begin(), seedCasts.end());
+    if (failed(applyOpPatternsGreedily(driven, std::move(patterns), config)))
       return signalPassFailure();
     // The seed becomes a visible constant of ones; an op that needs a
     // specific constant there (a TOSA zero point must be 0) now fails its

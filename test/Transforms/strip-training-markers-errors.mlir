@@ -24,3 +24,18 @@ func.func @seed_through_gradient(%a: tensor<1x4x8xf32>, %b: tensor<1x8x8xf32>) -
   %m = tosa.matmul %a, %b, %g, %g : (tensor<1x4x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
   return %m : tensor<1x4x8xf32>
 }
+
+// -----
+
+// Also through a cast of the seed (autocast's truncf), which folds to a
+// constant once the seed is one: left alone, the next folding pass would
+// make the zero point a visible 1 and the step stop verifying there
+// (found by mpt-fuzz on mpt-mixed-precision{dtype=bf16},mpt-lower-to-cpu).
+func.func @seed_through_cast(%a: tensor<1x4x8xbf16>, %b: tensor<1x8x8xbf16>) -> tensor<1x4x8xf32> {
+  %zero = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %seed = mpt.grad_seed %zero : tensor<1xf32>
+  %low = arith.truncf %seed : tensor<1xf32> to tensor<1xbf16>
+  // expected-error @below {{'tosa.matmul' op a zero point must be zero for non-int8 integer types}}
+  %m = tosa.matmul %a, %b, %low, %low : (tensor<1x4x8xbf16>, tensor<1x8x8xbf16>, tensor<1xbf16>, tensor<1xbf16>) -> tensor<1x4x8xf32>
+  return %m : tensor<1x4x8xf32>
+}

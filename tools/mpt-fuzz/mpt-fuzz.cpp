@@ -8,10 +8,19 @@
 // wrap ops in scf regions), keeps the mutants that verify, and runs every mpt
 // pass and pipeline on each, in this process. Findings:
 //
-//   crash             the process dies (a signal handler saves the mutant)
+//   crash             the process dies (a signal handler saves the mutant
+//                     and names the pass); a crash while verifying a fresh
+//                     mutant is the mutator's (upstream verifiers that crash
+//                     on what a mutation made: avoid making it)
 //   hang              one pass run takes longer than --timeout (saved, exit)
 //   invalid-output    a run succeeds and its output does not verify or does
 //                     not parse back
+//   invalid-ir        an mpt pass succeeds and leaves IR that does not
+//                     verify (checked after every pass, as mpt-opt does; the
+//                     rest of the pipeline then runs on an emptied function
+//                     so that it cannot crash on it). After an upstream
+//                     pass this is counted, not a finding: mpt-opt and
+//                     mpt-run stop there with the verifier's diagnostic.
 //   silent-failure    a run fails without an error diagnostic
 //   error-but-success a run emits an error diagnostic and succeeds
 //
@@ -26,6 +35,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -35,6 +46,10 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ShapedOpInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -96,6 +111,12 @@ static cl::list<std::string>
                   cl::desc("Run only this pass pipeline (repeatable; "
                            "default: every mpt pass and pipeline)"),
                   cl::cat(fuzzCategory));
+static cl::opt<int> onlyMutant(
+    "only-mutant",
+    cl::desc("Run the pipelines on this mutant only (the ones before it are "
+             "still generated, so it is the same mutant); with --out it is "
+             "saved as mutant-SEED-N.mlir"),
+    cl::init(-1), cl::cat(fuzzCategory));
 static cl::opt<bool> verbose("v", cl::desc("Print every finding's diagnostics"),
                              cl::cat(fuzzCategory));
 
@@ -149,6 +170,8 @@ const char *const kRoles[] = {"param",
 struct CurrentRun {
   std::string text;     // the mutant
   std::string pipeline; // the pass pipeline
+  std::string pass;     // the pass running in it
+  std::string invalidAfter; // the first pass that left IR that does not verify
   std::string crashPath, hangPath;
   std::atomic<int64_t> startedMs{0};
   std::atomic<bool> running{false};
@@ -180,7 +203,12 @@ void onCrash(void *) {
                        current.pipeline + ")'\n";
   writeRaw(current.crashPath, header, current.text);
   std::string line = "mpt-fuzz: CRASH in pipeline '" + current.pipeline +
-                     "' (mutant saved to " +
+                     "', pass '" + current.pass + "'" +
+                     (current.invalidAfter.empty()
+                          ? std::string()
+                          : ", after '" + current.invalidAfter +
+                                "' left IR that does not verify") +
+                     " (mutant saved to " +
                      (current.crashPath.empty() ? std::string("nowhere: no --out")
                                                 : current.crashPath) +
                      ")\n";
@@ -208,6 +236,56 @@ void watchdog() {
     }
   }
 }
+
+/// While set, the diagnostic handler drops diagnostics instead of counting
+/// them (the fuzzer's own verification of a pass's output).
+bool quietDiagnostics = false;
+
+LogicalResult verifyQuietly(Operation *op) {
+  quietDiagnostics = true;
+  LogicalResult result = verify(op);
+  quietDiagnostics = false;
+  return result;
+}
+
+/// Empties `op` (a module or a function) so that the rest of a pipeline runs
+/// on valid IR: upstream patterns assume verified IR and crash on what an
+/// earlier pass got wrong, which would hide that pass.
+void emptyAnchor(Operation *op) {
+  if (auto module = dyn_cast<ModuleOp>(op)) {
+    Block *body = module.getBody();
+    for (Operation &child : *body)
+      child.dropAllReferences();
+    while (!body->empty())
+      body->back().erase();
+    return;
+  }
+  if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+    function.getFunctionBody().dropAllReferences();
+    function.getFunctionBody().getBlocks().clear();
+    // A declaration may not be public.
+    function.setPrivate();
+  }
+}
+
+/// Verifies the IR after every pass that succeeds, as mpt-opt does, but
+/// names the pass whose output does not verify (an invalid-ir finding)
+/// instead of failing the pipeline as if the pass had reported an error.
+struct VerifyAfterEachPass : public PassInstrumentation {
+  void runBeforePass(Pass *pass, Operation *) override {
+    current.pass = pass->getArgument().empty() ? pass->getName().str()
+                                               : pass->getArgument().str();
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    // A pipeline adaptor's nested passes were verified on their own.
+    if (pass->getArgument().empty() || !current.invalidAfter.empty())
+      return;
+    if (succeeded(verifyQuietly(op)))
+      return;
+    current.invalidAfter = current.pass;
+    emptyAnchor(op);
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // Mutations
@@ -608,6 +686,29 @@ private:
   SmallVector<Operation *> ops;
 };
 
+/// Whether `module` holds IR that upstream MLIR 22's verifiers accept (or
+/// crash on) although upstream code indexes out of bounds with it. Such
+/// mutants are dropped: they find upstream bugs, not mpt's.
+///  - tensor.concat with a negative `dim`: ConcatOp::verify reads a shape at
+///    that index before checking it.
+///  - memref.dim / tensor.dim with a negative constant index: the verifiers
+///    only reject indices >= rank, and canonicalization patterns
+///    (memref SimplifyDimOfAllocOp) then read shape[-1] and may crash.
+bool hasUpstreamVerifierGap(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+      if (static_cast<int64_t>(concat.getDim()) < 0)
+        return WalkResult::interrupt();
+    if (auto dim = dyn_cast<ShapedDimOpInterface>(op))
+      if (std::optional<int64_t> index =
+              getConstantIntValue(dim.getDimension()))
+        if (*index < 0)
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 //===----------------------------------------------------------------------===//
 // Seeds
 //===----------------------------------------------------------------------===//
@@ -687,7 +788,7 @@ int main(int argc, char **argv) {
   unsigned numErrors = 0;
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
+    if (quietDiagnostics || diag.getSeverity() != DiagnosticSeverity::Error)
       return success();
     ++numErrors;
     if (diagnostics.size() < 4096)
@@ -753,7 +854,7 @@ int main(int argc, char **argv) {
 
   std::mt19937_64 rng(seedOpt);
   Mutator mutator(rng);
-  std::map<std::string, unsigned> findings, mutationCounts;
+  std::map<std::string, unsigned> findings, mutationCounts, upstreamInvalid;
   unsigned valid = 0, rejected = 0, runs = 0, cleanFailures = 0;
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
@@ -761,9 +862,9 @@ int main(int argc, char **argv) {
                                          start)
         .count();
   };
-  auto report = [&](StringRef kind, StringRef pipeline, const std::string &text,
-                    unsigned mutant) {
-    ++findings[kind.str()];
+  // Saves the mutant of a finding (or of a note) under --out.
+  auto save = [&](StringRef kind, StringRef pipeline, const std::string &text,
+                  unsigned mutant, StringRef pass) {
     std::string path;
     if (!outDir.empty()) {
       path = (outDir + "/" + kind + "-" + Twine(seedOpt) + "-" + Twine(mutant) +
@@ -772,21 +873,31 @@ int main(int argc, char **argv) {
       std::string header = "// mpt-fuzz: " + kind.str() +
                            " in --pass-pipeline='builtin.module(" +
                            pipeline.str() + ")'\n";
+      if (!pass.empty())
+        header += "// the IR did not verify after pass '" + pass.str() + "'\n";
       for (StringRef line : llvm::split(StringRef(diagnostics), '\n'))
         if (!line.empty())
           header += "// " + line.str() + "\n";
       writeRaw(path, header, text);
     }
+    return path;
+  };
+  auto report = [&](StringRef kind, StringRef pipeline, const std::string &text,
+                    unsigned mutant, StringRef pass = "") {
+    ++findings[kind.str()];
+    std::string path = save(kind, pipeline, text, mutant, pass);
     llvm::errs() << "mpt-fuzz: " << kind << " in pipeline '" << pipeline
-                 << "' on mutant " << mutant
+                 << "'" << (pass.empty() ? "" : " after pass '" + pass + "'")
+                 << " on mutant " << mutant
                  << (path.empty() ? "" : " (saved to " + path + ")") << "\n";
     if (verbose)
       llvm::errs() << diagnostics;
   };
 
-  while ((numMutants == 0 || valid < numMutants) &&
+  while ((onlyMutant >= 0 ? valid <= unsigned(onlyMutant)
+                          : numMutants == 0 || valid < numMutants) &&
          (timeLimit <= 0 || elapsed() < timeLimit)) {
-    if (numMutants == 0 && timeLimit <= 0)
+    if (onlyMutant < 0 && numMutants == 0 && timeLimit <= 0)
       break;
     // A mutant: a seed with one to three mutations, kept if it verifies.
     OwningOpRef<ModuleOp> mutant = seeds[rng() % seeds.size()]->clone();
@@ -798,20 +909,54 @@ int main(int argc, char **argv) {
       ok = mutator.mutate(*mutant, what);
       applied += (applied.empty() ? "" : ",") + what;
     }
+    // Upstream verifiers may crash on what a mutation made (they assume
+    // their own invariants); such a crash is the mutator's bug, named so.
+    current.text.clear();
+    current.pipeline = "(none: verifying a mutant after " + applied +
+                       ", a mutator bug)";
+    current.pass.clear();
+    current.invalidAfter.clear();
+    current.crashPath = current.hangPath = "";
+    current.startedMs = nowMs();
+    current.running = true;
     numErrors = 0;
-    if (!ok || failed(verify(*mutant))) {
+    quietDiagnostics = true;
+    bool rejectedByVerifier = !ok || hasUpstreamVerifierGap(*mutant) ||
+                              failed(verify(*mutant));
+    quietDiagnostics = false;
+    current.running = false;
+    if (rejectedByVerifier) {
+      ++rejected;
+      continue;
+    }
+    // The passes run on the mutant as read back from its text, which is
+    // what a finding saves: a mutant that does not read back (a verified
+    // arith.mulf of tensor<4xf32> and tensor<?xf32> prints as one type) is
+    // rejected too.
+    std::string text = print(*mutant);
+    quietDiagnostics = true;
+    mutant = parseSourceString<ModuleOp>(text, ParserConfig(&context));
+    quietDiagnostics = false;
+    if (!mutant) {
       ++rejected;
       continue;
     }
     ++mutationCounts[applied];
     unsigned index = valid++;
-    std::string text = print(*mutant);
+    if (onlyMutant >= 0 && index != unsigned(onlyMutant))
+      continue;
+    if (onlyMutant >= 0 && !outDir.empty())
+      writeRaw((outDir + "/mutant-" + Twine(seedOpt) + "-" + Twine(index) +
+                ".mlir")
+                   .str(),
+               "", text);
     for (const PipelineSpec &spec : pipelines) {
       if (spec.slow && (cpuEvery == 0 || index % cpuEvery != 0))
         continue;
       OwningOpRef<ModuleOp> module = mutant->clone();
       PassManager pm(&context);
       pm.enableVerifier(false);
+      pm.addInstrumentation(std::make_unique<VerifyAfterEachPass>());
       std::string error;
       llvm::raw_string_ostream errorStream(error);
       (void)parsePassPipeline(spec.pipeline, pm, errorStream);
@@ -827,11 +972,27 @@ int main(int argc, char **argv) {
                             Twine(index) + ".mlir")
                                .str();
       }
+      current.pass.clear();
+      current.invalidAfter.clear();
       current.startedMs = nowMs();
       current.running = true;
       LogicalResult result = pm.run(*module);
       current.running = false;
       ++runs;
+      if (!current.invalidAfter.empty()) {
+        // An mpt pass must report bad input itself; an upstream pass's
+        // invalid IR is its bug, and mpt-opt and mpt-run (which verify
+        // after every pass) fail on it with the verifier's diagnostic.
+        if (StringRef(current.invalidAfter).starts_with("mpt-"))
+          report("invalid-ir", spec.pipeline, text, index,
+                 current.invalidAfter);
+        else {
+          ++upstreamInvalid[current.invalidAfter];
+          save("upstream-invalid-ir", spec.pipeline, text, index,
+               current.invalidAfter);
+        }
+        continue;
+      }
       if (failed(result)) {
         if (numErrors == 0)
           report("silent-failure", spec.pipeline, text, index);
@@ -856,9 +1017,12 @@ int main(int argc, char **argv) {
 
   llvm::outs() << "mpt-fuzz: seed " << seedOpt << ": " << seeds.size()
                << " seed modules, " << valid << " mutants (" << rejected
-               << " rejected by the verifier), " << runs << " pass runs ("
+               << " rejected: do not verify or read back), " << runs << " pass runs ("
                << cleanFailures << " ended in a diagnostic) in "
                << llvm::format("%.1f", elapsed()) << " s\n";
+  for (auto &[pass, count] : upstreamInvalid)
+    llvm::outs() << "  (not a finding) upstream pass '" << pass
+                 << "' left IR that does not verify: " << count << "\n";
   unsigned total = 0;
   for (auto &[kind, count] : findings) {
     llvm::outs() << "  " << kind << ": " << count << "\n";
