@@ -26,10 +26,12 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       return false;
     if (allTypes)
       return true;
-    auto elementType = [](Value v) { return getElementTypeOrSelf(v); };
-    return elementType(op.getDpsInputs()[0]).isBF16() &&
-           elementType(op.getDpsInputs()[1]).isBF16() &&
-           elementType(op.getDpsInits()[0]).isF32();
+    Type a = getElementTypeOrSelf(op.getDpsInputs()[0]);
+    Type b = getElementTypeOrSelf(op.getDpsInputs()[1]);
+    Type c = getElementTypeOrSelf(op.getDpsInits()[0]);
+    if (a != b || !c.isF32())
+      return false;
+    return a.isBF16() || (avx512 && (a.isF32() || a.isF16()));
   }
 
   void runOnOperation() override {

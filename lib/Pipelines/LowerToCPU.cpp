@@ -49,9 +49,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // Nothing below reads the contract; LLVM IR translation would warn about
   // every mpt.* attribute on the lowered function.
   funcPm.addPass(createStripContractAttributes());
-  // bf16 convolutions become im2col + a contraction, for the matmul kernels.
-  if (options.amx || options.avx512)
-    funcPm.addPass(mpt::createConvToIm2Col());
+  // Convolutions of the kernels' types become im2col + a contraction.
+  if (options.amx || options.avx512) {
+    mpt::ConvToIm2ColOptions im2col;
+    im2col.avx512 = options.avx512;
+    funcPm.addPass(mpt::createConvToIm2Col(im2col));
+  }
   if (options.emitCInterface)
     funcPm.addPass(LLVM::createLLVMRequestCWrappersPass());
 

@@ -81,12 +81,18 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
     `--mpt-matmul-to-cpu-kernels` sends to the AMX or AVX-512 kernel after
     bufferization. By default only convolutions with bf16 inputs and an f32
     accumulator are rewritten (what autocast produces, and what the AMX
-    kernel takes); `all-types` rewrites every element type.
+    kernel takes); with `avx512` also f32 x f32 -> f32 and f16 x f16 -> f32
+    (the AVX-512 kernel's types: FMA and its summation order, so f32 results
+    differ from the convolution's loops by rounding); `all-types` rewrites
+    every element type.
   }];
   let options = [
     Option<"allTypes", "all-types", "bool", /*default=*/"false",
            "Rewrite convolutions of every element type, not only "
            "bf16 x bf16 -> f32">,
+    Option<"avx512", "avx512", "bool", /*default=*/"false",
+           "Also rewrite f32 x f32 -> f32 and f16 x f16 -> f32 "
+           "convolutions (the AVX-512 kernel takes them)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
