@@ -71,11 +71,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
   %K = memref.dim %A, %c1 : {1}
   %N = memref.dim %B, %c1 : {1}
   %Nb = arith.ceildivui %N, %cNR : index
-  %Bp = memref.alloc(%Nb) {{alignment = 64 : i64} : {7}
-  // The row blocks in %chunks contiguous ranges ({8} at most: one when
+  %Bp = memref.alloc(%Nb) {{alignment = 64 : i64} : {6}
+  // The row blocks in %chunks contiguous ranges ({7} at most: one when
   // serial), each with its own A panels.
-  %cChunks = arith.constant {8} : index
-  %cPB = arith.constant {9} : index
+  %cChunks = arith.constant {7} : index
+  %cPB = arith.constant {8} : index
   %rowBlocks = arith.ceildivui %M, %cMB : index
   %chunks = arith.minui %rowBlocks, %cChunks : index
   %apBlocks = arith.muli %cChunks, %cPB : index
@@ -97,7 +97,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
         %m = vector.create_mask %rem : vector<{2}xi1>
         %v = vector.maskedload %B[%kg, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}x{0}> into vector<{2}x{0}>
 )",
-                elt, in, cols, rows, kBlock, rowBlock, apType, bpType,
+                elt, in, cols, rows, kBlock, rowBlock, bpType,
                 parallel ? 8 : 1, panels);
   if (widen)
     os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "

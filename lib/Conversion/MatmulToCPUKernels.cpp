@@ -186,14 +186,6 @@ Value permutedView(OpBuilder &b, Location loc, Value operand, AffineMap map,
                                      AffineMapAttr::get(permutation));
 }
 
-bool hasContiguousRows(Value view) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  auto type = cast<MemRefType>(view.getType());
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
-
 /// The kernel's argument type for an element type: a dynamic matrix with
 /// unit inner stride.
 MemRefType kernelArgType(Type elementType) {
@@ -317,7 +309,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     SmallVector<std::string> notes;
     SmallVector<Value> copies;
     auto contiguous = [&](Value view, StringRef name) -> Value {
-      if (hasContiguousRows(view))
+      if (cast<MemRefType>(view.getType()).isLastDimUnitStride())
         return view;
       auto type = cast<MemRefType>(view.getType());
       SmallVector<Value> dynSizes;

@@ -60,18 +60,11 @@ static bool isCandidate(linalg::LinalgOp op) {
 /// The loops of a pure transpose that moves data between two different
 /// contiguous dimensions: `rowLoop` is the input's innermost (unit stride)
 /// dimension, `colLoop` the output's. Static, both ranges multiples of
-/// `block`; the body yields the input as it is.
+/// `block` (a power of two, for the shuffle network); the body yields the
+/// input as it is.
 struct TransposePlan {
   unsigned rowLoop, colLoop;
 };
-
-static bool hasUnitInnerStride(Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         !strides.empty() && strides.back() == 1;
-}
 
 static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
                                                      int64_t block) {
@@ -89,8 +82,10 @@ static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
     return std::nullopt;
   AffineMap inMap = op.getMatchingIndexingMap(in);
   AffineMap outMap = op.getMatchingIndexingMap(out);
-  if (!inMap.isPermutation() || !outMap.isPermutation() ||
-      !hasUnitInnerStride(in->get()) || !hasUnitInnerStride(out->get()))
+  if (!llvm::isPowerOf2_64(block) || !inMap.isPermutation() ||
+      !outMap.isPermutation() ||
+      !cast<MemRefType>(in->get().getType()).isLastDimUnitStride() ||
+      !cast<MemRefType>(out->get().getType()).isLastDimUnitStride())
     return std::nullopt;
   TransposePlan plan{inMap.getDimPosition(inMap.getNumResults() - 1),
                      outMap.getDimPosition(outMap.getNumResults() - 1)};
@@ -204,8 +199,7 @@ struct VectorizeCPULoopsPass
     // tiled ones.
     if (failed(linalg::vectorizeOpPrecondition(op)))
       return;
-    if (std::optional<TransposePlan> plan = getTransposePlan(op, lanes);
-        plan && llvm::isPowerOf2_64(lanes)) {
+    if (std::optional<TransposePlan> plan = getTransposePlan(op, lanes)) {
       vectorizeTranspose(rewriter, op, *plan);
       return;
     }
@@ -296,16 +290,16 @@ struct VectorizeCPULoopsPass
       return indices;
     };
     auto body = [&](OpBuilder &b, Location, ValueRange ivs) {
-          // Row r: the input along its contiguous loop, at colLoop + r.
-          SmallVector<Value> rows;
-          for (int64_t r = 0; r < lanes; ++r)
-            rows.push_back(vector::LoadOp::create(
-                b, loc, vectorType, input,
-                indicesAt(b, inMap, ivs, plan.colLoop, r)));
-          SmallVector<Value> columns = transposeRows(b, loc, rows);
-          for (int64_t c = 0; c < lanes; ++c)
-            vector::StoreOp::create(b, loc, columns[c], output,
-                                    indicesAt(b, outMap, ivs, plan.rowLoop, c));
+      // Row r: the input along its contiguous loop, at colLoop + r.
+      SmallVector<Value> rows;
+      for (int64_t r = 0; r < lanes; ++r)
+        rows.push_back(vector::LoadOp::create(
+            b, loc, vectorType, input,
+            indicesAt(b, inMap, ivs, plan.colLoop, r)));
+      SmallVector<Value> columns = transposeRows(b, loc, rows);
+      for (int64_t c = 0; c < lanes; ++c)
+        vector::StoreOp::create(b, loc, columns[c], output,
+                                indicesAt(b, outMap, ivs, plan.rowLoop, c));
     };
     if (runsInParallel(op))
       scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps, body);

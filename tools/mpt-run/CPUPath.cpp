@@ -2,9 +2,6 @@
 #include "CPUPath.h"
 #include "Options.h"
 
-#include <cstdlib>
-#include <thread>
-
 #include "mpt/Pipelines/LowerToCPU.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -14,14 +11,13 @@
 #include "llvm/TargetParser/Host.h"
 
 #if defined(__linux__) && defined(__x86_64__)
-#include <cstdlib>
 #include <sys/syscall.h>
-#include <thread>
 #include <unistd.h>
 #endif
+#include <cstdlib>
+#include <thread>
 
 using namespace llvm;
-
 
 namespace {
 enum class CPUPath { Auto, Generic, AVX512, AMX };
@@ -188,6 +184,7 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
            << (cpuPath == CPUPath::Auto ? ": no AMX or AVX-512" : "") << ")";
     break;
   }
-  errs() << ", " << numThreads << (numThreads == 1 ? " thread\n" : " threads\n");
+  errs() << ", " << numThreads
+         << (numThreads == 1 ? " thread\n" : " threads\n");
   return true;
 }

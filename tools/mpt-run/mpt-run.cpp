@@ -36,10 +36,10 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -71,10 +71,10 @@ namespace cl = llvm::cl;
 // Command line
 //===----------------------------------------------------------------------===//
 
-
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<step.mlir>"),
-                                          cl::init("-"), cl::cat(getRunCategory()));
+                                          cl::init("-"),
+                                          cl::cat(getRunCategory()));
 static cl::opt<std::string>
     entryName("entry", cl::desc("The step function (default: the only "
                                 "function with a loss result)"),
@@ -115,7 +115,8 @@ static cl::opt<std::string> logFile("log",
                                     cl::cat(getRunCategory()));
 static cl::opt<std::string> logFormat("log-format",
                                       cl::desc("Log format: csv or jsonl"),
-                                      cl::init("csv"), cl::cat(getRunCategory()));
+                                      cl::init("csv"),
+                                      cl::cat(getRunCategory()));
 static cl::opt<std::string>
     saveFile("save",
              cl::desc("Write the final value of every updated argument "
@@ -978,10 +979,8 @@ static int run(int argc, char **argv) {
       {&getRunCategory(), &getCPUCategory(), &getCacheCategory()});
   SmallVector<const char *> args(argv, argv + argc);
   std::string threadsError;
-  if (!takeThreadsOption(args, threadsError)) {
-    llvm::errs() << "mpt-run: error: " << threadsError << "\n";
-    return 1;
-  }
+  if (!takeThreadsOption(args, threadsError))
+    fail(threadsError);
   cl::ParseCommandLineOptions(
       args.size(), args.data(),
       "mpt-run: run a training step on the CPU for N steps "
