@@ -1,13 +1,35 @@
-//===- ConvToIm2Col.cpp - convolutions to im2col + contraction ------------===//
+//===- ConvToIm2Col.cpp - convolutions to im2col + one matmul -------------===//
 //
-// A thin pass around upstream's linalg::rewriteInIm2Col: it chooses which
-// convolutions to rewrite (by element type), so that the CPU pipeline can
-// send them to its matmul kernels.
+// Chooses which convolutions become im2col + a contraction (by element type),
+// so that the CPU pipeline sends them to its matmul kernels.
+//
+// An NCHW convolution becomes ONE matmul with the batch folded into N:
+//
+//   col[(c, kh, kw), (n, oh, ow)] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw]
+//   out2[f, (n, oh, ow)]          = w[f, (c, kh, kw)] . col
+//   out[n, f, oh, ow]             = out2[f, n, oh, ow]          (a transpose)
+//
+// Upstream's linalg::rewriteInIm2Col instead builds a batch of matmuls that
+// share the filter (one kernel call per image, the filter packed each time)
+// and an im2col generic whose floordiv/mod indexing stays a scalar loop. At
+// training sizes a convolution's N per image is tiny (ResNet-18 at 64x64:
+// OH*OW = 4 in its last stage, and its weight gradients are "convolutions"
+// whose batch is the channel count), so per-image calls waste the kernel;
+// with the batch folded in, each convolution is one call of a well-shaped
+// matmul. col is filled tap by tap (an scf.for over kh, kw): each tap is a
+// strided slice of x transposed (N, C) -> (C, N), whose rows of OW stay
+// contiguous, which --mpt-vectorize-cpu-loops vectorizes.
+//
+// NHWC convolutions and dynamic shapes keep upstream's rewrite.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Conversion/CPUPasses.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mpt {
 #define GEN_PASS_DEF_CONVTOIM2COL
@@ -17,6 +39,204 @@ namespace mpt {
 using namespace mlir;
 
 namespace {
+
+/// The init of the folded matmul ([F, N*OH*OW]): a fill of the same value
+/// when the convolution's init is a fill (the kernels then start from zero
+/// tiles instead of reading C), else the init transposed into that layout.
+Value foldedInit(OpBuilder &b, Location loc, Value init, int64_t n, int64_t f,
+                 int64_t oh, int64_t ow) {
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elem = initType.getElementType();
+  auto foldedType = RankedTensorType::get({f, n * oh * ow}, elem);
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(b, loc, foldedType.getShape(), elem);
+    return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, {f, n, oh, ow}, elem);
+  Value transposed =
+      linalg::TransposeOp::create(b, loc, init, empty, {1, 0, 2, 3})
+          .getResult()[0];
+  return tensor::CollapseShapeOp::create(
+      b, loc, foldedType, transposed,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
+/// Whether `op` is elementwise on one input in any layout: all loops
+/// parallel, identity maps, no linalg.index, one input and one init.
+static bool isLayoutFreeElementwise(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  return generic.getBody()->getOps<linalg::IndexOp>().empty();
+}
+
+/// When the convolution's only use is a chain of layout-free elementwise ops
+/// ending in a linalg.transpose [1, 0, 2, 3] into a tensor.empty, replaces
+/// the transpose by the chain applied to `transposed` (the convolution's
+/// result with its first two dimensions swapped) and erases the rest.
+static LogicalResult foldTransposeBack(RewriterBase &rewriter,
+                                       linalg::Conv2DNchwFchwOp conv,
+                                       Value transposed) {
+  SmallVector<linalg::GenericOp> chain;
+  Value value = conv.getResult(0);
+  linalg::TransposeOp back;
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(user)) {
+      if (transpose.getInput() == value &&
+          transpose.getPermutation() == ArrayRef<int64_t>{1, 0, 2, 3} &&
+          transpose.getInit().getDefiningOp<tensor::EmptyOp>())
+        back = transpose;
+      break;
+    }
+    if (!isLayoutFreeElementwise(user) ||
+        cast<linalg::GenericOp>(user).getDpsInputs()[0] != value)
+      break;
+    chain.push_back(cast<linalg::GenericOp>(user));
+    value = user->getResult(0);
+  }
+  if (!back)
+    return failure();
+  rewriter.setInsertionPoint(back);
+  auto shape = cast<RankedTensorType>(transposed.getType()).getShape();
+  for (linalg::GenericOp op : chain) {
+    Type elem = getElementTypeOrSelf(op->getResult(0).getType());
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), shape, elem);
+    auto copy = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{init.getType()},
+        ValueRange{transposed}, ValueRange{init}, op.getIndexingMapsArray(),
+        op.getIteratorTypesArray());
+    rewriter.cloneRegionBefore(op.getRegion(), copy.getRegion(),
+                               copy.getRegion().end());
+    transposed = copy.getResult(0);
+  }
+  rewriter.replaceOp(back, transposed);
+  for (linalg::GenericOp op : llvm::reverse(chain))
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(conv);
+  return success();
+}
+
+/// Rewrites a static NCHW convolution into im2col (batch folded into the
+/// columns) + linalg.matmul + a transpose back to NCHW.
+LogicalResult rewriteFolded(RewriterBase &rewriter,
+                            linalg::Conv2DNchwFchwOp conv) {
+  auto xType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto wType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
+      !outType.hasStaticShape())
+    return failure();
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+  int64_t f = wType.getDimSize(0), kh = wType.getDimSize(2),
+          kw = wType.getDimSize(3);
+  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  Location loc = conv.getLoc();
+  Value x = conv.getInputs()[0], w = conv.getInputs()[1];
+  Type xElem = xType.getElementType();
+  rewriter.setInsertionPoint(conv);
+
+  // col as [C, KH, KW, N, OH, OW], filled one tap (kh, kw) at a time.
+  auto colType = RankedTensorType::get({c, kh, kw, n, oh, ow}, xElem);
+  auto tapType = RankedTensorType::get({c, n, oh, ow}, xElem);
+  Value col = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), xElem);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value zero = index(0), one = index(1);
+  OpFoldResult zeroAttr = rewriter.getIndexAttr(0),
+               oneAttr = rewriter.getIndexAttr(1);
+  auto tapLoop = [&](int64_t trips, Value init,
+                     function_ref<Value(OpBuilder &, Value, Value)> body) {
+    return scf::ForOp::create(
+               rewriter, loc, zero, index(trips), one, ValueRange{init},
+               [&](OpBuilder &b, Location, Value iv, ValueRange args) {
+                 scf::YieldOp::create(b, loc, body(b, iv, args[0]));
+               })
+        .getResult(0);
+  };
+  col = tapLoop(kh, col, [&](OpBuilder &b, Value i, Value colI) {
+    return scf::ForOp::create(
+               b, loc, zero, index(kw), one, ValueRange{colI},
+               [&](OpBuilder &b, Location, Value j, ValueRange args) {
+                 Value colJ = args[0];
+                 auto scaled = [&](Value v, int64_t by) -> OpFoldResult {
+                   if (by == 1)
+                     return v;
+                   return arith::MulIOp::create(
+                              b, loc, v,
+                              arith::ConstantIndexOp::create(b, loc, by))
+                       .getResult();
+                 };
+                 // x[:, :, i*dh :: sh, j*dw :: sw], N x C x OH x OW.
+                 SmallVector<OpFoldResult> xOffsets{
+                     zeroAttr, zeroAttr, scaled(i, dilations[0]),
+                     scaled(j, dilations[1])};
+                 SmallVector<OpFoldResult> xSizes{
+                     b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(oh),
+                     b.getIndexAttr(ow)};
+                 SmallVector<OpFoldResult> xStrides{
+                     oneAttr, oneAttr, b.getIndexAttr(strides[0]),
+                     b.getIndexAttr(strides[1])};
+                 Value tap = tensor::ExtractSliceOp::create(
+                     b, loc, x, xOffsets, xSizes, xStrides);
+                 // col[:, i, j, :, :, :] as C x N x OH x OW.
+                 SmallVector<OpFoldResult> colOffsets{zeroAttr, i,        j,
+                                                      zeroAttr, zeroAttr,
+                                                      zeroAttr};
+                 SmallVector<OpFoldResult> colSizes{
+                     b.getIndexAttr(c),  oneAttr,           oneAttr,
+                     b.getIndexAttr(n),  b.getIndexAttr(oh), b.getIndexAttr(ow)};
+                 SmallVector<OpFoldResult> colStrides(6, oneAttr);
+                 Value dest = tensor::ExtractSliceOp::create(
+                     b, loc, tapType, colJ, colOffsets, colSizes, colStrides);
+                 Value moved = linalg::TransposeOp::create(b, loc, tap, dest,
+                                                           {1, 0, 2, 3})
+                                   .getResult()[0];
+                 Value next = tensor::InsertSliceOp::create(
+                     b, loc, moved, colJ, colOffsets, colSizes, colStrides);
+                 scf::YieldOp::create(b, loc, next);
+               })
+        .getResult(0);
+  });
+
+  int64_t k = c * kh * kw, p = n * oh * ow;
+  Value col2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({k, p}, xElem), col,
+      SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  Value w2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()), w,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value init = foldedInit(rewriter, loc, conv.getOutputs()[0], n, f, oh, ow);
+  Value product =
+      linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
+          .getResult(0);
+  Type outElem = outType.getElementType();
+  Value product4 = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, n, oh, ow}, outElem), product,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  // A weight gradient written as a convolution ([C, F, KH, KW], batch and
+  // channels swapped) is transposed back to [F, C, KH, KW] by its user,
+  // possibly after elementwise ops (autocast's truncf): product4 is already
+  // in that layout, so the elementwise ops run on it and neither transpose
+  // is made.
+  if (succeeded(foldTransposeBack(rewriter, conv, product4)))
+    return success();
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, outType.getShape(), outElem);
+  Value result =
+      linalg::TransposeOp::create(rewriter, loc, product4, empty, {1, 0, 2, 3})
+          .getResult()[0];
+  rewriter.replaceOp(conv, result);
+  return success();
+}
 
 struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
@@ -45,13 +265,23 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : convs) {
       rewriter.setInsertionPoint(op);
-      // A convolution the rewrite does not support (it says why in its
+      // A convolution neither rewrite supports (upstream's says why in its
       // match failure) stays a convolution: loops, as before.
-      if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
-        (void)linalg::rewriteInIm2Col(rewriter, nchw);
-      else
+      if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+        Operation *init = nchw.getOutputs()[0].getDefiningOp();
+        if (failed(rewriteFolded(rewriter, nchw))) {
+          (void)linalg::rewriteInIm2Col(rewriter, nchw);
+          continue;
+        }
+        // The convolution's zero fill, now read by nothing, would still be
+        // written once bufferized (a fill into a buffer is not dead code to
+        // the canonicalizer).
+        if (isa_and_nonnull<linalg::FillOp>(init) && init->use_empty())
+          rewriter.eraseOp(init);
+      } else {
         (void)linalg::rewriteInIm2Col(
             rewriter, cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()));
+      }
     }
   }
 };

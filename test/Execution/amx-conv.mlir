@@ -1,18 +1,22 @@
 // bf16 convolutions on the CPU kernels: --mpt-lower-to-cpu="amx=1" rewrites
 // them into im2col + a contraction (--mpt-conv-to-im2col, upstream's
-// rewriteInIm2Col), and the contraction runs on the AMX kernel (the filter
-// is shared by the batch). Checked against the f32 convolution of the same
+// one matmul with the batch folded into its columns), and the matmul runs on
+// the AMX kernel. Checked against the f32 convolution of the same
 // values on the generic loops: inputs are small integers (|x| <= 3), every
 // partial sum (at most 27 * 9 or 64 * 9 terms of 9) is exact, so the
 // largest difference printed must be 0. Cases: 3x3 stride 2 on a ragged
-// image, 1x1 stride 1.
+// image, 1x1 stride 1, and a 2x3 filter with dilation (2, 1), stride (1, 2)
+// accumulating into an init that is not a fill (it is transposed into the
+// matmul's layout and back).
 // REQUIRES: amx
 // RUN: mpt-opt %s --mpt-lower-to-cpu="amx=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mpt_amx_runtime,%mlir_runner_libs | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (amx, no avx512): 2 of 4 contractions lowered
-// REPORT: linalg.generic {{.*}} bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
+// REPORT: CPU kernels (amx, no avx512): 3 of 6 contractions lowered
+// REPORT: linalg.matmul 40x50x27 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
+// REPORT: linalg.matmul 33x108x64 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
+// REPORT: linalg.matmul 17x112x30 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
 // REPORT: linalg.conv_2d_nchw_fchw {{.*}} f32 x f32 -> f32: left as is: convolution
 
 // ((a*i + b*j + c*k + d*l) mod 7) - 3
@@ -112,5 +116,31 @@ func.func @main() {
   %d = tensor.cast %s32 : tensor<3x33x6x6xf32> to tensor<?x?x?x?xf32>
   // CHECK-NEXT: 0
   func.call @maxdiff(%c, %d) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> ()
+
+  %z32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%k, %l, %j, %i) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<4x5x9x10xf32>
+  %u32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%j, %l, %i, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<17x5x2x3xf32>
+  %acc3 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %i, %k, %j) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<4x17x7x4xf32>
+  %z16 = arith.truncf %z32 : tensor<4x5x9x10xf32> to tensor<4x5x9x10xbf16>
+  %u16 = arith.truncf %u32 : tensor<17x5x2x3xf32> to tensor<17x5x2x3xbf16>
+  %t16 = linalg.conv_2d_nchw_fchw {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+      ins(%z16, %u16 : tensor<4x5x9x10xbf16>, tensor<17x5x2x3xbf16>) outs(%acc3 : tensor<4x17x7x4xf32>) -> tensor<4x17x7x4xf32>
+  %t32 = linalg.conv_2d_nchw_fchw {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+      ins(%z32, %u32 : tensor<4x5x9x10xf32>, tensor<17x5x2x3xf32>) outs(%acc3 : tensor<4x17x7x4xf32>) -> tensor<4x17x7x4xf32>
+  %e = tensor.cast %t16 : tensor<4x17x7x4xf32> to tensor<?x?x?x?xf32>
+  %f = tensor.cast %t32 : tensor<4x17x7x4xf32> to tensor<?x?x?x?xf32>
+  // CHECK-NEXT: 0
+  func.call @maxdiff(%e, %f) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> ()
   return
 }

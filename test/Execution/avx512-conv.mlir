@@ -5,7 +5,10 @@
 // (|x| <= 3, exact in f16), every partial sum is exact, so the printed
 // outputs must equal the generic path's convolution loops exactly (`diff`);
 // rounding (FMA, order) cannot show on exact sums, a misplaced element does.
-// Cases: 3x3 stride 2 on a ragged image (f32), 1x1 stride 1 (f16 inputs).
+// Cases: 3x3 stride 2 on a ragged image (f32), 1x1 stride 1 (f16 inputs),
+// a 2x3 filter with dilation (2, 1), stride (1, 2) accumulating into an init
+// that is not a fill (f32), and a weight gradient's form (a convolution
+// negated elementwise and transposed back, which the rewrite folds away).
 // RUN: mpt-opt %s --mpt-lower-to-cpu="avx512=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.kernel
@@ -15,11 +18,15 @@
 // RUN: diff %t.kernel %t.loops
 // RUN: FileCheck %s < %t.kernel
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (no amx, avx512): 2 of 2 contractions lowered
-// REPORT: linalg.generic {{.*}} f32 x f32 -> f32: @__mpt_avx512_matmul_f32
-// REPORT: linalg.generic {{.*}} f16 x f16 -> f32: @__mpt_avx512_matmul_f16
+// REPORT: CPU kernels (no amx, avx512): 4 of 4 contractions lowered
+// REPORT: linalg.matmul 40x50x27 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 33x108x64 f16 x f16 -> f32: @__mpt_avx512_matmul_f16
+// REPORT: linalg.matmul 17x112x30 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 8x27x32 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // CHECK: sizes = [2, 40, 5, 5]
 // CHECK: sizes = [3, 33, 6, 6]
+// CHECK: sizes = [4, 17, 7, 4]
+// CHECK: sizes = [8, 3, 3, 3]
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
@@ -79,5 +86,52 @@ func.func @main() {
       ins(%y16, %v16 : tensor<3x64x6x6xf16>, tensor<33x64x1x1xf16>) outs(%acc2 : tensor<3x33x6x6xf32>) -> tensor<3x33x6x6xf32>
   %c = tensor.cast %s16 : tensor<3x33x6x6xf32> to tensor<*xf32>
   func.call @printMemrefF32(%c) : (tensor<*xf32>) -> ()
+
+  %z32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%k, %l, %j, %i) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<4x5x9x10xf32>
+  %u32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%j, %l, %i, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<17x5x2x3xf32>
+  %acc3 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %i, %k, %j) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<4x17x7x4xf32>
+  %t32 = linalg.conv_2d_nchw_fchw {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+      ins(%z32, %u32 : tensor<4x5x9x10xf32>, tensor<17x5x2x3xf32>) outs(%acc3 : tensor<4x17x7x4xf32>) -> tensor<4x17x7x4xf32>
+  %e = tensor.cast %t32 : tensor<4x17x7x4xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%e) : (tensor<*xf32>) -> ()
+
+  %xt = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%i, %k, %l, %j) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<3x2x6x6xf32>
+  %gt = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %j, %i, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<8x2x4x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %ew = tensor.empty() : tensor<3x8x3x3xf32>
+  %zw = linalg.fill ins(%zero : f32) outs(%ew : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  %gw = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%xt, %gt : tensor<3x2x6x6xf32>, tensor<8x2x4x4xf32>) outs(%zw : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  %neg = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%gw : tensor<3x8x3x3xf32>) outs(%ew : tensor<3x8x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<3x8x3x3xf32>
+  %eb = tensor.empty() : tensor<8x3x3x3xf32>
+  %back = linalg.transpose ins(%neg : tensor<3x8x3x3xf32>) outs(%eb : tensor<8x3x3x3xf32>) permutation = [1, 0, 2, 3]
+  %g = tensor.cast %back : tensor<8x3x3x3xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%g) : (tensor<*xf32>) -> ()
   return
 }

@@ -72,19 +72,27 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
 }
 
 def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
-  let summary = "Rewrite 2-d convolutions into im2col + a contraction (upstream rewrite)";
+  let summary = "Rewrite 2-d convolutions into im2col + one matmul";
   let description = [{
-    Applies upstream's `linalg::rewriteInIm2Col` to `linalg.conv_2d_nchw_fchw`
-    and `linalg.conv_2d_nhwc_hwcf` on tensors: the input is gathered into an
-    im2col tensor by a `linalg.generic`, and the convolution becomes a
-    contraction generic (a batch of matmuls sharing the filter) that
-    `--mpt-matmul-to-cpu-kernels` sends to the AMX or AVX-512 kernel after
-    bufferization. By default only convolutions with bf16 inputs and an f32
-    accumulator are rewritten (what autocast produces, and what the AMX
-    kernel takes); with `avx512` also f32 x f32 -> f32 and f16 x f16 -> f32
-    (the AVX-512 kernel's types: FMA and its summation order, so f32 results
-    differ from the convolution's loops by rounding); `all-types` rewrites
-    every element type.
+    A static `linalg.conv_2d_nchw_fchw` on tensors becomes one
+    `linalg.matmul` with the batch folded into its columns:
+    `col[(c,kh,kw), (n,oh,ow)]` is gathered tap by tap (an `scf.for` over the
+    filter taps; each tap is a strided slice of the input transposed with
+    `linalg.transpose`), `out2[f, (n,oh,ow)] = w[f, (c,kh,kw)] * col`, and a
+    `linalg.transpose` puts the result back in NCHW. A fill init becomes a
+    fill of the matmul's init; any other init is transposed into it. The
+    matmul then goes to the AMX or AVX-512 kernel
+    (`--mpt-matmul-to-cpu-kernels`) as one call per convolution, where
+    upstream's `linalg::rewriteInIm2Col` makes one call per image (the
+    filter packed each time) and a scalar im2col loop.
+    `linalg.conv_2d_nhwc_hwcf` and dynamic shapes keep upstream's rewrite.
+
+    By default only convolutions with bf16 inputs and an f32 accumulator are
+    rewritten (what autocast produces, and what the AMX kernel takes); with
+    `avx512` also f32 x f32 -> f32 and f16 x f16 -> f32 (the AVX-512
+    kernel's types: FMA and its summation order, so f32 results differ from
+    the convolution's loops by rounding); `all-types` rewrites every element
+    type.
   }];
   let options = [
     Option<"allTypes", "all-types", "bool", /*default=*/"false",
@@ -96,7 +104,8 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {

@@ -1,0 +1,106 @@
+// --mpt-conv-to-im2col: a static NCHW convolution becomes im2col with the
+// batch folded into the columns (filled tap by tap), one linalg.matmul of
+// the filter [F, C*KH*KW] by the columns [C*KH*KW, N*OH*OW], and a
+// transpose back to NCHW. Numerics: test/Execution/amx-conv.mlir and
+// avx512-conv.mlir run these shapes against the convolution's loops.
+// RUN: mpt-opt %s --split-input-file --mpt-conv-to-im2col | FileCheck %s
+
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x9x9xbf16>, %[[W:.*]]: tensor<8x3x3x3xbf16>)
+// The zero fill of the convolution's init is gone; the matmul's init is a
+// fill of the same value.
+// CHECK-NOT: linalg.fill {{.*}} tensor<2x8x4x4xf32>
+// CHECK: %[[COL:.*]] = scf.for %[[I:.*]] = %c0 to %c3 step %c1 iter_args(%[[C0:.*]] = %{{.*}}) -> (tensor<3x3x3x2x4x4xbf16>)
+// CHECK: scf.for %[[J:.*]] = %c0 to %c3{{.*}} step %c1 iter_args(%[[C1:.*]] = %[[C0]])
+// CHECK: %[[TAP:.*]] = tensor.extract_slice %[[X]][0, 0, %[[I]], %[[J]]] [2, 3, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[C1]][0, %[[I]], %[[J]], 0, 0, 0] [3, 1, 1, 2, 4, 4] [1, 1, 1, 1, 1, 1] : tensor<3x3x3x2x4x4xbf16> to tensor<3x2x4x4xbf16>
+// CHECK: %[[MOVED:.*]] = linalg.transpose ins(%[[TAP]] : tensor<2x3x4x4xbf16>) outs(%[[DEST]] : tensor<3x2x4x4xbf16>) permutation = [1, 0, 2, 3]
+// CHECK: tensor.insert_slice %[[MOVED]] into %[[C1]][0, %[[I]], %[[J]], 0, 0, 0]
+// CHECK: %[[COL2:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<3x3x3x2x4x4xbf16> into tensor<27x32xbf16>
+// CHECK: %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<8x3x3x3xbf16> into tensor<8x27xbf16>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[W2]], %[[COL2]] : tensor<8x27xbf16>, tensor<27x32xbf16>) outs(%[[INIT]] : tensor<8x32xf32>)
+// CHECK: %[[MM4:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0], [1, 2, 3]] output_shape [8, 2, 4, 4]
+// CHECK: %[[OUT:.*]] = linalg.transpose ins(%[[MM4]] : tensor<8x2x4x4xf32>) outs(%{{.*}} : tensor<2x8x4x4xf32>) permutation = [1, 0, 2, 3]
+// CHECK: return %[[OUT]]
+func.func @forward(%x: tensor<2x3x9x9xbf16>, %w: tensor<8x3x3x3xbf16>) -> tensor<2x8x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x3x9x9xbf16>, tensor<8x3x3x3xbf16>) outs(%z : tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  return %r : tensor<2x8x4x4xf32>
+}
+
+// -----
+
+// An init that is not a fill is transposed into the matmul's layout; the
+// dilation scales the tap's offset.
+// CHECK-LABEL: func.func @accumulate_dilated
+// CHECK-SAME: (%[[X:.*]]: tensor<4x5x9x10xbf16>, %{{.*}}: tensor<17x5x2x3xbf16>, %[[ACC:.*]]: tensor<4x17x7x4xf32>)
+// CHECK: scf.for %[[I:.*]] = %c0 to %c2
+// CHECK: scf.for %[[J:.*]] = %c0 to %c3
+// CHECK: %[[ROW:.*]] = arith.muli %[[I]], %c2
+// CHECK: tensor.extract_slice %[[X]][0, 0, %[[ROW]], %[[J]]] [4, 5, 7, 4] [1, 1, 1, 2]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[ACC]] : tensor<4x17x7x4xf32>) outs(%{{.*}} : tensor<17x4x7x4xf32>) permutation = [1, 0, 2, 3]
+// CHECK: %[[INIT:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2, 3]] : tensor<17x4x7x4xf32> into tensor<17x112xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<17x30xbf16>, tensor<30x112xbf16>) outs(%[[INIT]] : tensor<17x112xf32>)
+func.func @accumulate_dilated(%x: tensor<4x5x9x10xbf16>, %w: tensor<17x5x2x3xbf16>,
+                              %acc: tensor<4x17x7x4xf32>) -> tensor<4x17x7x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<[1, 2]> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+      ins(%x, %w : tensor<4x5x9x10xbf16>, tensor<17x5x2x3xbf16>) outs(%acc : tensor<4x17x7x4xf32>) -> tensor<4x17x7x4xf32>
+  return %r : tensor<4x17x7x4xf32>
+}
+
+// -----
+
+// A weight gradient as the importer writes it: a convolution of the input
+// with batch and channels swapped, truncated by autocast, transposed back to
+// [F, C, KH, KW]. The matmul's [F, C*KH*KW] result is already in that
+// layout: the truncation runs on it and no transpose is left.
+#id = affine_map<(a, b, c, d) -> (a, b, c, d)>
+// CHECK-LABEL: func.func @weight_gradient
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x32xbf16>, tensor<32x27xbf16>) outs(%{{.*}} : tensor<8x27xf32>)
+// CHECK: %[[MM4:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0], [1, 2, 3]] output_shape [8, 3, 3, 3]
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[MM4]] : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<8x3x3x3xbf16>)
+// CHECK: arith.truncf
+// CHECK-NOT: linalg.transpose ins(%{{.*}} : tensor<{{.*}}x3x3xf
+// CHECK: return %[[G]] : tensor<8x3x3x3xbf16>
+func.func @weight_gradient(%xt: tensor<3x2x6x6xbf16>, %gt: tensor<8x2x4x4xbf16>) -> tensor<8x3x3x3xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x8x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%xt, %gt : tensor<3x2x6x6xbf16>, tensor<8x2x4x4xbf16>) outs(%z : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  %eb = tensor.empty() : tensor<3x8x3x3xbf16>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r : tensor<3x8x3x3xf32>) outs(%eb : tensor<3x8x3x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<3x8x3x3xbf16>
+  %et = tensor.empty() : tensor<8x3x3x3xbf16>
+  %back = linalg.transpose ins(%b : tensor<3x8x3x3xbf16>) outs(%et : tensor<8x3x3x3xbf16>) permutation = [1, 0, 2, 3]
+  return %back : tensor<8x3x3x3xbf16>
+}
+
+// -----
+
+// f32 convolutions are left to the loops without avx512, and NHWC ones go
+// to upstream's rewrite (a batch of matmuls sharing the filter).
+// CHECK-LABEL: func.func @not_folded
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: scf.for
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK: return
+func.func @not_folded(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %a: tensor<1x4x4x4xf32>,
+                      %y: tensor<1x6x6x3xbf16>, %v: tensor<3x3x3x4xbf16>, %b: tensor<1x4x4x4xf32>)
+    -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x3x6x6xf32>, tensor<4x3x3x3xf32>) outs(%a : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %s = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%y, %v : tensor<1x6x6x3xbf16>, tensor<3x3x3x4xbf16>) outs(%b : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %r, %s : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
