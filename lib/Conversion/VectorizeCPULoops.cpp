@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -55,6 +56,86 @@ static bool isCandidate(linalg::LinalgOp op) {
       if (memref.getElementType().isInteger(1))
         return false;
   return op.getStaticLoopRanges().back() > 1;
+}
+
+/// A transfer_read that reads one element for every lane (a scalar operand
+/// broadcast over the loop, such as a learning rate in a memref<f32>): one
+/// load and a broadcast, where the strided-transfer lowering below would
+/// load the same element once per lane.
+struct BroadcastReadToLoad : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<MemRefType>(read.getBase().getType()) || read.getMask() ||
+        !llvm::all_of(read.getPermutationMap().getResults(), [](AffineExpr e) {
+          auto constant = dyn_cast<AffineConstantExpr>(e);
+          return constant && constant.getValue() == 0;
+        }))
+      return failure();
+    Value element = memref::LoadOp::create(rewriter, read.getLoc(),
+                                           read.getBase(), read.getIndices());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, read.getVectorType(),
+                                                     element);
+    return success();
+  }
+};
+
+/// The trailing loops of `op` that can become one loop: parallel, and each
+/// operand reads them as one run of its own dimensions that is contiguous in
+/// memory (so the run is one memref.collapse_shape away). Empty when fewer
+/// than two. Elementwise ops on weights ([F, C, 3, 3]) otherwise vectorize
+/// along their last dimension of 3; collapsed, along all F*C*9 elements, each
+/// lane computing what its scalar loop computed.
+static ReassociationIndices getCollapsibleTrailingLoops(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  unsigned numLoops = op.getNumLoops();
+  // Upstream's collapseOpIterationDims (MLIR 22) crashes on a map with a
+  // constant result (a broadcast unit dimension, (0, d1, 0, 0)).
+  if (!llvm::all_of(maps, [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/false);
+      }))
+    return {};
+  auto contiguousRun = [&](unsigned first) {
+    ReassociationIndices run;
+    for (unsigned d = first; d < numLoops; ++d)
+      run.push_back(d);
+    if (!linalg::areDimSequencesPreserved(maps, {run}))
+      return false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<ShapedType>(operand.get().getType()))
+        continue; // a scalar (a fill's value)
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type)
+        return false;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      // The operand's dimensions that read the run, in order.
+      SmallVector<unsigned> dims;
+      for (auto [i, expr] : llvm::enumerate(map.getResults()))
+        if (auto dim = dyn_cast<AffineDimExpr>(expr))
+          if (dim.getPosition() >= first)
+            dims.push_back(i);
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)))
+        return false;
+      for (size_t i = 0; i + 1 < dims.size(); ++i)
+        if (dims[i + 1] != dims[i] + 1 || ShapedType::isDynamic(strides[dims[i]]) ||
+            strides[dims[i]] != strides[dims[i + 1]] * type.getDimSize(dims[i + 1]))
+          return false;
+    }
+    return true;
+  };
+  unsigned first = numLoops;
+  while (first > 0 && iterators[first - 1] == utils::IteratorType::parallel &&
+         contiguousRun(first - 1))
+    --first;
+  ReassociationIndices run;
+  for (unsigned d = first; d < numLoops; ++d)
+    run.push_back(d);
+  if (run.size() < 2)
+    run.clear();
+  return run;
 }
 
 /// The loops of a pure transpose that moves data between two different
@@ -153,6 +234,7 @@ struct VectorizeCPULoopsPass
     // lowering is left out: together with the leading-unit-dim patterns it
     // grew the GPT block's IR past 3 GB.)
     RewritePatternSet patterns(&getContext());
+    patterns.add<BroadcastReadToLoad>(&getContext());
     vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
     vector::populateVectorTransferDropUnitDimsPatterns(patterns);
     vector::populateDropUnitDimWithShapeCastPatterns(patterns);
@@ -212,20 +294,38 @@ struct VectorizeCPULoopsPass
         return;
       generic = *generalized;
     }
+    if (ReassociationIndices run = getCollapsibleTrailingLoops(generic);
+        !run.empty()) {
+      SmallVector<ReassociationIndices> groups;
+      for (unsigned d = 0; d < run.front(); ++d)
+        groups.push_back({d});
+      groups.push_back(run);
+      FailureOr<linalg::CollapseResult> collapsed =
+          linalg::collapseOpIterationDims(generic, groups, rewriter);
+      if (succeeded(collapsed)) {
+        rewriter.eraseOp(generic);
+        generic = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+      }
+    }
     // A ragged innermost loop (not a multiple of `lanes`) is split into a
-    // part of whole vectors and a remainder of one shorter vector, both
-    // static: no masks.
+    // part of whole vectors and a remainder of shorter vectors whose lengths
+    // are powers of two (9 = 8 + 1), all static: no masks. (LLVM 22's x86
+    // backend aborts on a load or store of vector<9xbf16>.)
     int64_t innermost = generic.getStaticLoopRanges().back();
-    int64_t whole = innermost / lanes * lanes;
-    if (whole != 0 && whole != innermost) {
-      auto [main, rest] = linalg::splitOp(
+    int64_t done = innermost / lanes * lanes;
+    if (done == 0)
+      done = llvm::bit_floor(static_cast<uint64_t>(innermost));
+    while (done != innermost) {
+      rewriter.setInsertionPoint(generic);
+      auto [head, rest] = linalg::splitOp(
           rewriter, cast<TilingInterface>(generic.getOperation()),
-          generic.getNumLoops() - 1, rewriter.getIndexAttr(whole));
-      if (!main || !rest)
+          generic.getNumLoops() - 1, rewriter.getIndexAttr(done));
+      if (!head || !rest)
         return;
-      vectorizeStatic(rewriter, cast<linalg::GenericOp>(main.getOperation()));
-      vectorizeStatic(rewriter, cast<linalg::GenericOp>(rest.getOperation()));
-      return;
+      vectorizeStatic(rewriter, cast<linalg::GenericOp>(head.getOperation()));
+      generic = cast<linalg::GenericOp>(rest.getOperation());
+      innermost -= done;
+      done = llvm::bit_floor(static_cast<uint64_t>(innermost));
     }
     vectorizeStatic(rewriter, generic);
   }
