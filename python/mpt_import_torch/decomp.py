@@ -227,13 +227,30 @@ def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilati
     return F.conv2d(go, wt, None, 1, 0, (dh, dw), groups)
 
 
+def _strided_conv_weight_grad(grad_output, input, kh, kw, stride, padding, dilation):
+    """The weight gradient of an ungrouped convolution as ONE convolution:
+    gw[f, c, i, j] = sum_{n,y,x} go[n, f, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]
+    is a convolution of xpad with batch and channels swapped ([C, N, H, W])
+    by go as the filter ([F, N, OH, OW]) with stride d and dilation s, whose
+    [C, F, KH', KW'] result is cropped to the kernel (KH' >= KH when the
+    padded input reaches beyond the last window) and transposed.  One
+    contraction of K = N*OH*OW, where one batched matmul per kernel offset
+    re-reads the output gradient KH*KW times."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    xp = F.pad(input, (pw, pw, ph, ph)).transpose(0, 1)
+    go = grad_output.transpose(0, 1)
+    gw = F.conv2d(xp, go, None, (dh, dw), 0, (sh, sw))
+    return gw[:, :, :kh, :kw].transpose(0, 1)
+
+
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
     """Grouped, depthwise or strided 2-D convolution backward.  The weight gradient of
     group g at kernel offset (i, j) is a contraction over batch and output
     positions: gw[g, f, c, i, j] = sum_{n,y,x} go[n, g, f, y, x] * xpad[n, g, c,
-    y*s + i*d, x*s + j*d], i.e. one batched matmul (batch G) per kernel
-    offset over strided views of the padded input.  The input gradient of a
+    y*s + i*d, x*s + j*d]: for one group a single dilated convolution
+    (_strided_conv_weight_grad), for several one batched matmul (batch G) per
+    kernel offset over strided views of the padded input.  The input gradient of a
     grouped convolution is a forward grouped convolution
     (_grouped_conv_input_grad); an ungrouped one and the bias gradient are
     left to torch-mlir, which lowers them correctly (checked against eager by
@@ -250,7 +267,9 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         input, weight, stride, padding, dilation, groups)
     ho, wo = grad_output.shape[-2:]
     gw = None
-    if output_mask[1]:
+    if output_mask[1] and groups == 1:
+        gw = _strided_conv_weight_grad(grad_output, input, kh, kw, (sh, sw), (ph, pw), (dh, dw))
+    elif output_mask[1]:
         xp = F.pad(input, (pw, pw, ph, ph))
         go = grad_output.reshape(n, groups, fg, ho, wo)
         parts = []

@@ -174,8 +174,10 @@ def unsupported_dropout():
 
 class StridedConv(nn.Module):
     """Ungrouped stride-2 convolutions (3x3 padded, and a 1x1 projection as in a
-    ResNet downsample block) with an odd input size."""
-    example_input_shape = (3, 4, 9, 9)
+    ResNet downsample block); the height is even, so the last window stops
+    short of the padded input and the weight gradient's dilated convolution
+    is cropped (to 3 of 4 rows, 1 of 2), the width odd (no crop)."""
+    example_input_shape = (3, 4, 10, 9)
 
     def __init__(self):
         super().__init__()
