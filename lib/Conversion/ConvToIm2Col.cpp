@@ -30,6 +30,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mpt {
 #define GEN_PASS_DEF_CONVTOIM2COL
@@ -122,6 +125,112 @@ static LogicalResult foldTransposeBack(RewriterBase &rewriter,
   return success();
 }
 
+/// An input gradient's filter as torch-mlir writes it: a generic with no
+/// inputs whose body reads w'[c, f, kh, kw] = src[f, c, KH-1-kh, KW-1-kw]
+/// with tensor.extract (the filter flipped in space, channels swapped) and
+/// applies elementwise ops to it (autocast's truncf). Each element is a
+/// scalar load at a computed address, the filter's rows 4.5 KiB apart.
+struct FlippedFilter {
+  linalg::GenericOp generic;
+  tensor::ExtractOp extract;
+};
+
+/// Whether `v` is `linalg.index dim` of `generic`, or `last - linalg.index
+/// dim` when `flipped`.
+static bool isIndex(Value v, unsigned dim, bool flipped, int64_t last) {
+  if (flipped) {
+    auto sub = v.getDefiningOp<arith::SubIOp>();
+    std::optional<int64_t> c =
+        sub ? getConstantIntValue(sub.getLhs()) : std::nullopt;
+    if (!c || *c != last)
+      return false;
+    v = sub.getRhs();
+  }
+  auto index = v.getDefiningOp<linalg::IndexOp>();
+  return index && index.getDim() == dim;
+}
+
+static std::optional<FlippedFilter> matchFlippedFilter(Value filter) {
+  auto generic = filter.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 0 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 4 ||
+      generic.getNumParallelLoops() != 4 ||
+      !generic.getIndexingMapsArray()[0].isIdentity())
+    return std::nullopt;
+  auto shape = cast<RankedTensorType>(filter.getType()).getShape();
+  tensor::ExtractOp extract;
+  for (Operation &op : generic.getBody()->without_terminator()) {
+    if (auto read = dyn_cast<tensor::ExtractOp>(op)) {
+      if (extract)
+        return std::nullopt;
+      extract = read;
+    }
+  }
+  if (!extract)
+    return std::nullopt;
+  auto srcType = cast<RankedTensorType>(extract.getTensor().getType());
+  if (srcType.getRank() != 4 || srcType.getDimSize(0) != shape[1] ||
+      srcType.getDimSize(1) != shape[0] || srcType.getDimSize(2) != shape[2] ||
+      srcType.getDimSize(3) != shape[3])
+    return std::nullopt;
+  auto indices = extract.getIndices();
+  if (!isIndex(indices[0], 1, false, 0) || !isIndex(indices[1], 0, false, 0) ||
+      !isIndex(indices[2], 2, true, shape[2] - 1) ||
+      !isIndex(indices[3], 3, true, shape[3] - 1))
+    return std::nullopt;
+  // The rest of the body computes on the extracted element only.
+  for (Operation &op : generic.getBody()->without_terminator()) {
+    if (&op == extract.getOperation() || isa<linalg::IndexOp>(op) ||
+        llvm::all_of(op.getResultTypes(),
+                     [](Type t) { return t.isIndex(); }))
+      continue;
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+      return std::nullopt;
+    for (Value operand : op.getOperands())
+      if (operand.getType().isIndex())
+        return std::nullopt;
+  }
+  return FlippedFilter{generic, extract};
+}
+
+/// The flipped filter's [C, F, KH, KW] without the flip: src transposed
+/// (f, c) -> (c, f) by a generic with a permutation map (vectorizable), the
+/// body's elementwise ops applied. The im2col fills its taps in reverse
+/// order to match.
+static Value transposeUnflipped(RewriterBase &rewriter,
+                                FlippedFilter flipped) {
+  linalg::GenericOp generic = flipped.generic;
+  Location loc = generic.getLoc();
+  Value src = flipped.extract.getTensor();
+  auto resultType = cast<RankedTensorType>(generic->getResult(0).getType());
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  MLIRContext *ctx = rewriter.getContext();
+  AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0, 2, 3},
+                                                ctx);
+  SmallVector<AffineMap> maps{swap, AffineMap::getMultiDimIdentityMap(4, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, ValueRange{src}, ValueRange{init},
+      maps, iterators,
+      [&](OpBuilder &b, Location, ValueRange args) {
+        IRMapping mapping;
+        mapping.map(flipped.extract.getResult(), args[0]);
+        for (Operation &op : generic.getBody()->without_terminator()) {
+          if (&op == flipped.extract.getOperation() ||
+              isa<linalg::IndexOp>(op) ||
+              llvm::all_of(op.getResultTypes(),
+                           [](Type t) { return t.isIndex(); }))
+            continue;
+          b.clone(op, mapping);
+        }
+        auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+        linalg::YieldOp::create(b, loc,
+                                mapping.lookupOrDefault(yield.getOperand(0)));
+      });
+  return copy.getResult(0);
+}
+
 /// Rewrites a static NCHW convolution into im2col (batch folded into the
 /// columns) + linalg.matmul + a transpose back to NCHW.
 LogicalResult rewriteFolded(RewriterBase &rewriter,
@@ -140,6 +249,9 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   Location loc = conv.getLoc();
   Value x = conv.getInputs()[0], w = conv.getInputs()[1];
+  // A flipped filter (an input gradient) is read unflipped, transposed by a
+  // vectorizable generic, and the taps are gathered in reverse order.
+  std::optional<FlippedFilter> flipped = matchFlippedFilter(w);
   Type xElem = xType.getElementType();
   rewriter.setInsertionPoint(conv);
 
@@ -176,9 +288,17 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
                        .getResult();
                  };
                  // x[:, :, i*dh :: sh, j*dw :: sw], N x C x OH x OW.
+                 auto tapOffset = [&](Value v, int64_t size,
+                                      int64_t dilation) {
+                   if (flipped)
+                     v = arith::SubIOp::create(
+                         b, loc, arith::ConstantIndexOp::create(b, loc, size - 1),
+                         v);
+                   return scaled(v, dilation);
+                 };
                  SmallVector<OpFoldResult> xOffsets{
-                     zeroAttr, zeroAttr, scaled(i, dilations[0]),
-                     scaled(j, dilations[1])};
+                     zeroAttr, zeroAttr, tapOffset(i, kh, dilations[0]),
+                     tapOffset(j, kw, dilations[1])};
                  SmallVector<OpFoldResult> xSizes{
                      b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(oh),
                      b.getIndexAttr(ow)};
@@ -211,6 +331,8 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   Value col2 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({k, p}, xElem), col,
       SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  if (flipped)
+    w = transposeUnflipped(rewriter, *flipped);
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()), w,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
@@ -269,15 +391,18 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       // match failure) stays a convolution: loops, as before.
       if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
         Operation *init = nchw.getOutputs()[0].getDefiningOp();
+        Operation *filter = nchw.getInputs()[1].getDefiningOp();
         if (failed(rewriteFolded(rewriter, nchw))) {
           (void)linalg::rewriteInIm2Col(rewriter, nchw);
           continue;
         }
-        // The convolution's zero fill, now read by nothing, would still be
-        // written once bufferized (a fill into a buffer is not dead code to
-        // the canonicalizer).
-        if (isa_and_nonnull<linalg::FillOp>(init) && init->use_empty())
-          rewriter.eraseOp(init);
+        // The convolution's zero fill and a flipped filter it no longer
+        // reads would still be computed once bufferized (a write into a
+        // buffer is not dead code to the canonicalizer).
+        for (Operation *producer : {init, filter})
+          if (isa_and_nonnull<linalg::FillOp, linalg::GenericOp>(producer) &&
+              producer->use_empty())
+            rewriter.eraseOp(producer);
       } else {
         (void)linalg::rewriteInIm2Col(
             rewriter, cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()));

@@ -104,3 +104,47 @@ func.func @not_folded(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %a: tens
       ins(%y, %v : tensor<1x6x6x3xbf16>, tensor<3x3x3x4xbf16>) outs(%b : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %r, %s : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// An input gradient's filter as torch-mlir writes it (flipped in space,
+// channels swapped, read through tensor.extract, truncated): the filter is
+// read unflipped by a transposing generic, the taps are gathered from the
+// far end (2 - i, 2 - j), and the gather is erased.
+// CHECK-LABEL: func.func @input_gradient
+// CHECK-SAME: (%[[GO:.*]]: tensor<2x4x9x9xbf16>, %[[W:.*]]: tensor<4x6x3x3xf32>)
+// CHECK-NOT: tensor.extract %
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3
+// CHECK: scf.for %[[J:.*]] = %c0 to %c3
+// CHECK: %[[ROW:.*]] = arith.subi %c2{{.*}}, %[[I]]
+// CHECK: %[[COL:.*]] = arith.subi %c2{{.*}}, %[[J]]
+// CHECK: tensor.extract_slice %[[GO]][0, 0, %[[ROW]], %[[COL]]] [2, 4, 7, 7] [1, 1, 1, 1]
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#[[SWAP:.*]], #{{.*}}], {{.*}} ins(%[[W]] : tensor<4x6x3x3xf32>) outs(%{{.*}} : tensor<6x4x3x3xbf16>)
+// CHECK: arith.truncf
+// CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2, 3]] : tensor<6x4x3x3xbf16> into tensor<6x36xbf16>
+// CHECK-NOT: tensor.extract %
+// CHECK: return
+func.func @input_gradient(%go: tensor<2x4x9x9xbf16>, %w: tensor<4x6x3x3xf32>) -> tensor<2x6x7x7xf32> {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<6x4x3x3xbf16>
+  %flip = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<6x4x3x3xbf16>) {
+  ^bb0(%out: bf16):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r2 = arith.subi %c2, %i2 : index
+    %r3 = arith.subi %c2, %i3 : index
+    %x = tensor.extract %w[%i1, %i0, %r2, %r3] : tensor<4x6x3x3xf32>
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<6x4x3x3xbf16>
+  %zero = arith.constant 0.0 : f32
+  %gi0 = tensor.empty() : tensor<2x6x7x7xf32>
+  %gi = linalg.fill ins(%zero : f32) outs(%gi0 : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%go, %flip : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  return %r : tensor<2x6x7x7xf32>
+}

@@ -7,16 +7,20 @@
 // largest difference printed must be 0. Cases: 3x3 stride 2 on a ragged
 // image, 1x1 stride 1, and a 2x3 filter with dilation (2, 1), stride (1, 2)
 // accumulating into an init that is not a fill (it is transposed into the
-// matmul's layout and back).
+// matmul's layout and back), and an input gradient's filter as torch-mlir
+// writes it (a generic reading the f32 filter flipped and channel-swapped
+// through tensor.extract, truncated to bf16), which the rewrite reads
+// unflipped with the taps gathered in reverse order.
 // REQUIRES: amx
 // RUN: mpt-opt %s --mpt-lower-to-cpu="amx=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mpt_amx_runtime,%mlir_runner_libs | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (amx, no avx512): 3 of 6 contractions lowered
+// REPORT: CPU kernels (amx, no avx512): 4 of 8 contractions lowered
 // REPORT: linalg.matmul 40x50x27 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
 // REPORT: linalg.matmul 33x108x64 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
 // REPORT: linalg.matmul 17x112x30 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
+// REPORT: linalg.matmul 6x98x36 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16
 // REPORT: linalg.conv_2d_nchw_fchw {{.*}} f32 x f32 -> f32: left as is: convolution
 
 // ((a*i + b*j + c*k + d*l) mod 7) - 3
@@ -142,5 +146,61 @@ func.func @main() {
   %f = tensor.cast %t32 : tensor<4x17x7x4xf32> to tensor<?x?x?x?xf32>
   // CHECK-NEXT: 0
   func.call @maxdiff(%e, %f) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> ()
+
+  // w[f, c, kh, kw]: 4 filters of 6 channels; the input gradient convolves
+  // the padded output gradient (2 x 4 x 9 x 9) with w flipped, channels
+  // swapped: [6, 4, 3, 3].
+  %go = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %i, %j, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<2x4x9x9xf32>
+  %wf = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%k, %j, %l, %i) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<4x6x3x3xf32>
+  %c2 = arith.constant 2 : index
+  %ef16 = tensor.empty() : tensor<6x4x3x3xbf16>
+  %flip16 = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                            iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%ef16 : tensor<6x4x3x3xbf16>) {
+  ^bb0(%out: bf16):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r2 = arith.subi %c2, %i2 : index
+    %r3 = arith.subi %c2, %i3 : index
+    %x = tensor.extract %wf[%i1, %i0, %r2, %r3] : tensor<4x6x3x3xf32>
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<6x4x3x3xbf16>
+  %ef32 = tensor.empty() : tensor<6x4x3x3xf32>
+  %flip32 = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                            iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%ef32 : tensor<6x4x3x3xf32>) {
+  ^bb0(%out: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r2 = arith.subi %c2, %i2 : index
+    %r3 = arith.subi %c2, %i3 : index
+    %x = tensor.extract %wf[%i1, %i0, %r2, %r3] : tensor<4x6x3x3xf32>
+    linalg.yield %x : f32
+  } -> tensor<6x4x3x3xf32>
+  %go16 = arith.truncf %go : tensor<2x4x9x9xf32> to tensor<2x4x9x9xbf16>
+  %zero = arith.constant 0.0 : f32
+  %gi0 = tensor.empty() : tensor<2x6x7x7xf32>
+  %gi = linalg.fill ins(%zero : f32) outs(%gi0 : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %gi16 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%go16, %flip16 : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %gi32 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%go, %flip32 : tensor<2x4x9x9xf32>, tensor<6x4x3x3xf32>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %g = tensor.cast %gi16 : tensor<2x6x7x7xf32> to tensor<?x?x?x?xf32>
+  %h = tensor.cast %gi32 : tensor<2x6x7x7xf32> to tensor<?x?x?x?xf32>
+  // CHECK-NEXT: 0
+  func.call @maxdiff(%g, %h) : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> ()
   return
 }
