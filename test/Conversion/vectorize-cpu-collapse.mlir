@@ -4,7 +4,8 @@
 // of 2048 rows of 3 (results are bit-identical: each lane computes what its
 // scalar iteration did; test/Execution/vectorize-cpu-loops.mlir diffs the
 // outputs). A scalar read by every lane (the learning rate) is one load and
-// a broadcast. Runs that are not contiguous stay separate loops.
+// a broadcast. Runs that are not contiguous stay separate loops. Ops that
+// permute outer dimensions run in 16x16 blocks of them.
 // RUN: mpt-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(func.func(mpt-vectorize-cpu-loops))" \
 // RUN:   | FileCheck %s
@@ -113,5 +114,30 @@ func.func @channel_scale(%x: memref<2x4x8x16xf32>, %s: memref<1x4x1x1xf32>,
 func.func @fill_weight(%out: memref<64x32x3x3xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<64x32x3x3xf32>)
+  return
+}
+
+// -----
+
+// A filter's channel swap with its cast, [512, 512, 3, 3] -> [512, 512, 3, 3]
+// with the first two dimensions exchanged: (kh, kw) become one run of 9,
+// and the outer loops run in 16x16 blocks (the input's rows are 18 KiB
+// apart; unblocked, they all fall into the same L1 sets).
+#swap = affine_map<(a, b, c, d) -> (b, a, c, d)>
+#id = affine_map<(a, b, c, d) -> (a, b, c, d)>
+// CHECK-LABEL: func.func @filter_swap
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : memref<512x512x3x3xf32> into memref<512x512x9xf32>
+// CHECK: scf.for %[[A:.*]] = %c0 to %c512 step %c16
+// CHECK: scf.for %[[B:.*]] = %c0 to %c512 step %c16
+// CHECK: memref.subview %{{.*}}[%[[B]], %[[A]], 0] [16, 16, 9]
+// CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
+func.func @filter_swap(%w: memref<512x512x3x3xf32>, %out: memref<512x512x3x3xbf16>) {
+  linalg.generic {indexing_maps = [#swap, #id],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w : memref<512x512x3x3xf32>) outs(%out : memref<512x512x3x3xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %t = arith.truncf %a : f32 to bf16
+    linalg.yield %t : bf16
+  }
   return
 }
