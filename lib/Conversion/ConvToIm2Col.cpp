@@ -255,77 +255,55 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   Type xElem = xType.getElementType();
   rewriter.setInsertionPoint(conv);
 
-  // col as [C, KH, KW, N, OH, OW], filled one tap (kh, kw) at a time.
-  auto colType = RankedTensorType::get({c, kh, kw, n, oh, ow}, xElem);
+  // col as [C, KH, KW, N, OH, OW], filled one tap (i, j) at a time: the
+  // strided slice x[:, :, i*dh :: sh, j*dw :: sw] (N x C x OH x OW; from the
+  // far end, KH-1-i, for a flipped filter) transposed into col[:, i, j].
+  Value col = tensor::EmptyOp::create(rewriter, loc,
+                                      {c, kh, kw, n, oh, ow}, xElem);
   auto tapType = RankedTensorType::get({c, n, oh, ow}, xElem);
-  Value col = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), xElem);
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value zero = index(0), one = index(1);
-  OpFoldResult zeroAttr = rewriter.getIndexAttr(0),
-               oneAttr = rewriter.getIndexAttr(1);
-  auto tapLoop = [&](int64_t trips, Value init,
-                     function_ref<Value(OpBuilder &, Value, Value)> body) {
-    return scf::ForOp::create(
-               rewriter, loc, zero, index(trips), one, ValueRange{init},
-               [&](OpBuilder &b, Location, Value iv, ValueRange args) {
-                 scf::YieldOp::create(b, loc, body(b, iv, args[0]));
-               })
-        .getResult(0);
+  auto tapOffset = [&](OpBuilder &b, Value tap, int64_t size,
+                       int64_t dilation) -> OpFoldResult {
+    if (flipped)
+      tap = arith::SubIOp::create(b, loc, index(b, size - 1), tap);
+    if (dilation == 1)
+      return tap;
+    return arith::MulIOp::create(b, loc, tap, index(b, dilation)).getResult();
   };
-  col = tapLoop(kh, col, [&](OpBuilder &b, Value i, Value colI) {
-    return scf::ForOp::create(
-               b, loc, zero, index(kw), one, ValueRange{colI},
-               [&](OpBuilder &b, Location, Value j, ValueRange args) {
-                 Value colJ = args[0];
-                 auto scaled = [&](Value v, int64_t by) -> OpFoldResult {
-                   if (by == 1)
-                     return v;
-                   return arith::MulIOp::create(
-                              b, loc, v,
-                              arith::ConstantIndexOp::create(b, loc, by))
-                       .getResult();
-                 };
-                 // x[:, :, i*dh :: sh, j*dw :: sw], N x C x OH x OW.
-                 auto tapOffset = [&](Value v, int64_t size,
-                                      int64_t dilation) {
-                   if (flipped)
-                     v = arith::SubIOp::create(
-                         b, loc, arith::ConstantIndexOp::create(b, loc, size - 1),
-                         v);
-                   return scaled(v, dilation);
-                 };
-                 SmallVector<OpFoldResult> xOffsets{
-                     zeroAttr, zeroAttr, tapOffset(i, kh, dilations[0]),
-                     tapOffset(j, kw, dilations[1])};
-                 SmallVector<OpFoldResult> xSizes{
-                     b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(oh),
-                     b.getIndexAttr(ow)};
-                 SmallVector<OpFoldResult> xStrides{
-                     oneAttr, oneAttr, b.getIndexAttr(strides[0]),
-                     b.getIndexAttr(strides[1])};
-                 Value tap = tensor::ExtractSliceOp::create(
-                     b, loc, x, xOffsets, xSizes, xStrides);
-                 // col[:, i, j, :, :, :] as C x N x OH x OW.
-                 SmallVector<OpFoldResult> colOffsets{zeroAttr, i,        j,
-                                                      zeroAttr, zeroAttr,
-                                                      zeroAttr};
-                 SmallVector<OpFoldResult> colSizes{
-                     b.getIndexAttr(c),  oneAttr,           oneAttr,
-                     b.getIndexAttr(n),  b.getIndexAttr(oh), b.getIndexAttr(ow)};
-                 SmallVector<OpFoldResult> colStrides(6, oneAttr);
-                 Value dest = tensor::ExtractSliceOp::create(
-                     b, loc, tapType, colJ, colOffsets, colSizes, colStrides);
-                 Value moved = linalg::TransposeOp::create(b, loc, tap, dest,
-                                                           {1, 0, 2, 3})
-                                   .getResult()[0];
-                 Value next = tensor::InsertSliceOp::create(
-                     b, loc, moved, colJ, colOffsets, colSizes, colStrides);
-                 scf::YieldOp::create(b, loc, next);
-               })
-        .getResult(0);
-  });
+  auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
+                       ValueRange iterArgs) -> scf::ValueVector {
+    Value i = taps[0], j = taps[1], current = iterArgs[0];
+    SmallVector<OpFoldResult> xOffsets{b.getIndexAttr(0), b.getIndexAttr(0),
+                                       tapOffset(b, i, kh, dilations[0]),
+                                       tapOffset(b, j, kw, dilations[1])};
+    SmallVector<OpFoldResult> xSizes =
+        getAsIndexOpFoldResult(b.getContext(), {n, c, oh, ow});
+    SmallVector<OpFoldResult> xStrides =
+        getAsIndexOpFoldResult(b.getContext(), {1, 1, strides[0], strides[1]});
+    Value tap = tensor::ExtractSliceOp::create(b, loc, x, xOffsets, xSizes,
+                                               xStrides);
+    SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), i, j,
+                                         b.getIndexAttr(0), b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> colSizes =
+        getAsIndexOpFoldResult(b.getContext(), {c, 1, 1, n, oh, ow});
+    SmallVector<OpFoldResult> colStrides(6, b.getIndexAttr(1));
+    Value dest = tensor::ExtractSliceOp::create(b, loc, tapType, current,
+                                                colOffsets, colSizes,
+                                                colStrides);
+    Value moved =
+        linalg::TransposeOp::create(b, loc, tap, dest, {1, 0, 2, 3})
+            .getResult()[0];
+    return {tensor::InsertSliceOp::create(b, loc, moved, current, colOffsets,
+                                          colSizes, colStrides)};
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  col = scf::buildLoopNest(rewriter, loc, {zero, zero},
+                           {index(rewriter, kh), index(rewriter, kw)},
+                           {one, one}, ValueRange{col}, gatherTap)
+            .results[0];
 
   int64_t k = c * kh * kw, p = n * oh * ow;
   Value col2 = tensor::CollapseShapeOp::create(

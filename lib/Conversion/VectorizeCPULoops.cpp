@@ -365,6 +365,14 @@ struct VectorizeCPULoopsPass
     }
     if (blocked < 2)
       return std::nullopt;
+    return tile(rewriter, op, tileSizes);
+  }
+
+  /// Tiles `op` by `tileSizes` (scf.parallel loops when it runs in
+  /// parallel) and erases it; returns the op on one tile.
+  std::optional<linalg::GenericOp> tile(IRRewriter &rewriter,
+                                        linalg::GenericOp op,
+                                        ArrayRef<int64_t> tileSizes) {
     linalg::LinalgTilingOptions tiling;
     tiling.setTileSizes(tileSizes);
     if (runsInParallel(op))
@@ -462,20 +470,13 @@ struct VectorizeCPULoopsPass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<int64_t> tileSizes(ranges.size(), 1);
     tileSizes.back() = std::min<int64_t>(ranges.back(), lanes);
-    linalg::LinalgTilingOptions tiling;
-    tiling.setTileSizes(tileSizes);
-    if (runsInParallel(op))
-      tiling.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::TiledLinalgOp> tiled =
-        linalg::tileLinalgOp(rewriter, op, tiling);
-    if (failed(tiled))
+    std::optional<linalg::GenericOp> tiled = tile(rewriter, op, tileSizes);
+    if (!tiled)
       return;
-    rewriter.eraseOp(op);
 
     // The tile keeps the op's unit loops (vector<1x1x16xf32>); the vector
     // patterns of runOnOperation drop them.
-    Operation *toVectorize = tiled->op;
+    Operation *toVectorize = *tiled;
     rewriter.setInsertionPoint(toVectorize);
     FailureOr<linalg::VectorizationResult> result =
         linalg::vectorize(rewriter, toVectorize);
