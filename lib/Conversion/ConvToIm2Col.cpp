@@ -155,7 +155,8 @@ static std::optional<FlippedFilter> matchFlippedFilter(Value filter) {
   if (!generic || generic.getNumDpsInputs() != 0 ||
       generic.getNumDpsInits() != 1 || generic.getNumLoops() != 4 ||
       generic.getNumParallelLoops() != 4 ||
-      !generic.getIndexingMapsArray()[0].isIdentity())
+      !generic.getIndexingMapsArray()[0].isIdentity() ||
+      !generic.getBody()->getArgument(0).use_empty())
     return std::nullopt;
   auto shape = cast<RankedTensorType>(filter.getType()).getShape();
   tensor::ExtractOp extract;

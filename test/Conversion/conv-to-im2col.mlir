@@ -148,3 +148,35 @@ func.func @input_gradient(%go: tensor<2x4x9x9xbf16>, %w: tensor<4x6x3x3xf32>) ->
       ins(%go, %flip : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
   return %r : tensor<2x6x7x7xf32>
 }
+
+// -----
+
+// A gather that also reads its init is not a flipped filter: it stays, and
+// the convolution reads it as it is (taps in order).
+// CHECK-LABEL: func.func @not_a_flip
+// CHECK: tensor.extract %
+// CHECK-NOT: arith.subi %c2{{.*}}, %arg
+// CHECK: linalg.matmul
+func.func @not_a_flip(%go: tensor<2x4x9x9xbf16>, %w: tensor<4x6x3x3xbf16>, %acc: tensor<6x4x3x3xbf16>) -> tensor<2x6x7x7xf32> {
+  %c2 = arith.constant 2 : index
+  %flip = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%acc : tensor<6x4x3x3xbf16>) {
+  ^bb0(%out: bf16):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r2 = arith.subi %c2, %i2 : index
+    %r3 = arith.subi %c2, %i3 : index
+    %x = tensor.extract %w[%i1, %i0, %r2, %r3] : tensor<4x6x3x3xbf16>
+    %s = arith.addf %x, %out : bf16
+    linalg.yield %s : bf16
+  } -> tensor<6x4x3x3xbf16>
+  %zero = arith.constant 0.0 : f32
+  %gi0 = tensor.empty() : tensor<2x6x7x7xf32>
+  %gi = linalg.fill ins(%zero : f32) outs(%gi0 : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%go, %flip : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  return %r : tensor<2x6x7x7xf32>
+}
