@@ -43,6 +43,8 @@ except OSError:
     cpu_flags = set()
 if {"amx_tile", "amx_bf16"} <= cpu_flags:
     config.available_features.add("amx")
+if "avx512_bf16" in cpu_flags:
+    config.available_features.add("avx512bf16")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # mpt-run's object cache (docs/CompileTime.md) in the build tree, not the

@@ -134,6 +134,12 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
   // exp, erf and tanh within a few ulp of libm, like PyTorch's vectorized
   // (Sleef) functions.
   options.approximateMath = options.vectorize;
+  // With AVX512-BF16, LLVM lowers f32 -> bf16 truncation to vcvtneps2bf16
+  // (round to nearest even, like the integer expansion; f32 denormals
+  // become zero, NaNs stay NaNs): one instruction where the expansion
+  // takes eight vector integer ops, and autocast's steps truncate after
+  // every op.
+  options.expandBF16 = !(options.vectorize && has("avx512bf16"));
   options.kernelReport = kernelReport;
 
   // Threads: one per core unless asked; the generic path, the reference,
