@@ -170,6 +170,20 @@ struct DependenceGraph {
       build(exec.getRegion());
       return;
     }
+    if (auto unscale = dyn_cast<UnscaleAndCheckOp>(op)) {
+      // Each unscaled gradient is its own gradient over the scale; the flag
+      // reads them all. Opaque, every gradient would flow into every update
+      // (through the flag and the guards), which hides which parameter a
+      // gradient updates and makes matching them quadratic.
+      for (auto [grad, unscaled] :
+           llvm::zip_equal(unscale.getGradients(), unscale.getUnscaled())) {
+        addEdge(grad, unscaled);
+        addEdge(unscale.getScale(), unscaled);
+      }
+      addEdges(op->getOperands(), unscale.getFoundInf());
+      overflowFlags.insert(unscale.getFoundInf());
+      return;
+    }
     // Opaque: every result depends on every operand and on every value the
     // body reads from above.
     llvm::SetVector<Value> inputs;
@@ -180,9 +194,15 @@ struct DependenceGraph {
   }
 
   using ValueSet = llvm::DenseSet<Value>;
-  /// Values reachable from `roots` along `edges` (roots included).
+  /// The overflow flags of `mpt.unscale_and_check`: whether to skip the
+  /// step, not gradient data.
+  ValueSet overflowFlags;
+
+  /// Values reachable from `roots` along `edges` (roots included), not
+  /// entering the values in `stop`.
   ValueSet reach(ArrayRef<Value> roots,
-                 const llvm::DenseMap<Value, SmallVector<Value, 4>> &edges) {
+                 const llvm::DenseMap<Value, SmallVector<Value, 4>> &edges,
+                 const ValueSet *stop = nullptr) {
     ValueSet seen;
     SmallVector<Value> worklist;
     for (Value root : roots)
@@ -194,12 +214,17 @@ struct DependenceGraph {
       if (it == edges.end())
         continue;
       for (Value next : it->second)
-        if (seen.insert(next).second)
+        if ((!stop || !stop->contains(next)) && seen.insert(next).second)
           worklist.push_back(next);
     }
     return seen;
   }
   ValueSet forwardSlice(ArrayRef<Value> roots) { return reach(roots, users); }
+  /// The values a gradient's data flows into: its forward slice, less what
+  /// only the overflow flag carries (the flag guards every update).
+  ValueSet gradientFlow(Value gradient) {
+    return reach({gradient}, users, &overflowFlags);
+  }
   ValueSet backwardSlice(ArrayRef<Value> roots) { return reach(roots, deps); }
 };
 
@@ -459,7 +484,7 @@ LogicalResult TrainingGraph::classify() {
   }
 
   // Which parameter each gradient updates: the one parameter among those
-  // updated by a returned value the gradient flows into. The returned
+  // updated by a returned value the gradient's data flows into. The returned
   // values are indexed once; each gradient then visits the smaller of its
   // flow and the returned values (a step has a gradient and an update per
   // parameter: visiting every result per gradient would be quadratic).
@@ -474,7 +499,7 @@ LogicalResult TrainingGraph::classify() {
       updates.push_back({v, *arg});
     }
   for (GradientOp grad : gradients) {
-    DependenceGraph::ValueSet flow = graph.forwardSlice({grad.getGradient()});
+    DependenceGraph::ValueSet flow = graph.gradientFlow(grad.getGradient());
     llvm::SmallSetVector<unsigned, 2> matches;
     auto consider = [&](unsigned arg) {
       if (func.getArgument(arg).getType() == grad.getType())
