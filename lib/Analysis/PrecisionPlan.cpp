@@ -123,6 +123,14 @@ static TypeFacts getTypeFacts(Operation *op, Type lowType) {
   auto visit = [&](Type type) {
     if (auto tensor = dyn_cast<TensorType>(type)) {
       Type element = tensor.getElementType();
+      // An unranked float tensor (a tensor.cast for printMemrefF32) is left
+      // alone: the arith casts autocast places need ranked tensors.
+      if (!tensor.hasRank() && isa<FloatType>(element)) {
+        facts.otherFloatTensor = true;
+        if (facts.otherFloatName.empty())
+          facts.otherFloatName = "unranked";
+        return;
+      }
       if (element.isF32())
         facts.f32Tensor = true;
       else if (element == lowType)

@@ -26,6 +26,7 @@
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CommandLine.h"
@@ -91,32 +92,107 @@ uint64_t MemoryEstimate::total() const {
 }
 
 namespace {
-/// The value-level dependence graph of a function body.
+/// The value-level dependence graph of a function body. Values are numbered
+/// as they are met and the edges kept in compressed adjacency lists, so that
+/// the slices classify() takes are bit vectors and arrays, not hash sets.
 struct DependenceGraph {
-  llvm::DenseMap<Value, SmallVector<Value, 4>> deps, users;
   /// Ops that are graph nodes: not nested in an opaque op, not terminators of
   /// transparent ops, in program order.
   SmallVector<Operation *> nodes;
 
+  /// The values reachable from some roots (roots included).
+  struct Slice {
+    const DependenceGraph *graph = nullptr;
+    llvm::BitVector bits;
+    /// The members, in the order they were reached.
+    SmallVector<unsigned> members;
+
+    bool contains(Value v) const {
+      if (!graph)
+        return false; // no roots
+      std::optional<unsigned> id = graph->lookup(v);
+      return id && bits.test(*id);
+    }
+    size_t size() const { return members.size(); }
+    auto values() const {
+      return llvm::map_range(members,
+                             [this](unsigned id) { return graph->values[id]; });
+    }
+  };
+
+  /// Builds the graph of `body` (the function body).
+  void build(Region &body) {
+    buildRegion(body);
+    auto compress = [&](bool forward, SmallVector<unsigned> &begin,
+                        SmallVector<unsigned> &list) {
+      begin.assign(values.size() + 1, 0);
+      for (auto [from, to] : edges)
+        ++begin[(forward ? from : to) + 1];
+      for (unsigned i = 0, e = values.size(); i < e; ++i)
+        begin[i + 1] += begin[i];
+      list.assign(edges.size(), 0);
+      SmallVector<unsigned> fill(begin.begin(), begin.end() - 1);
+      for (auto [from, to] : edges)
+        list[fill[forward ? from : to]++] = forward ? to : from;
+    };
+    compress(/*forward=*/true, userBegin, userList);
+    compress(/*forward=*/false, depBegin, depList);
+    edges.clear();
+    overflowFlags.resize(values.size());
+    for (Value flag : overflowFlagValues)
+      overflowFlags.set(*lookup(flag));
+  }
+
+  std::optional<unsigned> lookup(Value v) const {
+    auto it = ids.find(v);
+    if (it == ids.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  Slice forwardSlice(ArrayRef<Value> roots) const {
+    return reach(roots, /*forward=*/true);
+  }
+  Slice backwardSlice(ArrayRef<Value> roots) const {
+    return reach(roots, /*forward=*/false);
+  }
+  /// The values a gradient's data flows into: its forward slice, less what
+  /// only the overflow flag carries (the flag guards every update).
+  Slice gradientFlow(Value gradient) const {
+    return reach({gradient}, /*forward=*/true, &overflowFlags);
+  }
+
+private:
+  unsigned getId(Value v) {
+    auto [it, inserted] = ids.try_emplace(v, values.size());
+    if (inserted)
+      values.push_back(v);
+    return it->second;
+  }
   void addEdge(Value from, Value to) {
-    deps[to].push_back(from);
-    users[from].push_back(to);
+    edges.push_back({getId(from), getId(to)});
   }
   void addEdges(ValueRange from, Value to) {
     for (Value v : from)
       addEdge(v, to);
   }
 
-  void build(Region &body) {
-    for (Block &block : body)
+  void buildRegion(Region &body) {
+    for (Block &block : body) {
+      // Every value a slice may start from has a number, edges or not.
+      for (BlockArgument arg : block.getArguments())
+        getId(arg);
       for (Operation &op : block)
         visit(&op);
+    }
   }
 
   void visit(Operation *op) {
     if (op->hasTrait<OpTrait::IsTerminator>())
       return;
     nodes.push_back(op);
+    for (Value result : op->getResults())
+      getId(result);
     if (auto forOp = dyn_cast<scf::ForOp>(op)) {
       auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
       SmallVector<Value> bounds = {forOp.getLowerBound(),
@@ -129,7 +205,7 @@ struct DependenceGraph {
         addEdge(yield.getOperand(i), result);
         addEdges(bounds, result);
       }
-      build(forOp.getRegion());
+      buildRegion(forOp.getRegion());
       return;
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
@@ -139,8 +215,8 @@ struct DependenceGraph {
         if (!ifOp.getElseRegion().empty())
           addEdge(ifOp.elseYield().getOperand(i), result);
       }
-      build(ifOp.getThenRegion());
-      build(ifOp.getElseRegion());
+      buildRegion(ifOp.getThenRegion());
+      buildRegion(ifOp.getElseRegion());
       return;
     }
     if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
@@ -158,8 +234,8 @@ struct DependenceGraph {
         addEdge(cond.getArgs()[i], result);
         addEdge(cond.getCondition(), result);
       }
-      build(whileOp.getBefore());
-      build(whileOp.getAfter());
+      buildRegion(whileOp.getBefore());
+      buildRegion(whileOp.getAfter());
       return;
     }
     if (auto exec = dyn_cast<scf::ExecuteRegionOp>(op)) {
@@ -167,7 +243,21 @@ struct DependenceGraph {
         if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
           for (auto [i, result] : llvm::enumerate(exec.getResults()))
             addEdge(yield.getOperand(i), result);
-      build(exec.getRegion());
+      buildRegion(exec.getRegion());
+      return;
+    }
+    if (auto unscale = dyn_cast<UnscaleAndCheckOp>(op)) {
+      // Each unscaled gradient is its own gradient over the scale; the flag
+      // reads them all. Opaque, every gradient would flow into every update
+      // (through the flag and the guards), which hides which parameter a
+      // gradient updates and makes matching them quadratic.
+      for (auto [grad, unscaled] :
+           llvm::zip_equal(unscale.getGradients(), unscale.getUnscaled())) {
+        addEdge(grad, unscaled);
+        addEdge(unscale.getScale(), unscaled);
+      }
+      addEdges(op->getOperands(), unscale.getFoundInf());
+      overflowFlagValues.push_back(unscale.getFoundInf());
       return;
     }
     // Opaque: every result depends on every operand and on every value the
@@ -179,28 +269,47 @@ struct DependenceGraph {
       addEdges(inputs.getArrayRef(), result);
   }
 
-  using ValueSet = llvm::DenseSet<Value>;
-  /// Values reachable from `roots` along `edges` (roots included).
-  ValueSet reach(ArrayRef<Value> roots,
-                 const llvm::DenseMap<Value, SmallVector<Value, 4>> &edges) {
-    ValueSet seen;
-    SmallVector<Value> worklist;
+  /// Values reachable from `roots` along users (`forward`) or dependences,
+  /// not entering the values in `stop`.
+  Slice reach(ArrayRef<Value> roots, bool forward,
+              const llvm::BitVector *stop = nullptr) const {
+    Slice slice;
+    slice.graph = this;
+    slice.bits.resize(values.size());
+    auto enter = [&](unsigned id) {
+      if (slice.bits.test(id))
+        return false;
+      slice.bits.set(id);
+      slice.members.push_back(id);
+      return true;
+    };
+    SmallVector<unsigned> worklist;
     for (Value root : roots)
-      if (seen.insert(root).second)
-        worklist.push_back(root);
+      if (std::optional<unsigned> id = lookup(root); id && enter(*id))
+        worklist.push_back(*id);
+    ArrayRef<unsigned> begin = forward ? userBegin : depBegin;
+    ArrayRef<unsigned> list = forward ? userList : depList;
     while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      auto it = edges.find(v);
-      if (it == edges.end())
-        continue;
-      for (Value next : it->second)
-        if (seen.insert(next).second)
+      unsigned id = worklist.pop_back_val();
+      for (unsigned next : list.slice(begin[id], begin[id + 1] - begin[id]))
+        if ((!stop || !stop->test(next)) && enter(next))
           worklist.push_back(next);
     }
-    return seen;
+    return slice;
   }
-  ValueSet forwardSlice(ArrayRef<Value> roots) { return reach(roots, users); }
-  ValueSet backwardSlice(ArrayRef<Value> roots) { return reach(roots, deps); }
+
+  llvm::DenseMap<Value, unsigned> ids;
+  /// The values by number.
+  SmallVector<Value> values;
+  /// (from, to) while building; then the adjacency lists: the users of
+  /// value i are userList[userBegin[i] .. userBegin[i + 1]), its
+  /// dependences likewise.
+  SmallVector<std::pair<unsigned, unsigned>> edges;
+  SmallVector<unsigned> userBegin, userList, depBegin, depList;
+  /// The overflow flags of `mpt.unscale_and_check`: whether to skip the
+  /// step, not gradient data.
+  SmallVector<Value> overflowFlagValues;
+  llvm::BitVector overflowFlags;
 };
 
 /// The function's return ops (ReturnLike terminators of its body).
@@ -373,12 +482,12 @@ LogicalResult TrainingGraph::classify() {
     gradResults.push_back(grad.getGradient());
   }
 
-  DependenceGraph::ValueSet seedDep, reachesGrad, gradDep;
+  DependenceGraph::Slice seedDep, reachesGrad, gradDep;
   if (seed)
     seedDep = graph.forwardSlice({seed});
   reachesGrad = graph.backwardSlice(gradInputs);
   gradDep = graph.forwardSlice(gradResults);
-  DependenceGraph::ValueSet reachesLoss = graph.backwardSlice(collectReturned(
+  DependenceGraph::Slice reachesLoss = graph.backwardSlice(collectReturned(
       [&](unsigned i) { return lossResult && i == *lossResult; }));
 
   // The seed is taken of the loss, or of a part of it (a micro-batch's loss
@@ -418,8 +527,8 @@ LogicalResult TrainingGraph::classify() {
   // Values outside the cores that only serve the backward pass (a transposed
   // weight, the zeros a gradient accumulator starts from), then those that
   // only serve the update (weight decay, momentum decay).
-  DependenceGraph::ValueSet servesBackward = graph.backwardSlice(backwardCore);
-  DependenceGraph::ValueSet servesUpdate =
+  DependenceGraph::Slice servesBackward = graph.backwardSlice(backwardCore);
+  DependenceGraph::Slice servesUpdate =
       graph.backwardSlice(collectReturned([&](unsigned i) {
         return getUpdatedArg(func, i).has_value();
       }));
@@ -459,7 +568,7 @@ LogicalResult TrainingGraph::classify() {
   }
 
   // Which parameter each gradient updates: the one parameter among those
-  // updated by a returned value the gradient flows into. The returned
+  // updated by a returned value the gradient's data flows into. The returned
   // values are indexed once; each gradient then visits the smaller of its
   // flow and the returned values (a step has a gradient and an update per
   // parameter: visiting every result per gradient would be quadratic).
@@ -474,14 +583,14 @@ LogicalResult TrainingGraph::classify() {
       updates.push_back({v, *arg});
     }
   for (GradientOp grad : gradients) {
-    DependenceGraph::ValueSet flow = graph.forwardSlice({grad.getGradient()});
+    DependenceGraph::Slice flow = graph.gradientFlow(grad.getGradient());
     llvm::SmallSetVector<unsigned, 2> matches;
     auto consider = [&](unsigned arg) {
       if (func.getArgument(arg).getType() == grad.getType())
         matches.insert(arg);
     };
     if (flow.size() < updates.size()) {
-      for (Value v : flow)
+      for (Value v : flow.values())
         for (unsigned arg : updatedParamsOf.lookup(v))
           consider(arg);
     } else {

@@ -125,12 +125,30 @@ LogicalResult MPTDialect::verifyRegionResultAttribute(Operation *op,
     return op->emitError() << "result #" << resultIndex << " (" << resultType
                            << ") updates argument #" << argIndex
                            << " of a different type (" << argType << ")";
-  for (unsigned other = 0; other < resultIndex; ++other) {
-    std::optional<unsigned> otherArg = getUpdatedArg(func, other);
-    if (otherArg && *otherArg == argIndex)
-      return op->emitError()
-             << "results #" << other << " and #" << resultIndex
-             << " both update argument #" << argIndex;
-  }
+  std::optional<unsigned> first = getFirstResultUpdating(func, argIndex);
+  if (first && *first < resultIndex)
+    return op->emitError() << "results #" << *first << " and #" << resultIndex
+                           << " both update argument #" << argIndex;
   return success();
+}
+
+std::optional<unsigned>
+MPTDialect::getFirstResultUpdating(FunctionOpInterface func,
+                                   int64_t argIndex) {
+  std::lock_guard<std::mutex> lock(firstResultUpdatingMutex);
+  // A few lists are live at a time (one per function being verified); the
+  // ones of earlier versions of the functions are dropped now and then.
+  if (firstResultUpdating.size() > 64)
+    firstResultUpdating.clear();
+  auto &entry = firstResultUpdating[func.getResAttrsAttr()];
+  if (!entry) {
+    entry = std::make_unique<llvm::DenseMap<int64_t, unsigned>>();
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+      if (std::optional<unsigned> arg = getUpdatedArg(func, i))
+        entry->try_emplace(*arg, i);
+  }
+  auto it = entry->find(argIndex);
+  if (it == entry->end())
+    return std::nullopt;
+  return it->second;
 }

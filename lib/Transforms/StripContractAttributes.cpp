@@ -29,10 +29,22 @@ struct StripContractAttributesPass
           StripContractAttributesPass> {
   void runOnOperation() override {
     auto func = cast<FunctionOpInterface>(getOperation().getOperation());
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      func.setArgAttrs(i, withoutContract(func.getArgAttrDict(i)));
-    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-      func.setResultAttrs(i, withoutContract(func.getResultAttrDict(i)));
+    // All at once: setting one argument's attributes rebuilds the list of
+    // all of them, which per argument is quadratic in the arguments.
+    auto strip = [&](unsigned count, auto getDict) {
+      SmallVector<DictionaryAttr> dicts;
+      for (unsigned i = 0; i < count; ++i) {
+        DictionaryAttr dict = withoutContract(getDict(i));
+        dicts.push_back(dict ? dict : DictionaryAttr::get(&getContext()));
+      }
+      return dicts;
+    };
+    func.setAllArgAttrs(strip(func.getNumArguments(), [&](unsigned i) {
+      return func.getArgAttrDict(i);
+    }));
+    func.setAllResultAttrs(strip(func.getNumResults(), [&](unsigned i) {
+      return func.getResultAttrDict(i);
+    }));
     // Function-level marks (mpt.loss_scaling), and op marks
     // (mpt.recomputed).
     func->walk([](Operation *op) {

@@ -117,6 +117,18 @@ func.func @updated_twice(%w: tensor<2xf32> {mpt.role = "param"})
 
 // -----
 
+// The first earlier result that updates the same argument is named, after
+// others that update other arguments.
+// expected-error @+1 {{results #1 and #3 both update argument #1}}
+func.func @updated_twice_later(%w: tensor<2xf32> {mpt.role = "param"},
+                               %v: tensor<2xf32> {mpt.role = "param"})
+    -> (tensor<2xf32> {mpt.updates = 0 : i64}, tensor<2xf32> {mpt.updates = 1 : i64},
+        tensor<2xf32>, tensor<2xf32> {mpt.updates = 1 : i64}) {
+  return %w, %v, %w, %v : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // expected-error @+1 {{result #0: 'mpt.role' must be "loss", got "output"}}
 func.func @result_role(%w: tensor<f32>) -> (tensor<f32> {mpt.role = "output"}) {
   return %w : tensor<f32>

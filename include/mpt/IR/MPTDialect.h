@@ -3,6 +3,11 @@
 #define MPT_IR_MPTDIALECT_H
 
 #include "mlir/IR/Dialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include <memory>
+#include <optional>
+#include <mutex>
 
 #include "mpt/IR/MPTOpsDialect.h.inc"
 

@@ -33,6 +33,22 @@ def MPT_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kInitialValueAttrName =
         "mpt.initial_value";
     static constexpr ::llvm::StringLiteral kRangeAttrName = "mpt.range";
+
+  private:
+    /// For each argument, the first result whose `mpt.updates` names it,
+    /// per result attribute list (uniqued, so its pointer names its
+    /// contents). verifyRegionResultAttribute checks every result against
+    /// the earlier ones: scanning them each time is quadratic in the results
+    /// of a step, and the verifier runs after every pass. Verifiers run in
+    /// parallel, hence the lock.
+    /// The first result of `func` that updates `argIndex`, if any.
+    std::optional<unsigned>
+    getFirstResultUpdating(::mlir::FunctionOpInterface func, int64_t argIndex);
+    std::mutex firstResultUpdatingMutex;
+    ::llvm::DenseMap<::mlir::Attribute,
+                     std::unique_ptr<::llvm::DenseMap<int64_t, unsigned>>>
+        firstResultUpdating;
+  public:
   }];
 }
 
