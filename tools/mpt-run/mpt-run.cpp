@@ -53,6 +53,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <chrono>
 #include <cmath>
@@ -1200,8 +1201,25 @@ static int run(int argc, char **argv) {
     progressLine->setPhase("compiling (LLVM -O" +
                            std::to_string(optLevel.getValue()) + ")");
     ExecutionEngineOptions engineOptions;
-    auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                                 /*targetMachine=*/nullptr);
+    auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                              /*targetMachine=*/nullptr);
+    // ExecutionEngine adds a packed wrapper (_mlir_NAME) for every function;
+    // only the step's C wrapper's one (packedName) is called from outside.
+    // Internal, the unused ones are dropped before LLVM optimises and
+    // generates code for them: the step's own packed wrapper is one block of
+    // thousands of loads and a call with thousands of arguments, seconds of
+    // instruction selection and scheduling on a large model
+    // (docs/CompileTime.md).
+    std::function<llvm::Error(llvm::Module *)> transformer =
+        [&](llvm::Module *llvmModule) {
+          llvm::internalizeModule(*llvmModule,
+                                  [&](const llvm::GlobalValue &value) {
+                                    return value.getName() == packedName ||
+                                           !value.getName().starts_with(
+                                               "_mlir_");
+                                  });
+          return optimize(llvmModule);
+        };
     engineOptions.transformer = transformer;
     engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
         static_cast<int>(optLevel.getValue()));
