@@ -126,6 +126,12 @@ static cl::opt<std::string>
 static cl::opt<unsigned> optLevel("O", cl::desc("JIT optimisation level 0-3"),
                                   cl::init(2), cl::Prefix,
                                   cl::cat(getRunCategory()));
+static cl::opt<unsigned> chunkOps(
+    "chunk-ops",
+    cl::desc("Compile the step as functions of at most this many ops "
+             "(--mpt-lower-to-cpu's chunk-ops; 0: one function). Changes "
+             "compile time only, not results"),
+    cl::init(256), cl::cat(getRunCategory()));
 static cl::list<std::string> sharedLibs(
     "shared-libs",
     cl::desc("Libraries the JIT-compiled step may call (default: MLIR's "
@@ -1120,6 +1126,7 @@ static int run(int argc, char **argv) {
   // New parameters and optimizer state in their argument buffers:
   // callStep expects results that are argument buffers.
   options.updateInPlace = true;
+  options.chunkOps = chunkOps;
   std::string cpuError, openmpRuntime;
   if (!selectCPUPath(options, openmpRuntime, cpuError))
     fail(cpuError);
