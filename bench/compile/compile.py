@@ -15,6 +15,11 @@ For each model, in one run on this machine:
               faster than a user's real first step
   ratio       mpt compile / torch first (the issue's target: <= 10x)
 
+Each model in each of --precisions: fp32 as imported, bf16 through
+--mpt-mixed-precision{dtype=bf16} (mpt-run --passes) against PyTorch's first
+step under autocast(cpu, bfloat16). mpt-run runs on one thread (--threads 1),
+as PyTorch does here.
+
 Then --mpt-lower-to-cpu (mpt-opt, the MLIR half of the compile) on generated
 transformer steps of --layers depths (bench/autocast's generator, after
 --mpt-mixed-precision): wall time and peak memory (target for 256 layers:
@@ -24,7 +29,8 @@ Models are imported with mpt-import-torch into --workdir (kept between runs);
 a model that does not import is listed with the importer's error.
 
   bench/compile/compile.py [--models resnet18,gpt-block,shufflenet]
-                           [--layers 64,256] [--workdir /tmp/mpt-compile]
+                           [--precisions fp32,bf16] [--layers 64,256]
+                           [--workdir /tmp/mpt-compile]
 This is a benchmark, not a test: the numbers depend on the machine and its
 load (the output says the load average).
 """
@@ -69,13 +75,18 @@ shape = tuple(int(d) for d in shape.split(",")) if shape != "-" else None
 model, shape, _ = models.load_model(name, shape)
 x, y = step.make_batch(model, loss_name, shape, torch.Generator().manual_seed(1))
 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=sys.argv[4] == "bf16")
 start = time.perf_counter()
-loss = losses.get(loss_name)(model(x), y)
+with autocast:
+    out = model(x)
+loss = losses.get(loss_name)(out.float(), y)
 loss.backward()
 opt.step()
 print(json.dumps({"first_step_s": time.perf_counter() - start}))
 """
 
+# --passes for each precision (bench/zoo's bf16 pipeline).
+PRECISIONS = {"fp32": [], "bf16": ["--passes", "mpt-mixed-precision{dtype=bf16}"]}
 COMPILE = re.compile(r"timing: compile ([0-9.]+) s, step best ([0-9.]+) ms")
 
 
@@ -96,7 +107,7 @@ def import_step(name, workdir, timeout):
 
 def mpt_first_step(mpt_run, step, cache_args, timeout):
     """(compile s, step s) from --timing."""
-    r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2",
+    r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2", "--threads", "1",
                         "--timing", "--no-progress", "--log", os.devnull] + cache_args,
                        capture_output=True, text=True, timeout=timeout)
     m = COMPILE.search(r.stderr)
@@ -106,9 +117,9 @@ def mpt_first_step(mpt_run, step, cache_args, timeout):
     return float(m.group(1)), step_s
 
 
-def torch_first_step(name):
+def torch_first_step(name, precision):
     model, shape, _ = MODELS[name]
-    r = subprocess.run([sys.executable, "-c", TORCH_CHILD, REPO, model, shape or "-"],
+    r = subprocess.run([sys.executable, "-c", TORCH_CHILD, REPO, model, shape or "-", precision],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"PyTorch failed on {name}: {r.stderr.strip()[-300:]}")
@@ -118,6 +129,7 @@ def torch_first_step(name):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default="resnet18,gpt-block,shufflenet,mobilenet_v3_small,efficientnet_b0")
+    p.add_argument("--precisions", default="fp32,bf16", help="of the models: fp32, bf16")
     p.add_argument("--layers", default="64,256", help="generated depths for --mpt-lower-to-cpu ('' for none)")
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "mpt-compile-bench"))
     p.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -127,21 +139,27 @@ def main():
     mpt_run = os.path.join(args.build, "bin", "mpt-run")
     mpt_opt = os.path.join(args.build, "bin", "mpt-opt")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; threads 1; -O2")
-    print(f"{'model':<20} {'mpt compile s':>13} {'mpt cached s':>12} {'mpt step s':>10} "
+    precisions = [x for x in args.precisions.split(",") if x]
+    for x in precisions:
+        if x not in PRECISIONS:
+            p.error(f"--precisions: unknown precision '{x}' (expected one of {', '.join(PRECISIONS)})")
+    print(f"{'model':<25} {'mpt compile s':>13} {'mpt cached s':>12} {'mpt step s':>10} "
           f"{'torch first s':>13} {'ratio':>7}")
     for name in [m for m in args.models.split(",") if m]:
         step, error = import_step(name, args.workdir, args.timeout)
         if step is None:
-            print(f"{name:<20} does not import: {error}", flush=True)
+            print(f"{name:<25} does not import: {error}", flush=True)
             continue
-        with tempfile.TemporaryDirectory() as cache:
-            first, step_s = mpt_first_step(mpt_run, step, ["--no-cache"], args.timeout)
-            mpt_first_step(mpt_run, step, ["--cache-dir", cache], args.timeout)
-            cached, _ = mpt_first_step(mpt_run, step, ["--cache-dir", cache], args.timeout)
-        torch_s = torch_first_step(name)
-        print(f"{name:<20} {first:>13.2f} {cached:>12.2f} {step_s:>10.3f} {torch_s:>13.3f} "
-              f"{first / torch_s:>6.1f}x",
-              flush=True)
+        for precision in precisions:
+            passes = PRECISIONS[precision]
+            with tempfile.TemporaryDirectory() as cache:
+                first, step_s = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout)
+                mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout)
+                cached, _ = mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout)
+            torch_s = torch_first_step(name, precision)
+            print(f"{name + ' ' + precision:<25} {first:>13.2f} {cached:>12.2f} {step_s:>10.3f} "
+                  f"{torch_s:>13.3f} {first / torch_s:>6.1f}x",
+                  flush=True)
 
     depths = [int(d) for d in args.layers.split(",") if d]
     if depths:

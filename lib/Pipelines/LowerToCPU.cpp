@@ -124,6 +124,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addNestedPass<func::FuncOp>(mpt::createInlineAllocaScopes());
   }
+  // Last before the CFG, while the step's loops are still single ops.
+  if (options.chunkOps) {
+    mpt::OutlineChunksOptions chunks;
+    chunks.maxOps = options.chunkOps;
+    pm.addPass(mpt::createOutlineChunks(chunks));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -53,6 +53,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <chrono>
 #include <cmath>
@@ -125,6 +126,12 @@ static cl::opt<std::string>
 static cl::opt<unsigned> optLevel("O", cl::desc("JIT optimisation level 0-3"),
                                   cl::init(2), cl::Prefix,
                                   cl::cat(getRunCategory()));
+static cl::opt<unsigned> chunkOps(
+    "chunk-ops",
+    cl::desc("Compile the step as functions of at most this many ops "
+             "(--mpt-lower-to-cpu's chunk-ops; 0: one function). Changes "
+             "compile time only, not results"),
+    cl::init(256), cl::cat(getRunCategory()));
 static cl::list<std::string> sharedLibs(
     "shared-libs",
     cl::desc("Libraries the JIT-compiled step may call (default: MLIR's "
@@ -1119,6 +1126,7 @@ static int run(int argc, char **argv) {
   // New parameters and optimizer state in their argument buffers:
   // callStep expects results that are argument buffers.
   options.updateInPlace = true;
+  options.chunkOps = chunkOps;
   std::string cpuError, openmpRuntime;
   if (!selectCPUPath(options, openmpRuntime, cpuError))
     fail(cpuError);
@@ -1200,8 +1208,25 @@ static int run(int argc, char **argv) {
     progressLine->setPhase("compiling (LLVM -O" +
                            std::to_string(optLevel.getValue()) + ")");
     ExecutionEngineOptions engineOptions;
-    auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                                 /*targetMachine=*/nullptr);
+    auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                              /*targetMachine=*/nullptr);
+    // ExecutionEngine adds a packed wrapper (_mlir_NAME) for every function;
+    // only the step's C wrapper's one (packedName) is called from outside.
+    // Internal, the unused ones are dropped before LLVM optimises and
+    // generates code for them: the step's own packed wrapper is one block of
+    // thousands of loads and a call with thousands of arguments, seconds of
+    // instruction selection and scheduling on a large model
+    // (docs/CompileTime.md).
+    std::function<llvm::Error(llvm::Module *)> transformer =
+        [&](llvm::Module *llvmModule) {
+          llvm::internalizeModule(*llvmModule,
+                                  [&](const llvm::GlobalValue &value) {
+                                    return value.getName() == packedName ||
+                                           !value.getName().starts_with(
+                                               "_mlir_");
+                                  });
+          return optimize(llvmModule);
+        };
     engineOptions.transformer = transformer;
     engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
         static_cast<int>(optLevel.getValue()));

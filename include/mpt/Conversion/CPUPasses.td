@@ -188,6 +188,36 @@ def SplitEntryBlock : Pass<"mpt-split-entry-block", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
 }
 
+def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
+  let summary = "Cut a long function body into noinline functions of at most max-ops ops each";
+  let description = [{
+    A single-block function (the step, after `--mpt-outline-linalg-ops`: a
+    list of allocations, views, calls and frees) of more than `max-ops` ops
+    becomes a list of calls of private functions, each holding a contiguous
+    run of its ops (at most `max-ops` of them, nested ops counted, unless
+    one op alone is larger). A chunk takes the values it uses from before
+    it as arguments and returns those that ops after it use; constants are
+    cloned into it instead. Ops that allocate on the stack (`memref.alloca`)
+    stay where they are, between chunks, so that their buffers live as
+    long as before.
+
+    Why: LLVM's instruction selection, scheduling and register allocation
+    cost more than linearly in the size of a function with thousands of
+    values live across calls; on a deep step the step function alone took
+    most of the JIT's time (docs/CompileTime.md). Each chunk is bounded, and
+    the functions are marked noinline (`passthrough`) so that LLVM does not
+    inline them back. Execution is unchanged: the ops run in the same order
+    on the same buffers.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "unsigned", /*default=*/"256",
+           "Most ops in one chunk (nested ops counted); functions of at "
+           "most this many ops are left alone">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
   let description = [{

@@ -104,6 +104,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "compile time linear in the step, each loop nest "
                      "compiled once"),
       llvm::cl::init(true)};
+  Option<unsigned> chunkOps{
+      *this, "chunk-ops",
+      llvm::cl::desc("Cut functions of more ops than this (the step) into "
+                     "noinline functions of at most this many ops "
+                     "(--mpt-outline-chunks): LLVM's code generation stays "
+                     "linear in the step; 0: do not cut"),
+      llvm::cl::init(256)};
   Option<bool> useGenericFunctions{
       *this, "use-generic-functions",
       llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc, "

@@ -82,3 +82,19 @@ func.func @tosa_ops(%x: tensor<1x4x8xf32>, %w: tensor<1x8x8xf32>, %img: tensor<1
       : (tensor<1x4x4x8xf32>, tensor<8x1x1x8xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x8xf32>
   return %mm2, %c : tensor<1x4x8xf32>, tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// A clear op that makes an unranked tensor (tensor.cast to tensor<*xf32>)
+// stays f32, the conversion back to f32 before it: arith.extf and arith.truncf
+// do not take unranked tensors (found by mpt-fuzz).
+// CHECK-LABEL: func.func @unranked_cast
+// CHECK:         %[[N:.*]] = arith.extf %{{.*}} : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[N]] : tensor<4x4xf32> to tensor<*xf32>
+// CHECK-NEXT:    return %[[C]] : tensor<*xf32>
+func.func @unranked_cast(%a: tensor<4x4xf32>, %acc: tensor<4x4xf32>) -> tensor<*xf32> {
+  %m = linalg.matmul ins(%a, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n = arith.negf %m : tensor<4x4xf32>
+  %c = tensor.cast %n : tensor<4x4xf32> to tensor<*xf32>
+  return %c : tensor<*xf32>
+}
