@@ -292,12 +292,6 @@ static Classification classify(Operation *op, const PrecisionPolicy &policy) {
 
 /// Whether mpt knows how to give `op` low-precision types.
 static bool canRewrite(Operation *op, OpClass opClass, const TypeFacts &facts) {
-  // The casts the rewrite puts around a lowered op (arith.extf/truncf) do
-  // not take unranked tensors (tensor.cast to tensor<*xf32>).
-  auto unranked = [](Type type) { return isa<UnrankedTensorType>(type); };
-  if (llvm::any_of(op->getOperandTypes(), unranked) ||
-      llvm::any_of(op->getResultTypes(), unranked))
-    return false;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     Block *body = linalgOp.getBlock();
     return body && (body->getNumArguments() == op->getNumOperands() ||
