@@ -20,8 +20,17 @@ std::string mpt::cpu::amxKernel(bool parallel) {
   std::string text = kAMXKernelTemplate.str();
   StringRef loop = parallel ? "scf.parallel (%ch) = (%c0) to (%chunks) step (%c1)"
                             : "scf.for %ch = %c0 to %chunks step %c1";
+  // The B pack: over k pairs, then 32-column panels; in parallel, panels
+  // outside (one fork per K block, each thread its own panels).
+  StringRef kPairs = "scf.for %kh = %c0 to %kPairs step %c1";
+  StringRef panels = parallel ? "scf.parallel (%nb) = (%c0) to (%Nb) step (%c1)"
+                              : "scf.for %nb = %c0 to %Nb step %c1";
   for (auto [marker, value] :
        {std::pair<StringRef, StringRef>("@CHUNK_LOOP@", loop),
+        std::pair<StringRef, StringRef>("@PACK_OUTER@",
+                                        parallel ? panels : kPairs),
+        std::pair<StringRef, StringRef>("@PACK_INNER@",
+                                        parallel ? kPairs : panels),
         std::pair<StringRef, StringRef>("@CHUNKS@", parallel ? "16" : "1")})
     for (size_t at; (at = text.find(marker.str())) != std::string::npos;)
       text.replace(at, marker.size(), value.str());

@@ -93,16 +93,17 @@ func.func private @__mpt_amx_matmul_bf16(
     %firstK = arith.cmpi eq, %kb, %c0 : index
     %fromZero = arith.andi %zeroC, %firstK : i1
     %loadC = arith.xori %fromZero, %true : i1
-    // B[kb:kend, :] -> Bp (VNNI tiles).
-    scf.for %kh = %c0 to %kPairs step %c1 {
-      %k0l = arith.muli %kh, %c2 : index
-      %k0 = arith.addi %kb, %k0l : index
-      %k1 = arith.addi %k0, %c1 : index
-      %in0 = arith.cmpi ult, %k0, %K : index
-      %in1 = arith.cmpi ult, %k1, %K : index
-      %kt = arith.divui %kh, %c16 : index
-      %kr = arith.remui %kh, %c16 : index
-      scf.for %nb = %c0 to %Nb step %c1 {
+    // B[kb:kend, :] -> Bp (VNNI tiles): pairs of k rows, 32 columns at a
+    // time (in parallel: 32-column panels split among the threads).
+    @PACK_OUTER@ {
+      @PACK_INNER@ {
+        %k0l = arith.muli %kh, %c2 : index
+        %k0 = arith.addi %kb, %k0l : index
+        %k1 = arith.addi %k0, %c1 : index
+        %in0 = arith.cmpi ult, %k0, %K : index
+        %in1 = arith.cmpi ult, %k1, %K : index
+        %kt = arith.divui %kh, %c16 : index
+        %kr = arith.remui %kh, %c16 : index
         %n = arith.muli %nb, %c32 : index
         %rem = arith.subi %N, %n : index
         %m = vector.create_mask %rem : vector<32xi1>
