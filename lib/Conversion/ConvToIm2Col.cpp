@@ -135,8 +135,8 @@ struct FlippedFilter {
   tensor::ExtractOp extract;
 };
 
-/// Whether `v` is `linalg.index dim` of `generic`, or `last - linalg.index
-/// dim` when `flipped`.
+/// Whether `v` is `linalg.index dim`, or `last - linalg.index dim` when
+/// `flipped`.
 static bool isIndex(Value v, unsigned dim, bool flipped, int64_t last) {
   if (flipped) {
     auto sub = v.getDefiningOp<arith::SubIOp>();
@@ -148,6 +148,13 @@ static bool isIndex(Value v, unsigned dim, bool flipped, int64_t last) {
   }
   auto index = v.getDefiningOp<linalg::IndexOp>();
   return index && index.getDim() == dim;
+}
+
+/// Whether `op` of a flipped filter's body computes the gather's address
+/// (or is the gather): what reading the filter unflipped leaves out.
+static bool isGatherAddressing(Operation &op, tensor::ExtractOp extract) {
+  return &op == extract.getOperation() || isa<linalg::IndexOp>(op) ||
+         llvm::all_of(op.getResultTypes(), [](Type t) { return t.isIndex(); });
 }
 
 static std::optional<FlippedFilter> matchFlippedFilter(Value filter) {
@@ -181,9 +188,7 @@ static std::optional<FlippedFilter> matchFlippedFilter(Value filter) {
     return std::nullopt;
   // The rest of the body computes on the extracted element only.
   for (Operation &op : generic.getBody()->without_terminator()) {
-    if (&op == extract.getOperation() || isa<linalg::IndexOp>(op) ||
-        llvm::all_of(op.getResultTypes(),
-                     [](Type t) { return t.isIndex(); }))
+    if (isGatherAddressing(op, extract))
       continue;
     if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
       return std::nullopt;
@@ -218,12 +223,8 @@ static Value transposeUnflipped(RewriterBase &rewriter,
         IRMapping mapping;
         mapping.map(flipped.extract.getResult(), args[0]);
         for (Operation &op : generic.getBody()->without_terminator()) {
-          if (&op == flipped.extract.getOperation() ||
-              isa<linalg::IndexOp>(op) ||
-              llvm::all_of(op.getResultTypes(),
-                           [](Type t) { return t.isIndex(); }))
-            continue;
-          b.clone(op, mapping);
+          if (!isGatherAddressing(op, flipped.extract))
+            b.clone(op, mapping);
         }
         auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
         linalg::YieldOp::create(b, loc,
