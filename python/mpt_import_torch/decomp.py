@@ -33,7 +33,9 @@ Two mechanisms, torch's own first:
       channels-last-looking input restrides it; torch-mlir's form of the
       backward scatter does not legalize);
     - embedding_dense_backward: a one-hot contraction, chunked over the
-      vocabulary (torch's decomposition is index_put -> tm_tensor.scatter).
+      vocabulary (torch's decomposition is index_put -> tm_tensor.scatter);
+    - native_layer_norm (f32): mean and variance in f32, as eager's kernel
+      (torch's decomposition uses var_mean, which torch-mlir computes in f64).
 
 Why one-hot and not a segment sum for the embedding gradient: a segment sum
 (scatter-add of each token's gradient row into its vocabulary row) costs
@@ -332,6 +334,27 @@ def _whole_contiguous_view(base, size, stride, storage_offset):
             and _is_contiguous_layout(size, stride))
 
 
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Layer norm with its statistics in the input's dtype, as PyTorch's CPU
+    and CUDA kernels compute them for f32 (mean, then the mean of the squared
+    deviations).  torch's own decomposition goes through var_mean, which
+    torch-mlir computes in f64: a step of f64 conversions and reductions over
+    every activation a layer norm reads, and statistics more exact than the
+    eager kernel the importer is checked against."""
+    if input.dtype != torch.float32:
+        return NotImplemented
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    rstd = torch.rsqrt((centered * centered).mean(dims, keepdim=True) + eps)
+    out = centered * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean, rstd
+
+
 def as_strided(self, size, stride, storage_offset=None):
     """A row-major view of a whole contiguous tensor is a reshape.  ATen's
     adaptive_avg_pool2d to 1x1 restrides its result in place when the input
@@ -357,6 +380,7 @@ OWN = {
     aten.convolution_backward.default: convolution_backward,
     aten.embedding_dense_backward.default: embedding_dense_backward,
     aten.as_strided.default: as_strided,
+    aten.native_layer_norm.default: native_layer_norm,
     aten.as_strided_scatter.default: as_strided_scatter,
 }
 
