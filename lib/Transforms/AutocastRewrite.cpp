@@ -364,13 +364,30 @@ LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
   MLIRContext *context = func->getContext();
   OpBuilder builder(context);
 
-  unsigned numParams = func.getNumArguments();
-  for (unsigned param = 0; param < numParams; ++param) {
+  // Which result updates each argument: one pass over the results (not one
+  // per parameter).
+  unsigned numArgs = func.getNumArguments();
+  unsigned numResults = func.getNumResults();
+  llvm::DenseMap<unsigned, unsigned> resultOf;
+  for (unsigned r = 0; r < numResults; ++r)
+    if (std::optional<unsigned> arg = getUpdatedArg(func, r))
+      resultOf.try_emplace(*arg, r);
+
+  // The f32 parameters whose low-precision copy the step makes at its
+  // entry and whose next value it returns.
+  struct Copy {
+    unsigned param, result;
+    arith::TruncFOp entryCast;
+  };
+  SmallVector<Copy> copies;
+  for (unsigned param = 0; param < numArgs; ++param) {
     if (getArgRole(func, param) != ArgRole::Param)
       continue;
     Value master = func.getArgument(param);
     auto masterType = dyn_cast<TensorType>(master.getType());
-    if (!masterType || !masterType.getElementType().isF32())
+    auto result = resultOf.find(param);
+    if (!masterType || !masterType.getElementType().isF32() ||
+        result == resultOf.end())
       continue;
     Type copyType = masterType.clone(lowType);
     arith::TruncFOp entryCast;
@@ -378,43 +395,54 @@ LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
       if (auto trunc = dyn_cast<arith::TruncFOp>(user))
         if (trunc.getType() == copyType)
           entryCast = trunc;
-    std::optional<unsigned> result;
-    for (unsigned r = 0, e = func.getNumResults(); r < e; ++r)
-      if (getUpdatedArg(func, r) == param)
-        result = r;
-    if (!entryCast || !result)
-      continue;
+    if (entryCast)
+      copies.push_back({param, result->second, entryCast});
+  }
+  if (copies.empty())
+    return success();
 
-    unsigned arg = func.getNumArguments();
-    NamedAttribute role(StringAttr::get(context, MPTDialect::kRoleAttrName),
-                        StringAttr::get(context, "optimizer_state"));
-    if (failed(func.insertArgument(arg, copyType,
-                                   DictionaryAttr::get(context, role),
-                                   master.getLoc())))
-      return func.emitError("cannot append a working-copy argument");
-    entryCast.getResult().replaceAllUsesWith(func.getArgument(arg));
-    entryCast.erase();
+  // All working copies appended at once: each insertion rebuilds the
+  // function's type and attributes, so one per copy would be quadratic.
+  SmallVector<unsigned> argIndices(copies.size(), numArgs);
+  SmallVector<Type> copyTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  SmallVector<Location> argLocs;
+  NamedAttribute role(StringAttr::get(context, MPTDialect::kRoleAttrName),
+                      StringAttr::get(context, "optimizer_state"));
+  for (Copy &copy : copies) {
+    copyTypes.push_back(copy.entryCast.getType());
+    argAttrs.push_back(DictionaryAttr::get(context, role));
+    argLocs.push_back(func.getArgument(copy.param).getLoc());
+  }
+  if (failed(func.insertArguments(argIndices, copyTypes, argAttrs, argLocs)))
+    return func.emitError("cannot append the working-copy arguments");
 
+  SmallVector<unsigned> resultIndices(copies.size(), numResults);
+  SmallVector<DictionaryAttr> resultAttrs;
+  SmallVector<Value> nextCopies;
+  for (auto [i, copy] : llvm::enumerate(copies)) {
+    unsigned arg = numArgs + i;
+    copy.entryCast.getResult().replaceAllUsesWith(func.getArgument(arg));
+    copy.entryCast.erase();
     // The next step's working copy: the updated master, truncated next to
     // where it is computed.
-    Value updated = ret->getOperand(*result);
+    Value updated = ret->getOperand(copy.result);
     if (Operation *def = updated.getDefiningOp())
       builder.setInsertionPointAfter(def);
     else
       builder.setInsertionPointToStart(
           cast<BlockArgument>(updated).getOwner());
-    Value nextCopy =
-        arith::TruncFOp::create(builder, updated.getLoc(), copyType, updated);
-    unsigned newResult = func.getNumResults();
+    nextCopies.push_back(arith::TruncFOp::create(builder, updated.getLoc(),
+                                                 copyTypes[i], updated));
     NamedAttribute updates(
         StringAttr::get(context, MPTDialect::kUpdatesAttrName),
         IntegerAttr::get(IntegerType::get(context, 64), arg));
-    if (failed(func.insertResult(newResult, copyType,
-                                 DictionaryAttr::get(context, updates))))
-      return func.emitError("cannot append a working-copy result");
-    ret->insertOperands(ret->getNumOperands(), nextCopy);
-    added.push_back({param, arg, newResult});
+    resultAttrs.push_back(DictionaryAttr::get(context, updates));
+    added.push_back({copy.param, arg, numResults + static_cast<unsigned>(i)});
   }
+  if (failed(func.insertResults(resultIndices, copyTypes, resultAttrs)))
+    return func.emitError("cannot append the working-copy results");
+  ret->insertOperands(ret->getNumOperands(), nextCopies);
   return success();
 }
 
