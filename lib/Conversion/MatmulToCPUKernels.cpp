@@ -255,20 +255,25 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     bool lowered = false;
   };
 
-  /// The kernel function of `plan`, parsed into the module on first use.
+  /// The kernel function of `plan`, parsed into the module on first use:
+  /// the serial or the parallel variant (in a parallel module, the serial
+  /// one is named with a "_serial" suffix).
   FailureOr<func::FuncOp> getOrInsertKernel(ModuleOp module,
                                             SymbolTable &symbols,
-                                            const ContractionPlan &plan) {
+                                            const ContractionPlan &plan,
+                                            bool parallelKernel) {
     std::string elt;
     llvm::raw_string_ostream(elt) << plan.elementType;
     std::string name = plan.kernel == Kernel::AMX
                            ? mpt::cpu::kAMXKernelName.str()
                            : mpt::cpu::avx512KernelName(elt);
+    if (parallel && !parallelKernel)
+      name += "_serial";
     if (auto fn = symbols.lookup<func::FuncOp>(name))
       return fn;
     std::string text = plan.kernel == Kernel::AMX
-                           ? mpt::cpu::amxKernel(parallel)
-                           : mpt::cpu::avx512Kernel(elt, parallel);
+                           ? mpt::cpu::amxKernel(parallelKernel)
+                           : mpt::cpu::avx512Kernel(elt, parallelKernel);
     OwningOpRef<ModuleOp> parsed =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!parsed) {
@@ -279,13 +284,27 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     }
     auto fn = *parsed->getOps<func::FuncOp>().begin();
     fn->remove();
+    fn.setSymName(name);
     symbols.insert(fn, module.getBody()->begin());
     return fn;
   }
 
+  /// Multiply-adds of one kernel call of `op` (static shapes), or nullopt.
+  static std::optional<int64_t> workPerCall(linalg::LinalgOp op,
+                                            const ContractionPlan &plan) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t work = 1;
+    for (unsigned dim : {plan.m, plan.n, plan.k}) {
+      if (ShapedType::isDynamic(ranges[dim]))
+        return std::nullopt;
+      work *= ranges[dim];
+    }
+    return work;
+  }
+
   /// Rewrites `op` into kernel calls; returns notes for the report.
   std::string lower(linalg::LinalgOp op, const ContractionPlan &plan,
-                    func::FuncOp kernel) {
+                    func::FuncOp kernel, bool parallelBatch) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -345,12 +364,22 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value count = memref::DimOp::create(b, loc, c, 0);
-      scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
-                         [&](OpBuilder &lb, Location, Value iv, ValueRange) {
-                           call(lb, iv);
-                           scf::YieldOp::create(lb, loc);
-                         });
-      notes.push_back("one kernel call per batch element");
+      if (parallelBatch) {
+        scf::ParallelOp::create(
+            b, loc, ValueRange{zero}, ValueRange{count}, ValueRange{one},
+            [&](OpBuilder &lb, Location, ValueRange ivs) {
+              call(lb, ivs.front());
+            });
+        notes.push_back("one serial kernel call per batch element, the "
+                        "batch in parallel");
+      } else {
+        scf::ForOp::create(b, loc, zero, count, one, ValueRange{},
+                           [&](OpBuilder &lb, Location, Value iv, ValueRange) {
+                             call(lb, iv);
+                             scf::YieldOp::create(lb, loc);
+                           });
+        notes.push_back("one kernel call per batch element");
+      }
     } else {
       call(b, Value());
     }
@@ -391,11 +420,24 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
         entries.push_back(std::move(entry));
         continue;
       }
+      // In parallel: a batch is spread over the threads, one serial kernel
+      // call per element; a single call forks inside the kernel, unless it
+      // is too small to pay for a fork and join.
+      std::optional<int64_t> work = workPerCall(op, *plan);
+      int64_t batch =
+          plan->batch ? op.getStaticLoopRanges()[*plan->batch] : 1;
+      bool small = work && !ShapedType::isDynamic(batch) &&
+                   *work * batch < parallelMinWork;
+      bool parallelBatch = parallel && plan->batch && !small;
+      bool parallelKernel = parallel && !plan->batch && !small;
       FailureOr<func::FuncOp> kernel =
-          getOrInsertKernel(module, symbols, *plan);
+          getOrInsertKernel(module, symbols, *plan, parallelKernel);
       if (failed(kernel))
         return signalPassFailure();
-      std::string notes = lower(op, *plan, *kernel);
+      std::string notes = lower(op, *plan, *kernel, parallelBatch);
+      if (parallel && small)
+        notes += std::string(notes.empty() ? "" : "; ") +
+                 "serial: fewer than parallel-min-work multiply-adds";
       entry.lowered = true;
       entry.detail =
           "@" + kernel->getSymName().str() +

@@ -96,6 +96,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     kernels.report = options.kernelReport;
     kernels.reportFormat = options.kernelReportFormat;
     kernels.parallel = options.parallel;
+    kernels.parallelMinWork = options.parallelMinWork;
     pm.addPass(mpt::createMatmulToCPUKernels(kernels));
   }
 

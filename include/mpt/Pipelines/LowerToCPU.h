@@ -66,6 +66,12 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "runtime (libomp; mpt-run --threads does). Every element "
                      "is computed as on one thread: the same results"),
       llvm::cl::init(false)};
+  Option<int64_t> parallelMinWork{
+      *this, "parallel-min-work",
+      llvm::cl::desc("With parallel: contractions of fewer multiply-adds "
+                     "call the serial kernel (--mpt-matmul-to-cpu-kernels' "
+                     "parallel-min-work)"),
+      llvm::cl::init(int64_t(1) << 23)};
   Option<std::string> kernelReport{
       *this, "kernel-report",
       llvm::cl::desc("Write which contractions got a CPU kernel and why the "
