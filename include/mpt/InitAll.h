@@ -20,6 +20,9 @@ namespace mpt {
 void registerAllDialects(mlir::DialectRegistry &registry);
 /// Registers every mpt pass and pipeline with the global pass registry.
 void registerAllPasses();
+/// Prints mpt's pipelines and every registered pass with their options to
+/// stdout (mpt-opt --mpt-help, where only mpt's passes are registered).
+void printPipelinesAndPasses();
 } // namespace mpt
 
 #endif // MPT_INITALL_H

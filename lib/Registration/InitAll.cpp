@@ -9,6 +9,7 @@
 #include "mpt/Pipelines/GPUCodegen.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
@@ -35,4 +36,24 @@ void mpt::registerAllPasses() {
   registerLowerToCPUPipeline();
   registerMixedPrecisionPipeline();
   registerGPUCodegenPipeline();
+}
+
+void mpt::printPipelinesAndPasses() {
+  // The pipelines registered above, in the order a step goes through them.
+  static constexpr llvm::StringLiteral pipelines[] = {
+      "mpt-mixed-precision", "mpt-lower-to-cpu", "mpt-gpu-codegen"};
+  llvm::SmallVector<const mlir::PassPipelineInfo *> infos;
+  // The descriptions start after the widest option (as --help aligns them).
+  size_t descIndent = 0;
+  for (llvm::StringLiteral name : pipelines)
+    if (const mlir::PassPipelineInfo *info =
+            mlir::PassPipelineInfo::lookup(name)) {
+      infos.push_back(info);
+      descIndent = std::max(descIndent, info->getOptionWidth() + 4);
+    }
+  llvm::outs() << "Pass Pipelines:\n";
+  for (const mlir::PassPipelineInfo *info : infos)
+    info->printHelpStr(/*indent=*/2, descIndent);
+  // Only mpt's passes when only they are registered (mpt-opt --mpt-help).
+  mlir::printRegisteredPasses();
 }

@@ -23,6 +23,14 @@ void registerTestTrainingGraphPass();
 } // namespace mpt::test
 
 int main(int argc, char **argv) {
+  // --mpt-help: mpt's own pipelines and passes with their options, without
+  // the few hundred upstream ones --help lists (registered only after this).
+  for (int i = 1; i < argc; ++i)
+    if (llvm::StringRef(argv[i]) == "--mpt-help") {
+      mpt::registerAllPasses();
+      mpt::printPipelinesAndPasses();
+      return 0;
+    }
   mlir::registerAllPasses();
   mpt::registerAllPasses();
   mpt::test::registerTestTrainingGraphPass();
