@@ -1,5 +1,6 @@
 //===- ReportUtils.cpp - shared helpers of mpt's report passes ------------===//
 #include "mpt/Analysis/ReportUtils.h"
+#include "mpt/IR/TrainingContract.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -108,6 +109,19 @@ void printMemoryEstimate(const MemoryEstimate &estimate, llvm::raw_ostream &os,
     printByteCounts("param_copies", estimate.paramCopies, os, indent);
   os << indent << llvm::left_justify("total", 16)
      << llvm::right_justify(bytesToText(estimate.total()), 12) << " B\n";
+}
+
+SmallVector<FunctionOpInterface> getReportedFunctions(ModuleOp module,
+                                                       bool allFunctions) {
+  SmallVector<FunctionOpInterface> defined, steps;
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    if (func.isExternal())
+      continue;
+    defined.push_back(func);
+    if (!allFunctions && isContractStep(func))
+      steps.push_back(func);
+  }
+  return steps.empty() ? defined : steps;
 }
 
 } // namespace mpt

@@ -1,6 +1,7 @@
 //===- TrainingContract.cpp - roles of the training-graph contract --------===//
 #include "mpt/IR/TrainingContract.h"
 #include "mpt/IR/MPTDialect.h"
+#include "mpt/IR/MPTOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -52,6 +53,22 @@ std::optional<ArgRole> getArgRole(FunctionOpInterface func, unsigned index) {
   if (!role)
     return std::nullopt;
   return parseArgRole(role.getValue());
+}
+
+bool isContractStep(FunctionOpInterface func) {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, MPTDialect::kRoleAttrName))
+      return true;
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (func.getResultAttr(i, MPTDialect::kRoleAttrName) ||
+        func.getResultAttr(i, MPTDialect::kUpdatesAttrName))
+      return true;
+  return func
+      ->walk([](Operation *op) {
+        return isa<GradSeedOp, GradientOp>(op) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 std::optional<unsigned> getUpdatedArg(FunctionOpInterface func,

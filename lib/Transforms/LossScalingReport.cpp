@@ -117,10 +117,8 @@ struct LossScalingReportPass
   }
 
   void runOnOperation() override {
-    SmallVector<FunctionOpInterface> funcs;
-    for (auto func : getOperation().getOps<FunctionOpInterface>())
-      if (!func.isExternal())
-        funcs.push_back(func);
+    SmallVector<FunctionOpInterface> funcs =
+        getReportedFunctions(getOperation(), allFunctions);
 
     std::string error;
     std::unique_ptr<ReportStream> stream = ReportStream::open(output, error);

@@ -55,8 +55,10 @@ struct MptPrecisionReportPass
     std::vector<std::tuple<FunctionOpInterface, const PrecisionPlan *,
                            AutocastSummary>>
         reports;
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
+    for (FunctionOpInterface reported :
+         getReportedFunctions(getOperation(), allFunctions)) {
+      auto func = dyn_cast<func::FuncOp>(reported.getOperation());
+      if (!func)
         continue;
       func::FuncOp copy = func.clone();
       copies.push_back(copy);

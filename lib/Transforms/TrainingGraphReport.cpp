@@ -47,10 +47,8 @@ struct TrainingGraphReportPass
 
   void runOnOperation() override {
     ReportFormat reportFormat = *parseReportFormat(format);
-    SmallVector<FunctionOpInterface> funcs;
-    for (auto func : getOperation().getOps<FunctionOpInterface>())
-      if (!func.isExternal())
-        funcs.push_back(func);
+    SmallVector<FunctionOpInterface> funcs =
+        getReportedFunctions(getOperation(), allFunctions);
 
     // Analyse everything first: a contract violation fails the pass before
     // anything is written.

@@ -4,7 +4,9 @@
 
 #include "mpt/Analysis/TrainingGraph.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,6 +49,13 @@ mlir::FailureOr<PassReport> openPassReport(mlir::Location loc,
                                            llvm::StringRef passArgument,
                                            llvm::StringRef path,
                                            llvm::StringRef format);
+
+/// The functions a report lists: the defined functions of `module` that are
+/// training steps (mpt::isContractStep), or all of them when `allFunctions`
+/// is set or the module holds no training step (plain code, e.g. autocast of
+/// an inference function).
+llvm::SmallVector<mlir::FunctionOpInterface>
+getReportedFunctions(mlir::ModuleOp module, bool allFunctions);
 
 /// The memory estimate as JSON: {"params": {"f32": n, ...}, ...}.
 llvm::json::Object memoryEstimateToJson(const MemoryEstimate &estimate);

@@ -38,6 +38,11 @@ std::optional<unsigned> getUpdatedArg(mlir::FunctionOpInterface func,
                                       unsigned index);
 /// Whether result `index` of `func` is the loss (`mpt.role = "loss"`).
 bool isLossResult(mlir::FunctionOpInterface func, unsigned index);
+/// Whether `func` is a training step of the contract: an `mpt.role` on an
+/// argument or result, an `mpt.updates` on a result, or a training marker
+/// (`mpt.grad_seed`, `mpt.gradient`) in its body. The reports list these and
+/// leave out the helpers a module holds beside them.
+bool isContractStep(mlir::FunctionOpInterface func);
 
 /// Marks an op that mpt-recompute-in-backward copied into the backward
 /// (so that CSE does not merge it back into the forward op).

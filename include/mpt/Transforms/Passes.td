@@ -24,6 +24,10 @@ def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the report to ('-' for stderr)">,
+    Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
+           "Report every function, not only the training steps (functions "
+           "with mpt.role / mpt.updates or training markers; a module "
+           "without any has all its functions reported)">,
   ];
   let dependentDialects = ["mpt::MPTDialect"];
 }
@@ -128,6 +132,10 @@ def LossScalingReport : Pass<"mpt-loss-scaling-report", "mlir::ModuleOp"> {
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the report to ('-' for stderr)">,
+    Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
+           "Report every function, not only the training steps (functions "
+           "with mpt.role / mpt.updates or training markers; a module "
+           "without any has all its functions reported)">,
   ];
   let dependentDialects = ["mpt::MPTDialect"];
 }
@@ -381,6 +389,10 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the report to ('-' for stderr)">,
+    Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
+           "Report every function, not only the training steps (functions "
+           "with mpt.role / mpt.updates or training markers; a module "
+           "without any has all its functions reported)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",
