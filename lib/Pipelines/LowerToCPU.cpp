@@ -25,6 +25,9 @@ using namespace mlir;
 
 void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
                                   const LowerToCPUOptions &options) {
+  // A data-parallel step's all-reduces (a module pass: it also records the
+  // MPI implementation in the module's DLTI).
+  pm.addPass(createLowerAllReduce());
   // The loss-scaling ops first, then the markers: afterwards the step is
   // upstream MLIR only.
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
@@ -167,6 +170,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     // vectorized before it came here.
     pm.addPass(createUBToLLVMConversionPass());
   }
+  // mpi ops (data-parallel steps) become calls into the MPI library.
+  ConvertToLLVMPassOptions mpiToLLVM;
+  mpiToLLVM.filterDialects = {"mpi"};
+  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
