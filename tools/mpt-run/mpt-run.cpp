@@ -10,6 +10,7 @@
 #include "AllocationCounter.h"
 #include "CPUPath.h"
 #include "CompileProgress.h"
+#include "MpiRuntime.h"
 #include "NpyIO.h"
 #include "ObjectCache.h"
 #include "Options.h"
@@ -193,9 +194,14 @@ static LogicalResult runRecordingFailure(PassManager &pm, ModuleOp module,
 
 /// Reports an error that ends the run: one line on stderr, exit code 1.
 [[noreturn]] static void fail(const llvm::Twine &message) {
+  if (mpt::run::getLauncherWorldSize() > 1)
+    mpt::run::failInJob(message); // once per job, with the rank (MpiRuntime.h)
   llvm::errs() << "mpt-run: error: " << message << "\n";
   std::exit(1);
 }
+
+/// The MPI job when the step is data-parallel (docs/Distributed.md).
+static mpt::run::MpiJob *mpiJob = nullptr;
 
 //===----------------------------------------------------------------------===//
 // The step's signature
@@ -551,6 +557,9 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
       if (!index)
         fail(source + " matches no argument of @" + sig.funcName);
       const ArgInfo &arg = sig.args[*index];
+      if (mpiJob && arg.role == ArgRole::Data && !arg.shape.empty())
+        array = mpiJob->takeShard(array, arg.shape.front(), source,
+                                  arg.describe(*index));
       checkMatches(arg, *index, array, /*batched=*/true, source);
       if (values.numBatches == 0) {
         values.numBatches = array.shape.front();
@@ -1011,6 +1020,9 @@ static int run(int argc, char **argv) {
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error)
       sawError = true;
+    // Every rank compiles the same module: rank 0 reports for the job.
+    if (mpt::run::getLauncherRank() != 0)
+      return success();
     StringRef severity =
         diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
         : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
@@ -1093,6 +1105,21 @@ static int run(int argc, char **argv) {
   FailureOr<StepSignature> sig = analyseStep(func, argNames);
   if (failed(sig))
     return 1;
+  if (mpt::run::isDataParallel(*module, func)) {
+    mpiJob = &mpt::run::MpiJob::start();
+    // Rank 0 logs and saves for the job.
+    if (mpiJob->getRank() != 0) {
+      logFile = "/dev/null";
+      saveFile = "";
+      noProgress = true;
+    }
+  } else if (mpt::run::getLauncherWorldSize() > 1) {
+    fail("mpt-run runs as one of " + Twine(mpt::run::getLauncherWorldSize()) +
+         " ranks but @" + sig->funcName +
+         " is not data-parallel: every rank would train alone; make it "
+         "data-parallel (--passes='mpt-mixed-precision{data-parallel=true}' "
+         "or 'func.func(mpt-data-parallel)')");
+  }
 
   ArgValues values = gatherArgValues(*sig);
 
@@ -1139,6 +1166,8 @@ static int run(int argc, char **argv) {
     libs.push_back(MPT_C_RUNNER_UTILS);
   if (!openmpRuntime.empty())
     libs.push_back(openmpRuntime);
+  if (mpiJob)
+    libs.push_back(mpiJob->getLibraryPath());
   std::string packedName = "_mlir__mlir_ciface_" + sig->funcName;
 
   // The object cache (ObjectCache.h), keyed by the step as it is before
@@ -1372,6 +1401,16 @@ static int run(int argc, char **argv) {
     if (hasSkip)
       llvm::errs() << ", " << numSkipped << " skipped";
     llvm::errs() << "\n";
+  }
+  if (mpiJob) {
+    SmallVector<const HostArray *> state;
+    for (auto [i, arg] : llvm::enumerate(sig->args))
+      if (arg.updatedBy)
+        state.push_back(&values.current[i]);
+    bool lockstep = mpiJob->checkLockstep(state);
+    mpiJob->finish();
+    if (!lockstep)
+      return 1;
   }
   return sawError ? 1 : 0;
 }
