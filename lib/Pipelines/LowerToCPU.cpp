@@ -92,6 +92,13 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // peak fall below the FP32 step's).
   if (options.deallocate)
     pm.addNestedPass<func::FuncOp>(mpt::createFreeAfterLastUse());
+  // The mpi ops of a data-parallel step become calls into the MPI library
+  // now, after the frees are placed (a buffer's use is then a cast feeding
+  // the call) and before the step is cut into functions: !mpi.comm values
+  // never cross a function boundary, which no later conversion could type.
+  ConvertToLLVMPassOptions mpiToLLVM;
+  mpiToLLVM.filterDialects = {"mpi"};
+  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
   if (options.amx || options.avx512 || !options.kernelReport.empty()) {
     mpt::MatmulToCPUKernelsOptions kernels;
     kernels.amx = options.amx;
@@ -170,10 +177,6 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     // vectorized before it came here.
     pm.addPass(createUBToLLVMConversionPass());
   }
-  // mpi ops (data-parallel steps) become calls into the MPI library.
-  ConvertToLLVMPassOptions mpiToLLVM;
-  mpiToLLVM.filterDialects = {"mpi"};
-  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

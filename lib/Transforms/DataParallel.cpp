@@ -108,7 +108,7 @@ struct DataParallelPass
       return emitError(UnknownLoc::get(context))
              << "mpt-data-parallel: bucket-bytes must be at least 4 (one "
                 "f32), got "
-             << bucketBytes;
+             << static_cast<int64_t>(bucketBytes);
     return success();
   }
 

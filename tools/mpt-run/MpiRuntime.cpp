@@ -18,7 +18,6 @@
 
 using namespace mlir;
 using namespace mpt;
-using namespace mpt::run;
 
 //===----------------------------------------------------------------------===//
 // The MPI library, loaded at run time
@@ -32,6 +31,8 @@ using MpiComm = int;
 using MpiDatatype = int;
 using MpiOp = int;
 constexpr MpiComm kCommWorld = 0x44000000;
+constexpr MpiDatatype kChar = 0x4c000101;
+constexpr MpiDatatype kInt = 0x4c000405;
 constexpr MpiDatatype kUint64 = 0x4c00083e;
 constexpr MpiOp kMax = 0x58000001;
 constexpr MpiOp kMin = 0x58000002;
@@ -44,6 +45,10 @@ struct MpiFunctions {
   int (*commSize)(MpiComm, int *) = nullptr;
   int (*allreduce)(const void *, void *, int, MpiDatatype, MpiOp,
                    MpiComm) = nullptr;
+  int (*bcast)(void *, int, MpiDatatype, int, MpiComm) = nullptr;
+  int (*send)(const void *, int, MpiDatatype, int, int, MpiComm) = nullptr;
+  // The status is MPI_STATUS_IGNORE (MPICH: (MPI_Status *)1).
+  int (*recv)(void *, int, MpiDatatype, int, int, MpiComm, void *) = nullptr;
 };
 MpiFunctions mpi;
 } // namespace
@@ -57,22 +62,25 @@ static int getEnvInt(const char *name, int fallback) {
 }
 
 // Hydra (MPICH's mpiexec) sets PMI_*, Open MPI's launcher OMPI_COMM_WORLD_*.
-int mpt::run::getLauncherWorldSize() {
+int mpt::getLauncherWorldSize() {
   return getEnvInt("PMI_SIZE", getEnvInt("OMPI_COMM_WORLD_SIZE", 1));
 }
-int mpt::run::getLauncherRank() {
+int mpt::getLauncherRank() {
   return getEnvInt("PMI_RANK", getEnvInt("OMPI_COMM_WORLD_RANK", 0));
 }
 
-void mpt::run::failInJob(const llvm::Twine &message) {
+void mpt::failInJob(const llvm::Twine &message) {
+  if (MpiJob *job = MpiJob::getInSetup())
+    job->failSetup(message);
   int size = getLauncherWorldSize();
   int rank = getLauncherRank();
   if (size > 1 && rank != 0) {
     // If rank 0 meets the same error it exits first and the launcher ends
     // this process during the wait: the error is reported once.
     std::this_thread::sleep_for(std::chrono::seconds(2));
-    llvm::errs() << "mpt-run: error: rank " << rank << " of " << size << ": "
-                 << message << "\n";
+    llvm::errs() << ("mpt-run: error: rank " + llvm::Twine(rank) + " of " +
+                     llvm::Twine(size) + ": " + message + "\n")
+                        .str();
   } else {
     llvm::errs() << "mpt-run: error: " << message << "\n";
   }
@@ -82,6 +90,8 @@ void mpt::run::failInJob(const llvm::Twine &message) {
 
 /// An error every rank meets in the same way: reported by rank 0 only.
 [[noreturn]] static void failOnAllRanks(const llvm::Twine &message) {
+  if (MpiJob *job = MpiJob::getInSetup())
+    job->failSetup(message);
   if (getLauncherRank() == 0) {
     llvm::errs() << "mpt-run: error: " << message << "\n";
     llvm::errs().flush();
@@ -92,7 +102,7 @@ void mpt::run::failInJob(const llvm::Twine &message) {
   std::exit(1);
 }
 
-bool mpt::run::isDataParallel(ModuleOp module, func::FuncOp func) {
+bool mpt::isDataParallel(ModuleOp module, func::FuncOp func) {
   if (func->hasAttr("mpt.data_parallel"))
     return true;
   WalkResult found = module.walk([](Operation *op) {
@@ -111,8 +121,59 @@ static void bind(void *library, const char *name, T &function) {
     failInJob(llvm::Twine("the MPI library has no '") + name + "'");
 }
 
-MpiJob &MpiJob::start() {
+MpiJob &MpiJob::instance() {
   static MpiJob job;
+  return job;
+}
+
+MpiJob *MpiJob::getInSetup() {
+  return instance().inSetup ? &instance() : nullptr;
+}
+
+void MpiJob::finishSetup() { agreeOnSetup(/*failed=*/false, ""); }
+
+void MpiJob::failSetup(const llvm::Twine &message) {
+  agreeOnSetup(/*failed=*/true, message);
+  llvm_unreachable("a failed setup ends the run");
+}
+
+void MpiJob::agreeOnSetup(bool failed, const llvm::Twine &message) {
+  inSetup = false;
+  // The lowest rank that failed (size: none). Every rank is here, in this
+  // collective, before the step's first all-reduce.
+  int mine = failed ? rank : size, first = size;
+  if (mpi.allreduce(&mine, &first, 1, kInt, kMin, kCommWorld) != 0)
+    first = failed ? rank : size;
+  if (first == size)
+    return;
+  // Rank 0 reports for the job: the failed rank sends it its message.
+  constexpr int kMaxMessage = 4096;
+  char text[kMaxMessage] = {0};
+  if (rank == first) {
+    std::string own = message.str();
+    std::strncpy(text, own.c_str(), kMaxMessage - 1);
+    if (rank != 0)
+      mpi.send(text, kMaxMessage, kChar, /*dest=*/0, /*tag=*/0, kCommWorld);
+  }
+  if (rank == 0) {
+    if (first != 0)
+      mpi.recv(text, kMaxMessage, kChar, first, /*tag=*/0, kCommWorld,
+               reinterpret_cast<void *>(1));
+    // Empty: rank 0 already printed its diagnostics.
+    if (text[0] != 0) {
+      llvm::errs() << "mpt-run: error: ";
+      if (first != 0)
+        llvm::errs() << "rank " << first << " of " << size << ": ";
+      llvm::errs() << text << "\n";
+      llvm::errs().flush();
+    }
+  }
+  mpi.finalize();
+  std::exit(1);
+}
+
+MpiJob &MpiJob::start() {
+  MpiJob &job = instance();
   if (mpi.init)
     return job;
   SmallVector<std::string> candidates;
@@ -136,15 +197,24 @@ MpiJob &MpiJob::start() {
         llvm::join(candidates, ", ") +
         "; install MPICH: apt-get install mpich, or set MPT_MPI_LIBRARY)");
   bind(library, "MPI_Init", mpi.init);
+  // The JIT links the step against the library by path: the file that
+  // dlopen found (a bare soname would be read relative to the directory).
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(mpi.init), &info) && info.dli_fname)
+    job.libraryPath = info.dli_fname;
   bind(library, "MPI_Initialized", mpi.initialized);
   bind(library, "MPI_Finalize", mpi.finalize);
   bind(library, "MPI_Comm_rank", mpi.commRank);
   bind(library, "MPI_Comm_size", mpi.commSize);
   bind(library, "MPI_Allreduce", mpi.allreduce);
+  bind(library, "MPI_Bcast", mpi.bcast);
+  bind(library, "MPI_Send", mpi.send);
+  bind(library, "MPI_Recv", mpi.recv);
   if (mpi.init(nullptr, nullptr) != 0 ||
       mpi.commRank(kCommWorld, &job.rank) != 0 ||
       mpi.commSize(kCommWorld, &job.size) != 0)
     failInJob("MPI_Init failed");
+  job.inSetup = true;
   return job;
 }
 
@@ -190,24 +260,27 @@ bool MpiJob::checkLockstep(llvm::ArrayRef<const HostArray *> arrays) {
   for (const HostArray *array : arrays)
     for (uint8_t byte : array->data)
       hash = (hash ^ byte) * 0x100000001b3ull;
-  uint64_t low = 0, high = 0;
-  if (mpi.allreduce(&hash, &low, 1, kUint64, kMin, kCommWorld) != 0 ||
-      mpi.allreduce(&hash, &high, 1, kUint64, kMax, kCommWorld) != 0)
-    failInJob("MPI_Allreduce of the parameter checksum failed");
-  bool same = low == high;
-  if (rank == 0) {
-    if (same)
-      llvm::errs() << "mpt-run: " << size
-                   << " ranks, parameters and optimizer state bit-identical "
-                      "on every rank (checksum "
-                   << llvm::format_hex(hash, 18) << ")\n";
-    else
-      llvm::errs() << "mpt-run: error: the ranks' parameters differ "
-                      "(checksums from "
-                   << llvm::format_hex(low, 18) << " to "
-                   << llvm::format_hex(high, 18)
-                   << "): the replicas are out of lockstep\n";
-  }
+  uint64_t rankZeroHash = hash;
+  if (mpi.bcast(&rankZeroHash, 1, kUint64, /*root=*/0, kCommWorld) != 0)
+    failInJob("MPI_Bcast of rank 0's parameter checksum failed");
+  bool same = hash == rankZeroHash;
+  // Each rank says it, in one write: the launcher merges the ranks'
+  // stderr, and pieces of lines would interleave.
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  if (same)
+    os << "mpt-run: rank " << rank << " of " << size
+       << ": parameters and optimizer state bit-identical to rank 0's "
+          "(checksum "
+       << llvm::format_hex(hash, 18) << ")\n";
+  else
+    os << "mpt-run: error: rank " << rank << " of " << size
+       << ": parameters or optimizer state differ from rank 0's (checksum "
+       << llvm::format_hex(hash, 18) << ", rank 0 "
+       << llvm::format_hex(rankZeroHash, 18)
+       << "): the replicas are out of lockstep\n";
+  llvm::errs() << line;
+  llvm::errs().flush();
   return same;
 }
 

@@ -24,7 +24,7 @@ class FuncOp;
 } // namespace func
 } // namespace mlir
 
-namespace mpt::run {
+namespace mpt {
 
 /// The number of ranks and this process's rank as the launcher (mpiexec)
 /// announces them in the environment, before MPI is initialised; 1 and 0
@@ -62,8 +62,20 @@ public:
   HostArray takeShard(const HostArray &batches, int64_t perRank,
                       const llvm::Twine &source, const llvm::Twine &argument);
 
-  /// Compares a checksum of `arrays` across all ranks. Returns true when
-  /// every rank holds the same bytes; prints the outcome on rank 0.
+  /// Ends the setup (from MPI_Init to the data read and sharded): a
+  /// collective that every rank reaches before the step's first all-reduce,
+  /// unless it failed (failSetup, the same collective). When a rank failed,
+  /// rank 0 reports the lowest such rank's error, once, and every rank exits
+  /// with 1; otherwise returns.
+  void finishSetup();
+  /// Ends the run with `message` during the setup (see finishSetup); an
+  /// empty message on rank 0: already reported.
+  [[noreturn]] void failSetup(const llvm::Twine &message);
+  /// The job while it is in its setup, or null.
+  static MpiJob *getInSetup();
+
+  /// Compares a checksum of `arrays` with rank 0's. Returns true when this
+  /// rank holds the same bytes as rank 0; every rank says which.
   bool checkLockstep(llvm::ArrayRef<const HostArray *> arrays);
 
   /// MPI_Finalize.
@@ -71,10 +83,13 @@ public:
 
 private:
   MpiJob() = default;
+  static MpiJob &instance();
+  void agreeOnSetup(bool failed, const llvm::Twine &message);
   int rank = 0, size = 1;
+  bool inSetup = false;
   std::string libraryPath;
 };
 
-} // namespace mpt::run
+} // namespace mpt
 
 #endif // MPT_TOOLS_MPT_RUN_MPIRUNTIME_H

@@ -194,14 +194,17 @@ static LogicalResult runRecordingFailure(PassManager &pm, ModuleOp module,
 
 /// Reports an error that ends the run: one line on stderr, exit code 1.
 [[noreturn]] static void fail(const llvm::Twine &message) {
-  if (mpt::run::getLauncherWorldSize() > 1)
-    mpt::run::failInJob(message); // once per job, with the rank (MpiRuntime.h)
+  if (mpt::getLauncherWorldSize() > 1)
+    mpt::failInJob(message); // once per job, with the rank (MpiRuntime.h)
   llvm::errs() << "mpt-run: error: " << message << "\n";
   std::exit(1);
 }
 
-/// The MPI job when the step is data-parallel (docs/Distributed.md).
-static mpt::run::MpiJob *mpiJob = nullptr;
+/// The MPI job, under a launcher or when the step is data-parallel
+/// (docs/Distributed.md).
+static mpt::MpiJob *mpiJob = nullptr;
+/// A rank other than 0's first error diagnostic (it prints none).
+static std::string firstRankError;
 
 //===----------------------------------------------------------------------===//
 // The step's signature
@@ -1001,6 +1004,11 @@ static int run(int argc, char **argv) {
       args.size(), args.data(),
       "mpt-run: run a training step on the CPU for N steps "
       "(docs/Running.md)\n");
+  // Under a launcher every rank joins the MPI job now, so that an error any
+  // rank meets before the step runs is reported once, by rank 0
+  // (MpiJob::finishSetup).
+  if (getLauncherWorldSize() > 1)
+    mpiJob = &MpiJob::start();
   if (logFormat != "csv" && logFormat != "jsonl")
     fail("--log-format must be csv or jsonl, got '" + logFormat + "'");
   if (optLevel > 3)
@@ -1020,9 +1028,15 @@ static int run(int argc, char **argv) {
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error)
       sawError = true;
-    // Every rank compiles the same module: rank 0 reports for the job.
-    if (mpt::run::getLauncherRank() != 0)
+    // Rank 0 reports for the job; another rank keeps its first error for
+    // rank 0 to report should only this rank meet it (main).
+    if (mpt::getLauncherRank() != 0) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error &&
+          firstRankError.empty())
+        firstRankError =
+            formatLocation(diag.getLocation()) + ": error: " + diag.str();
       return success();
+    }
     StringRef severity =
         diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
         : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
@@ -1105,16 +1119,17 @@ static int run(int argc, char **argv) {
   FailureOr<StepSignature> sig = analyseStep(func, argNames);
   if (failed(sig))
     return 1;
-  if (mpt::run::isDataParallel(*module, func)) {
-    mpiJob = &mpt::run::MpiJob::start();
+  if (mpt::isDataParallel(*module, func)) {
+    if (!mpiJob) // one process without a launcher: MPI's singleton start
+      mpiJob = &mpt::MpiJob::start();
     // Rank 0 logs and saves for the job.
     if (mpiJob->getRank() != 0) {
       logFile = "/dev/null";
       saveFile = "";
       noProgress = true;
     }
-  } else if (mpt::run::getLauncherWorldSize() > 1) {
-    fail("mpt-run runs as one of " + Twine(mpt::run::getLauncherWorldSize()) +
+  } else if (mpt::getLauncherWorldSize() > 1) {
+    fail("mpt-run runs as one of " + Twine(mpt::getLauncherWorldSize()) +
          " ranks but @" + sig->funcName +
          " is not data-parallel: every rank would train alone; make it "
          "data-parallel (--passes='mpt-mixed-precision{data-parallel=true}' "
@@ -1122,6 +1137,8 @@ static int run(int argc, char **argv) {
   }
 
   ArgValues values = gatherArgValues(*sig);
+  if (mpiJob)
+    mpiJob->finishSetup(); // one rank's bad data: one error, by rank 0
 
   // --memory: the static estimate of the step as it runs, where its
   // training markers are still there to say what is kept.
@@ -1341,7 +1358,7 @@ static int run(int argc, char **argv) {
       if (stopOnNonfinite)
         fail("step " + Twine(step) + ": the loss is " + formatNumber(loss) +
              "; stopping (--stop-on-nonfinite), nothing saved");
-      if (!warnedNonfinite)
+      if (!warnedNonfinite && (!mpiJob || mpiJob->getRank() == 0))
         llvm::errs() << "mpt-run: warning: step " << step << ": the loss is "
                      << formatNumber(loss)
                      << " (NaN or infinity in the data, hyperparameters or "
@@ -1417,5 +1434,11 @@ static int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  return run(argc, argv);
+  int status = run(argc, argv);
+  // A diagnosed error before the step ran: rank 0 printed its own; another
+  // rank's goes to rank 0 (MpiRuntime.h).
+  if (status != 0)
+    if (mpt::MpiJob *job = mpt::MpiJob::getInSetup())
+      job->failSetup(job->getRank() == 0 ? "" : firstRankError);
+  return status;
 }

@@ -3,7 +3,7 @@
 
   rebatch.py MLP_STEP.mlir BATCH OUT.mlir
 
-Every batch dimension (8x..., tensor<8xf32>) becomes BATCH and the mean's
+Every batch dimension (8x..., ...x8, tensor<8xf32>) becomes BATCH and the mean's
 1/8 becomes 1/BATCH rounded to f32 (printed with 9 significant digits, which
 round-trip). A data-parallel run on N ranks takes the step for BATCH/N
 samples; the single-process reference takes the step for BATCH."""
@@ -22,6 +22,8 @@ def main():
                         "arith.constant %.9e : f32" % inv)
     text = re.sub(r"(?<=[<(])8x", "%dx" % batch, text)
     text = text.replace("tensor<8xf32>", "tensor<%dxf32>" % batch)
+    # Transposed activations (32x8) in the backward.
+    text = text.replace("x8xf32>", "x%dxf32>" % batch)
     open(out, "w").write(text)
 
 
