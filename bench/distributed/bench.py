@@ -103,9 +103,12 @@ def main():
                                       "--ranks", str(n), "--wire", dtype,
                                       "--steps", str(a.steps)], env=env).stdout)
                 torch_bytes = params * (2 if dtype == "bf16" else 4) if n > 1 else 0
-                print("%-6s %5d %5s %10d %9.3f %7.2f %10d %9.3f %9.2f" % (
-                    name, n, dtype, nbytes, ms, ms / base, torch_bytes, torch_ms, ms / torch_ms),
-                    flush=True)
+                cores = os.cpu_count() or 1
+                note = ("  (%d ranks on %d cores: oversubscribed)" % (n, cores)
+                        if n > cores else "")
+                print("%-6s %5d %5s %10d %9.3f %7.2f %10d %9.3f %9.2f%s" % (
+                    name, n, dtype, nbytes, ms, ms / base, torch_bytes, torch_ms, ms / torch_ms,
+                    note), flush=True)
 
 
 if __name__ == "__main__":
