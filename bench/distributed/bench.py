@@ -11,8 +11,9 @@ For the bundled MLP (8 samples per rank), trained with
     mpt.all_reduce ops (gradient buckets, found-inf flag, loss) times 4 (MPI
     reduces f32; reduce-dtype=bf16 rounds the values but still sends f32,
     docs/Distributed.md);
-  * the step time: (time of S steps - time of 1 step) / (S - 1), which removes
-    the start-up and JIT compilation; the median of 3 runs;
+  * the step time: mpt-run --timing's median step (wall clock, the compiled
+    step with its all-reduces; start-up and JIT compilation excluded), the
+    slowest rank's, one thread per rank; the median of --repeat runs;
   * the ratio to the 1-rank time of the same configuration (weak scaling:
     the batch per rank is fixed, so 1.0 is perfect);
   * the anchor, measured in the same run: PyTorch DDP (gloo, f16 autocast +
@@ -30,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -42,20 +42,25 @@ def run(cmd, **kw):
 
 def allreduce_bytes(mpt_opt, step, dtype_opts):
     """Bytes one rank sends per step: the mpt.all_reduce operands (f32/i32)."""
-    pipeline = ("builtin.module(func.func(mpt-autocast,mpt-insert-loss-scaling,"
-                "mpt-data-parallel{%s}))" % dtype_opts)
+    pipeline = ("builtin.module(func.func(mpt-autocast),mpt-insert-loss-scaling,"
+                "func.func(mpt-data-parallel{%s}))" % dtype_opts)
     ir = run([mpt_opt, step, "--pass-pipeline=" + pipeline]).stdout
     total = 0
-    for m in re.finditer(r"mpt\.all_reduce \w+ %\S+(?: \{[^}]*\})? : tensor<(\d+)x(f32|i32)>", ir):
-        total += 4 * int(m.group(1))
+    for m in re.finditer(r"mpt\.all_reduce (\w+) %\S+(?: \{[^}]*\})? : tensor<(\d+)x(f32|i32)>", ir):
+        # mean sends one more element: the rank count (mpt-lower-all-reduce).
+        total += 4 * (int(m.group(2)) + (m.group(1) == "mean"))
     return total
 
 
-def timed(cmd, env):
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - t0
+def median_step_ms(cmd, env):
+    """The slowest rank's median step time in ms (mpt-run --timing, one line
+    per rank)."""
+    err = subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=env).stderr
+    medians = [float(m) for m in re.findall(r"median ([0-9.]+) ms", err)]
+    if not medians:
+        sys.exit("no --timing line from mpt-run:\n" + err)
+    return max(medians)
 
 
 def main():
@@ -91,13 +96,10 @@ def main():
                 extra = ["--init=seed:1", "--hparam", "lr=0.05", "--data", data]
                 cmd = ["mpiexec.mpich", "-n", str(n), mpt_run, step,
                        "--passes=mpt-mixed-precision{data-parallel=true reduce-dtype=%s}" % dtype,
-                       "--log", os.devnull, "--no-progress"] + extra
-                per_step = []
-                for _ in range(a.repeat):
-                    t1 = timed(cmd + ["--steps", "1"], env)
-                    ts = timed(cmd + ["--steps", str(a.steps)], env)
-                    per_step.append((ts - t1) / (a.steps - 1))
-                ms = 1e3 * statistics.median(per_step)
+                       "--log", os.devnull, "--no-progress", "--timing",
+                       "--threads", "1", "--steps", str(a.steps)] + extra
+                ms = statistics.median(median_step_ms(cmd, env)
+                                       for _ in range(a.repeat))
                 base = base or ms
                 torch_ms = float(run([venv_python, os.path.join(REPO, "bench", "distributed", "torch_ddp.py"),
                                       "--ranks", str(n), "--wire", dtype,
@@ -106,7 +108,7 @@ def main():
                 cores = os.cpu_count() or 1
                 note = ("  (%d ranks on %d cores: oversubscribed)" % (n, cores)
                         if n > cores else "")
-                print("%-6s %5d %5s %10d %9.3f %7.2f %10d %9.3f %9.2f%s" % (
+                print("%-6s %5d %5s %10d %9.3f %7.2f %10d %9.3f %9.3g%s" % (
                     name, n, dtype, nbytes, ms, ms / base, torch_bytes, torch_ms, ms / torch_ms,
                     note), flush=True)
 
