@@ -13,7 +13,8 @@ jobs=${MPT_JOBS:-$(nproc)}
 
 log() { echo "[setup] $*" >&2; }
 
-packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ binutils zlib1g-dev python3-venv libomp-dev)
+# mpich: the MPI that data-parallel steps call (docs/Distributed.md; MLIR 22 lowers mpi ops to its ABI).
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build g++ binutils zlib1g-dev python3-venv libomp-dev mpich libmpich-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -103,3 +103,24 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# MPICH runs the data-parallel tests (test/Distributed): an `mpi` feature
+# when its launcher and library are there. Jobs run through mpijob.py, which
+# kills a job that outlives its time limit, so that a hang fails the test.
+mpiexec = shutil.which("mpiexec.mpich")
+def mpich_loads():
+    try:
+        import ctypes
+        ctypes.CDLL("libmpich.so.12")
+        return True
+    except OSError:
+        return False
+if mpiexec and mpich_loads():
+    config.available_features.add("mpi")
+    mpijob = os.path.join(config.mpt_src_root, "test", "Distributed", "Inputs",
+                          "mpijob.py")
+    config.substitutions.append(
+        ("%mpifail", "%s %s --timeout 120 --expect-exit 1 -- %s"
+         % (python, mpijob, mpiexec)))
+    config.substitutions.append(
+        ("%mpirun", "%s %s --timeout 300 -- %s" % (python, mpijob, mpiexec)))

@@ -8,6 +8,26 @@
 using namespace mlir;
 using namespace mpt;
 
+#include "mpt/IR/MPTEnums.cpp.inc"
+
+LogicalResult AllReduceOp::verify() {
+  // MPI reduces contiguous 1-D buffers (mpi.allreduce takes the element
+  // count from the first dimension).
+  if (getInput().getType().getRank() != 1 ||
+      !getInput().getType().hasStaticShape())
+    return emitOpError("needs a 1-D tensor of static size");
+  if (std::optional<Type> wire = getWire()) {
+    if (!getInput().getType().getElementType().isF32())
+      return emitOpError("a wire type needs an f32 input");
+    if (!wire->isBF16() && !wire->isF16())
+      return emitOpError("wire type must be bf16 or f16, got ") << *wire;
+  }
+  if (getKind() == ReduceKind::Mean &&
+      !isa<FloatType>(getInput().getType().getElementType()))
+    return emitOpError("'mean' needs a floating-point tensor");
+  return success();
+}
+
 LogicalResult UnscaleAndCheckOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location,
     ValueRange operands, DictionaryAttr attributes,

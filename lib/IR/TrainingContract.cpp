@@ -87,7 +87,8 @@ bool isLossResult(FunctionOpInterface func, unsigned index) {
 }
 
 bool isKnownMptAttribute(StringRef name) {
-  return name == "mpt.loss_scaling" || name == kRecomputedAttrName ||
+  return name == "mpt.loss_scaling" || name == "mpt.data_parallel" ||
+         name == kRecomputedAttrName ||
          name == "mpt.tensorcore_entry" ||
          name == "mpt.k_loop" || name.starts_with("mpt.unroll_");
 }

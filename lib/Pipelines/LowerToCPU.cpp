@@ -25,6 +25,9 @@ using namespace mlir;
 
 void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
                                   const LowerToCPUOptions &options) {
+  // A data-parallel step's all-reduces (a module pass: it also records the
+  // MPI implementation in the module's DLTI).
+  pm.addPass(createLowerAllReduce());
   // The loss-scaling ops first, then the markers: afterwards the step is
   // upstream MLIR only.
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
@@ -89,6 +92,13 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // peak fall below the FP32 step's).
   if (options.deallocate)
     pm.addNestedPass<func::FuncOp>(mpt::createFreeAfterLastUse());
+  // The mpi ops of a data-parallel step become calls into the MPI library
+  // now, after the frees are placed (a buffer's use is then a cast feeding
+  // the call) and before the step is cut into functions: !mpi.comm values
+  // never cross a function boundary, which no later conversion could type.
+  ConvertToLLVMPassOptions mpiToLLVM;
+  mpiToLLVM.filterDialects = {"mpi"};
+  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
   if (options.amx || options.avx512 || !options.kernelReport.empty()) {
     mpt::MatmulToCPUKernelsOptions kernels;
     kernels.amx = options.amx;

@@ -44,6 +44,14 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   pm.addPass(createInsertLossScaling(scaling));
 
   OpPassManager &lowerPm = pm.nest<func::FuncOp>();
+  // After loss scaling (its found-inf flag is all-reduced before the skip
+  // decision), while the gradient markers are still there.
+  if (options.dataParallel) {
+    DataParallelOptions dataParallel;
+    dataParallel.reduceDtype = options.reduceDtype;
+    dataParallel.bucketBytes = options.bucketBytes;
+    lowerPm.addPass(createDataParallel(dataParallel));
+  }
   lowerPm.addPass(createMptCastCleanup());
   // Needs the training markers (which values the backward reads); its
   // copies are marked so that the CSE below keeps them.
@@ -53,6 +61,8 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   lowerPm.addPass(createLowerLossScaling());
   lowerPm.addPass(createStripTrainingMarkers());
   lowerPm.addPass(createCSEPass());
+  if (options.dataParallel)
+    pm.addPass(createLowerAllReduce());
 }
 
 void mpt::registerMixedPrecisionPipeline() {

@@ -10,6 +10,7 @@
 #include "AllocationCounter.h"
 #include "CPUPath.h"
 #include "CompileProgress.h"
+#include "MpiRuntime.h"
 #include "NpyIO.h"
 #include "ObjectCache.h"
 #include "Options.h"
@@ -193,9 +194,17 @@ static LogicalResult runRecordingFailure(PassManager &pm, ModuleOp module,
 
 /// Reports an error that ends the run: one line on stderr, exit code 1.
 [[noreturn]] static void fail(const llvm::Twine &message) {
+  if (mpt::getLauncherWorldSize() > 1)
+    mpt::failInJob(message); // once per job, with the rank (MpiRuntime.h)
   llvm::errs() << "mpt-run: error: " << message << "\n";
   std::exit(1);
 }
+
+/// The MPI job, under a launcher or when the step is data-parallel
+/// (docs/Distributed.md).
+static mpt::MpiJob *mpiJob = nullptr;
+/// A rank other than 0's first error diagnostic (it prints none).
+static std::string firstRankError;
 
 //===----------------------------------------------------------------------===//
 // The step's signature
@@ -551,6 +560,9 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
       if (!index)
         fail(source + " matches no argument of @" + sig.funcName);
       const ArgInfo &arg = sig.args[*index];
+      if (mpiJob && arg.role == ArgRole::Data && !arg.shape.empty())
+        array = mpiJob->takeShard(array, arg.shape.front(), source,
+                                  arg.describe(*index));
       checkMatches(arg, *index, array, /*batched=*/true, source);
       if (values.numBatches == 0) {
         values.numBatches = array.shape.front();
@@ -992,6 +1004,11 @@ static int run(int argc, char **argv) {
       args.size(), args.data(),
       "mpt-run: run a training step on the CPU for N steps "
       "(docs/Running.md)\n");
+  // Under a launcher every rank joins the MPI job now, so that an error any
+  // rank meets before the step runs is reported once, by rank 0
+  // (MpiJob::finishSetup).
+  if (getLauncherWorldSize() > 1)
+    mpiJob = &MpiJob::start();
   if (logFormat != "csv" && logFormat != "jsonl")
     fail("--log-format must be csv or jsonl, got '" + logFormat + "'");
   if (optLevel > 3)
@@ -1011,6 +1028,15 @@ static int run(int argc, char **argv) {
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error)
       sawError = true;
+    // Rank 0 reports for the job; another rank keeps its first error for
+    // rank 0 to report should only this rank meet it (main).
+    if (mpt::getLauncherRank() != 0) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error &&
+          firstRankError.empty())
+        firstRankError =
+            formatLocation(diag.getLocation()) + ": error: " + diag.str();
+      return success();
+    }
     StringRef severity =
         diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
         : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
@@ -1093,8 +1119,26 @@ static int run(int argc, char **argv) {
   FailureOr<StepSignature> sig = analyseStep(func, argNames);
   if (failed(sig))
     return 1;
+  if (mpt::isDataParallel(*module, func)) {
+    if (!mpiJob) // one process without a launcher: MPI's singleton start
+      mpiJob = &mpt::MpiJob::start();
+    // Rank 0 logs and saves for the job.
+    if (mpiJob->getRank() != 0) {
+      logFile = "/dev/null";
+      saveFile = "";
+      noProgress = true;
+    }
+  } else if (mpt::getLauncherWorldSize() > 1) {
+    fail("mpt-run runs as one of " + Twine(mpt::getLauncherWorldSize()) +
+         " ranks but @" + sig->funcName +
+         " is not data-parallel: every rank would train alone; make it "
+         "data-parallel (--passes='mpt-mixed-precision{data-parallel=true}' "
+         "or 'func.func(mpt-data-parallel)')");
+  }
 
   ArgValues values = gatherArgValues(*sig);
+  if (mpiJob)
+    mpiJob->finishSetup(); // one rank's bad data: one error, by rank 0
 
   // --memory: the static estimate of the step as it runs, where its
   // training markers are still there to say what is kept.
@@ -1139,6 +1183,8 @@ static int run(int argc, char **argv) {
     libs.push_back(MPT_C_RUNNER_UTILS);
   if (!openmpRuntime.empty())
     libs.push_back(openmpRuntime);
+  if (mpiJob)
+    libs.push_back(mpiJob->getLibraryPath());
   std::string packedName = "_mlir__mlir_ciface_" + sig->funcName;
 
   // The object cache (ObjectCache.h), keyed by the step as it is before
@@ -1312,7 +1358,7 @@ static int run(int argc, char **argv) {
       if (stopOnNonfinite)
         fail("step " + Twine(step) + ": the loss is " + formatNumber(loss) +
              "; stopping (--stop-on-nonfinite), nothing saved");
-      if (!warnedNonfinite)
+      if (!warnedNonfinite && (!mpiJob || mpiJob->getRank() == 0))
         llvm::errs() << "mpt-run: warning: step " << step << ": the loss is "
                      << formatNumber(loss)
                      << " (NaN or infinity in the data, hyperparameters or "
@@ -1373,10 +1419,26 @@ static int run(int argc, char **argv) {
       llvm::errs() << ", " << numSkipped << " skipped";
     llvm::errs() << "\n";
   }
+  if (mpiJob) {
+    SmallVector<const HostArray *> state;
+    for (auto [i, arg] : llvm::enumerate(sig->args))
+      if (arg.updatedBy)
+        state.push_back(&values.current[i]);
+    bool lockstep = mpiJob->checkLockstep(state);
+    mpiJob->finish();
+    if (!lockstep)
+      return 1;
+  }
   return sawError ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  return run(argc, argv);
+  int status = run(argc, argv);
+  // A diagnosed error before the step ran: rank 0 printed its own; another
+  // rank's goes to rank 0 (MpiRuntime.h).
+  if (status != 0)
+    if (mpt::MpiJob *job = mpt::MpiJob::getInSetup())
+      job->failSetup(job->getRank() == 0 ? "" : firstRankError);
+  return status;
 }

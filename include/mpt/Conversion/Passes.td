@@ -113,4 +113,25 @@ def LowerLossScaling : Pass<"mpt-lower-loss-scaling", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def LowerAllReduce : Pass<"mpt-lower-all-reduce", "mlir::ModuleOp"> {
+  let summary = "Lower mpt.all_reduce to mpi.allreduce on buffers";
+  let description = [{
+    Each `mpt.all_reduce` becomes, still at tensor level,
+    `bufferization.to_buffer` of its input, a fresh `memref.alloc` for the
+    result, `mpi.allreduce` on `MPI_COMM_WORLD` (`MPI_SUM` or `MPI_MAX`) and
+    `bufferization.to_tensor ... restrict` of the result; `mean` divides by
+    `mpi.comm_size`. One-shot bufferization then removes the casts, and
+    `convert-to-llvm` lowers the `mpi` ops to calls into the MPI library
+    (MPICH's ABI unless the module's DLTI says `"MPI:Implementation" =
+    "OpenMPI"`). The process must have called `MPI_Init` (mpt-run does).
+    A `wire` type rounds the input through that type first.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::DLTIDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::mpi::MPIDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // MPT_CONVERSION_PASSES_TD

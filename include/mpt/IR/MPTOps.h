@@ -9,6 +9,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mpt/IR/MPTDialect.h"
 
+#include "mpt/IR/MPTEnums.h.inc"
+
 #define GET_OP_CLASSES
 #include "mpt/IR/MPTOps.h.inc"
 

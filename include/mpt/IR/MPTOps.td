@@ -5,6 +5,7 @@
 include "mpt/IR/MPTDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/EnumAttr.td"
 
 def MPT_FloatTensor : RankedTensorOf<[AnyFloat]>;
 
@@ -149,6 +150,46 @@ def MPT_GuardUpdateOp : MPT_Op<"guard_update", [Pure,
   let assemblyFormat = [{
     $updated `,` $original `if` $found_inf attr-dict `:` type($result)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+def MPT_ReduceKind : I32EnumAttr<"ReduceKind", "how an all-reduce combines the ranks' values", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Mean", 1, "mean">,
+    I32EnumAttrCase<"Max", 2, "max">]> {
+  let cppNamespace = "::mpt";
+}
+
+def MPT_AllReduceOp : MPT_Op<"all_reduce", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Combines a 1-D tensor across all ranks of the job";
+  let description = [{
+    Every rank passes its value and receives the element-wise combination of
+    all ranks' values: `sum`, `mean` (the sum divided by the number of ranks,
+    in the element type) or `max`. All ranks must execute the same sequence
+    of all-reduces with the same shapes. The op is on tensors so that it sits
+    in the training step next to the ops it synchronises;
+    `--mpt-lower-all-reduce` turns it into an `mpi.allreduce` on buffers
+    (MPI_COMM_WORLD), and a compiler with its own collective library lowers
+    it its own way. It is not `Pure`: it communicates.
+
+    With `wire = bf16` or `wire = f16` (f32 input only) each rank's
+    contribution is rounded to that type before it is combined (the
+    combination is in f32), the numerics of a compressed all-reduce.
+
+    ```mlir
+    %g = mpt.all_reduce mean %bucket : tensor<4096xf32>
+    %f = mpt.all_reduce max %flag : tensor<1xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F64, I32, I64]>:$input,
+                       MPT_ReduceKind:$kind,
+                       OptionalAttr<TypeAttr>:$wire);
+  let results = (outs RankedTensorOf<[F32, F64, I32, I64]>:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
 }
 
 #endif // MPT_IR_MPTOPS_TD

@@ -10,6 +10,7 @@
 #define MPT_PIPELINES_MIXEDPRECISION_H
 
 #include "mpt/Analysis/PrecisionPolicy.h"
+#include "mpt/Transforms/Passes.h"
 
 #include "mlir/Pass/PassOptions.h"
 
@@ -89,6 +90,24 @@ struct MixedPrecisionOptions
       *this, "min-scale",
       llvm::cl::desc("Floor of the scale on backoff (0: none; Keras uses 1)"),
       llvm::cl::init(0.0)};
+  // Data parallelism (--mpt-data-parallel).
+  Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("All-reduce gradients, loss and found-inf across MPI "
+                     "ranks (after loss scaling, before its lowering)"),
+      llvm::cl::init(false)};
+  Option<ReduceDtype> reduceDtype{
+      *this, "reduce-dtype",
+      llvm::cl::desc("Data parallelism: precision of each rank's gradient "
+                     "contribution"),
+      llvm::cl::init(ReduceDtype::F32),
+      llvm::cl::values(clEnumValN(ReduceDtype::F32, "f32", "full precision"),
+                       clEnumValN(ReduceDtype::BF16, "bf16", "rounded to bf16"),
+                       clEnumValN(ReduceDtype::F16, "f16", "rounded to f16"))};
+  Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("Data parallelism: largest gradient bucket, in bytes"),
+      llvm::cl::init(26214400)};
 };
 
 /// The loss-scaling mode the pipeline uses: the `loss-scale` option, or the

@@ -15,6 +15,9 @@
 
 namespace mpt {
 
+/// The precision in which --mpt-data-parallel sends gradients.
+enum class ReduceDtype { F32, BF16, F16 };
+
 #define GEN_PASS_DECL
 #include "mpt/Transforms/Passes.h.inc"
 

@@ -399,4 +399,52 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
+def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
+  let summary = "Make a training step data-parallel: all-reduce gradients, loss and found-inf";
+  let description = [{
+    Every rank runs the same step on its shard of the batch (docs/Distributed.md).
+    On a step written to the contract, the pass
+
+    * packs the `mpt.gradient` values, flattened, into buckets of at most
+      `bucket-bytes` bytes (a gradient larger than that has a bucket of its
+      own) and all-reduces each bucket once (`mpt.all_reduce`), right after
+      the last marker and before the first op that reads a gradient; every
+      reader then sees the reduced gradient;
+    * averages (`average=true`, `mean`: the sum divided by the number of
+      ranks) or sums them;
+    * all-reduces the loss result (mean), so that the loss every rank
+      returns and logs is the loss of the whole batch;
+    * where loss scaling is present (`mpt.unscale_and_check`), all-reduces
+      its found-inf flag with `max` before anything reads it, so that every
+      rank skips the same steps and keeps the same scale and tracker.
+
+    `reduce-dtype=bf16|f16` rounds every rank's gradient contribution to
+    that type before it is combined in f32. The step gets the function
+    attribute `mpt.data_parallel = "<reduce-dtype>"`; running the pass on a
+    step that has it, or that has an `mpt.all_reduce`, is an error. Run it
+    after `--mpt-insert-loss-scaling` and before `--mpt-lower-loss-scaling`
+    and `--mpt-strip-training-markers`; `--mpt-mixed-precision="data-parallel=true"`
+    places it there. `--mpt-lower-all-reduce` lowers the all-reduces to the
+    `mpi` dialect.
+  }];
+  let options = [
+    Option<"average", "average", "bool", /*default=*/"true",
+           "Divide the summed gradients by the number of ranks">,
+    Option<"reduceDtype", "reduce-dtype", "mpt::ReduceDtype",
+           /*default=*/"mpt::ReduceDtype::F32",
+           "Precision of each rank's gradient contribution: f32, bf16 or f16",
+           [{::llvm::cl::values(
+               clEnumValN(mpt::ReduceDtype::F32, "f32", "full precision"),
+               clEnumValN(mpt::ReduceDtype::BF16, "bf16",
+                          "contributions rounded to bf16"),
+               clEnumValN(mpt::ReduceDtype::F16, "f16",
+                          "contributions rounded to f16"))}]>,
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
+           "Largest bucket of gradients reduced by one all-reduce, in bytes "
+           "of f32 (default 25 MiB, as PyTorch DDP)">,
+  ];
+  let dependentDialects = ["mpt::MPTDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // MPT_TRANSFORMS_PASSES_TD

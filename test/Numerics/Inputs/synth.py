@@ -9,6 +9,8 @@ as `mpt-run --data` reads them.
       Gaussian blobs: class c is centred at a random point with N(0, 1)
       coordinates, samples add N(0, noise^2) noise (default 1: classes overlap, so
       the loss stays well above zero and differences stay measurable).
+      --inf-at I:S (repeatable) sets x[I, S, 0] to +inf: sample S of batch I
+      overflows (a data-parallel test poisons one rank's shard).
   synth.py masked OUT.npz [blobs options]
       blobs plus keep: (batches, batch, classes), 1 for the classes a sample
       may be (its own always, each other with probability 1/2), 0 for the
@@ -58,6 +60,9 @@ def blobs(args):
         c = rng.randrange(args.classes)
         xs += [v + rng.gauss(0, args.noise) for v in centres[c]]
         ys += [1.0 if k == c else 0.0 for k in range(args.classes)]
+    for spec in args.inf_at:
+        i, s = (int(v) for v in spec.split(":"))
+        xs[(i * args.batch + s) * args.features] = float("inf")
     return {"x": (xs, (args.batches, args.batch, args.features)),
             "y": (ys, (args.batches, args.batch, args.classes))}
 
@@ -144,6 +149,8 @@ def main():
                    help="deflate the entries, as np.savez_compressed does")
     p.add_argument("--pattern", default="G",
                    help="G/B sequence, for the overflow task")
+    p.add_argument("--inf-at", action="append", default=[],
+                   help="BATCH:SAMPLE whose first feature is +inf (blobs)")
     p.add_argument("--entry", action="append", default=[],
                    help="NAME:SHAPE:DTYPE:VALUE, for the array task")
     args = p.parse_args()
