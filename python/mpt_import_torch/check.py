@@ -1,12 +1,13 @@
 """Eager cross-check: the functional step (what gets traced) against
 torch.optim on a copy of the model, over a few steps of the same batch."""
 
+import contextlib
 import copy
 import dataclasses
 
 import torch
 
-from . import UserError, losses, optim, step
+from . import UserError, losses, optim, rng, step
 
 
 def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
@@ -26,10 +27,16 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
         atol = max(atol, 0.1 * spec.opt.lr)
     worst = 0.0
     losses_diff = []
+    rng_state = spec.values("rng_state")[0] if spec.n_rng else None
+    # torch.optim's model draws the same masks (same stream, same calls).
+    ref_mode = rng.PhiloxMode(rng_state) if spec.n_rng else contextlib.nullcontext()
     for k in range(n_steps):
-        loss, params, state = step.eager_step(spec, params, x, y, state, lr)
+        loss, params, state = step.eager_step(spec, params, x, y, state, lr, rng_state)
+        if spec.n_rng:
+            rng_state, state = state[0], state[1:]
         opt.zero_grad()
-        ref_loss = lf(model(x), y)
+        with ref_mode:
+            ref_loss = lf(model(x), y)
         ref_loss.backward()
         opt.step()
         losses_diff.append(abs(float(loss) - float(ref_loss.detach())))
@@ -48,6 +55,10 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
             + " ".join(f"{d:.1e}" for d in losses_diff))
 
 
+def _rng_state(spec):
+    return spec.values("rng_state")[0] if spec.n_rng else None
+
+
 def _eager_f64(spec):
     """The eager step in float64: the reference both f32 executions approximate."""
     p64 = [p.double() for p in spec.values("param")]
@@ -56,7 +67,7 @@ def _eager_f64(spec):
     y64 = y.double() if y.is_floating_point() else y
     spec64 = dataclasses.replace(spec, model=copy.deepcopy(spec.model).double())
     return step.eager_step(spec64, p64, x64, y64, [s.double() for s in spec.values("optimizer_state")],
-                           spec.values("hyperparameter")[0].double())
+                           spec.values("hyperparameter")[0].double(), _rng_state(spec))
 
 
 def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
@@ -71,7 +82,8 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     from . import execute
     res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
     loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
-                                          spec.values("optimizer_state"), spec.values("hyperparameter")[0])
+                                          spec.values("optimizer_state"), spec.values("hyperparameter")[0],
+                                          _rng_state(spec))
     if spec.opt.name != "sgd":
         atol = max(atol, 0.1 * spec.opt.lr)
     want = [loss] + list(params) + list(state)

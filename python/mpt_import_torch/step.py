@@ -11,6 +11,7 @@ where the seed becomes "mpt.grad_seed"(loss) and every gradient passes
 through one "mpt.gradient" before the optimizer ops.
 """
 
+import contextlib
 import dataclasses
 from typing import List
 
@@ -18,13 +19,13 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.func import functional_call, functionalize, vjp
 
-from . import decomp, losses, optim
+from . import UserError, decomp, losses, optim, rng
 
 
 @dataclasses.dataclass
 class Arg:
     name: str
-    role: str           # param | data | optimizer_state | hyperparameter
+    role: str           # param | data | rng_state | optimizer_state | hyperparameter
     value: torch.Tensor
 
 
@@ -37,6 +38,8 @@ class StepSpec:
     n_params: int
     n_data: int
     n_state: int
+    n_rng: int = 0      # 1: an rng_state argument after the data (the model draws random numbers)
+    rng_calls: int = 0  # random ops per step (the offset's increment)
 
     @property
     def param_names(self):
@@ -58,18 +61,31 @@ def make_batch(model, loss_name, input_shape, generator):
     return x, y
 
 
-def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1):
+def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0):
     losses.get(loss_name)
     named = [(n, p.detach().clone()) for n, p in model.named_parameters()]
     gen = torch.Generator().manual_seed(data_seed)
     x, y = make_batch(model, loss_name, input_shape, gen)
     args = [Arg(n, "param", p) for n, p in named]
     args += [Arg("input", "data", x), Arg("target", "data", y)]
+    rng_state = torch.tensor([seed, 0], dtype=torch.int64)
+    calls = count_random_ops(model, x, rng_state)
+    if calls:
+        args += [Arg("rng_state", "rng_state", rng_state)]
     params = [p for _, p in named]
     snames = optim.state_names(opt_cfg, [n for n, _ in named])
     args += [Arg(n, "optimizer_state", s) for n, s in zip(snames, optim.init_state(opt_cfg, params))]
     args += [Arg("lr", "hyperparameter", torch.tensor(opt_cfg.lr, dtype=torch.float32))]
-    return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames))
+    return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
+                    rng_calls=calls)
+
+
+def count_random_ops(model, x, rng_state):
+    """The random ops one forward pass draws (rng.PhiloxMode counts them)."""
+    mode = rng.PhiloxMode(rng_state)
+    with torch.no_grad(), decomp.tracing_context(), mode:
+        model(x)
+    return mode.stream.calls
 
 
 def loss_fn(spec):
@@ -82,44 +98,69 @@ def loss_fn(spec):
     return f
 
 
-def eager_step(spec, params, x, y, state, lr):
-    """The whole step in eager PyTorch (used by --check and the reference)."""
+def eager_step(spec, params, x, y, state, lr, rng_state=None):
+    """The whole step in eager PyTorch (used by --check and the reference).
+    With `rng_state`, the random ops draw from it as the imported step does,
+    and the returned state starts with its next value (the results' order)."""
     f = loss_fn(spec)
-    loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+    mode = rng.PhiloxMode(rng_state) if rng_state is not None else contextlib.nullcontext()
+    with mode:
+        loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
     grads = vjp_fn(torch.ones_like(loss))
     new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr)
+    if rng_state is not None:
+        new_s = [mode.next_state()] + list(new_s)
     return loss, new_p, new_s
 
 
 def trace(spec, decomposition_table=None):
     """Returns (gm_fwd_bwd, gm_opt) FX graphs of aten ops, functionalized
-    (in-place ops such as relu_ rewritten; torch-mlir rejects them)."""
+    (in-place ops such as relu_ rewritten; torch-mlir rejects them).
+    fwd_bwd draws its random numbers from its rng_state argument (rng.py)."""
     n = spec.n_params
     f = loss_fn(spec)
+    stream = rng.Stream(None)
 
     def fwd_bwd(*args):
-        params, (x, y, seed) = args[:n], args[n:]
-        loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+        params, (x, y), rest = args[:n], args[n:n + 2], args[n + 2:]
+        state, seed = (rest[0], rest[1]) if spec.n_rng else (None, rest[0])
+        if state is None:
+            loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+            return (loss, *vjp_fn(seed))
+        # The random ops are decomposed below functionalization, where the
+        # state is the unwrapped tensor the tracer follows.
+        stream.state = torch._from_functional_tensor(state)
+        stream.calls = 0
+        with rng.drawing_from(stream):
+            loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+        if stream.calls != spec.rng_calls:
+            raise UserError(f"the traced step draws {stream.calls} random ops, an eager forward pass "
+                            f"{spec.rng_calls}: the model's randomness depends on more than its input shapes")
         return (loss, *vjp_fn(seed))
 
     def opt_fn(*args):
         params, grads = args[:n], args[n:2 * n]
-        state, lr = args[2 * n:-1], args[-1]
+        rest = args[2 * n:]
+        state_in, rest = (rest[0], rest[1:]) if spec.n_rng else (None, rest)
+        state, lr = rest[:-1], rest[-1]
         new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr)
-        return (*new_p, *new_s)
+        if state_in is None:
+            return (*new_p, *new_s)
+        step_offset = torch.tensor([0, spec.rng_calls], dtype=torch.int64)
+        return (*new_p, state_in + step_offset, *new_s)
 
     params = spec.values("param")
     x, y = spec.values("data")
     seed = torch.ones((), dtype=torch.float32)
+    table = dict(decomposition_table or {})
+    table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
     with decomp.tracing_context():
-        return _trace(fwd_bwd, opt_fn, params, x, y, seed, spec, decomposition_table)
-
-
-def _trace(fwd_bwd, opt_fn, params, x, y, seed, spec, decomposition_table):
-    gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=decomposition_table,
-                   record_stack_traces=True)(*params, x, y, seed)
-    grads = [torch.zeros_like(p) for p in params]
-    gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=decomposition_table,
-                   record_stack_traces=True)(
-        *params, *grads, *spec.values("optimizer_state"), *spec.values("hyperparameter"))
+        gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=table,
+                       record_stack_traces=True)(*params, x, y, *spec.values("rng_state"), seed)
+        grads = [torch.zeros_like(p) for p in params]
+        gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=table,
+                       record_stack_traces=True)(
+            *params, *grads, *spec.values("rng_state"), *spec.values("optimizer_state"),
+            *spec.values("hyperparameter"))
     return gm_a, gm_b
+
