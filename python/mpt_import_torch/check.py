@@ -13,7 +13,7 @@ from . import UserError, losses, optim, rng, step
 def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
     params = [a.value.clone() for a in spec.args[:spec.n_params]]
     x, y = spec.values("data")
-    state = [s.clone() for s in spec.values("optimizer_state")]
+    state = [s.clone() for s in _state(spec)]
     lr = spec.values("hyperparameter")[0]
     model = copy.deepcopy(spec.model)
     with torch.no_grad():
@@ -27,13 +27,10 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
         atol = max(atol, 0.1 * spec.opt.lr)
     worst = 0.0
     losses_diff = []
-    rng_state = spec.values("rng_state")[0] if spec.n_rng else None
     # torch.optim's model draws the same masks (same stream, same calls).
-    ref_mode = rng.PhiloxMode(rng_state) if spec.n_rng else contextlib.nullcontext()
+    ref_mode = rng.PhiloxMode(spec.values("rng_state")[0]) if spec.n_rng else contextlib.nullcontext()
     for k in range(n_steps):
-        loss, params, state = step.eager_step(spec, params, x, y, state, lr, rng_state)
-        if spec.n_rng:
-            rng_state, state = state[0], state[1:]
+        loss, params, state = step.eager_step(spec, params, x, y, state, lr)
         opt.zero_grad()
         with ref_mode:
             ref_loss = lf(model(x), y)
@@ -55,8 +52,9 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
             + " ".join(f"{d:.1e}" for d in losses_diff))
 
 
-def _rng_state(spec):
-    return spec.values("rng_state")[0] if spec.n_rng else None
+def _state(spec):
+    """Every state argument in step order: rng_state, buffers, optimizer state."""
+    return [a.value for a in spec.args if a.role in ("rng_state", "buffer", "optimizer_state")]
 
 
 def _eager_f64(spec):
@@ -66,8 +64,8 @@ def _eager_f64(spec):
     x64 = x.double() if x.is_floating_point() else x
     y64 = y.double() if y.is_floating_point() else y
     spec64 = dataclasses.replace(spec, model=copy.deepcopy(spec.model).double())
-    return step.eager_step(spec64, p64, x64, y64, [s.double() for s in spec.values("optimizer_state")],
-                           spec.values("hyperparameter")[0].double(), _rng_state(spec))
+    return step.eager_step(spec64, p64, x64, y64, [s.double() if s.is_floating_point() else s for s in _state(spec)],
+                           spec.values("hyperparameter")[0].double())
 
 
 def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
@@ -82,8 +80,7 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     from . import execute
     res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
     loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
-                                          spec.values("optimizer_state"), spec.values("hyperparameter")[0],
-                                          _rng_state(spec))
+                                          _state(spec), spec.values("hyperparameter")[0])
     if spec.opt.name != "sgd":
         atol = max(atol, 0.1 * spec.opt.lr)
     want = [loss] + list(params) + list(state)

@@ -94,15 +94,15 @@ def manifest(spec, args, desc):
     a = [{"index": i, "name": x.name, "role": x.role, "shape": list(x.value.shape),
           "dtype": str(x.value.dtype).replace("torch.", "")} for i, x in enumerate(spec.args)]
     res = [{"index": 0, "role": "loss", "shape": [], "dtype": "float32"}]
-    updated = [i for i, x in enumerate(spec.args) if x.role in ("param", "rng_state", "optimizer_state")]
+    updated = [i for i, x in enumerate(spec.args) if x.role in ("param", "rng_state", "buffer", "optimizer_state")]
     for r, i in enumerate(updated, start=1):
         res.append({"index": r, "updates": i, "name": spec.args[i].name})
     return {"format": FORMAT, "func": args.func_name, "model": args.model, "model_description": desc,
             "input_shape": list(spec.args[spec.n_params].value.shape), "loss": spec.loss_name,
-            "rng_calls_per_step": spec.rng_calls,
             "optimizer": spec.opt.describe(), "seed": args.seed, "data_seed": args.data_seed,
             "torch": torch.__version__, "torch_mlir": md.version("torch-mlir"),
-            "args": a, "results": res}
+            "args": a, "results": res,
+            **({"rng_calls_per_step": spec.rng_calls} if spec.n_rng else {})}
 
 
 def dump_manifest(man, fh):
@@ -137,6 +137,7 @@ def run(argv=None):
               f"loss={spec.loss_name} optimizer={json.dumps(spec.opt.describe(), sort_keys=True)}\n"
               f"// Arguments: {spec.n_params} param, {spec.n_data} data, "
               + (f"1 rng_state ({spec.rng_calls} random ops per step), " if spec.n_rng else "")
+              + (f"{spec.n_buffers} buffer (BatchNorm running statistics), " if spec.n_buffers else "")
               + f"{spec.n_state} optimizer_state, "
               f"1 hyperparameter (lr); results: loss, then updated params and state.\n")
     if args.output:

@@ -25,7 +25,7 @@ from . import UserError, decomp, losses, optim, rng
 @dataclasses.dataclass
 class Arg:
     name: str
-    role: str           # param | data | rng_state | optimizer_state | hyperparameter
+    role: str           # param | data | rng_state | buffer | optimizer_state | hyperparameter
     value: torch.Tensor
 
 
@@ -40,6 +40,7 @@ class StepSpec:
     n_state: int
     n_rng: int = 0      # 1: an rng_state argument after the data (the model draws random numbers)
     rng_calls: int = 0  # random ops per step (the offset's increment)
+    n_buffers: int = 0  # BatchNorm running mean/var pairs' arguments, after rng_state
 
     @property
     def param_names(self):
@@ -72,12 +73,22 @@ def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0):
     calls = count_random_ops(model, x, rng_state)
     if calls:
         args += [Arg("rng_state", "rng_state", rng_state)]
+    buffers = [Arg(f"{name}.{stat}", "buffer", value.clone())
+               for name, m in batch_norms(model)
+               for stat, value in zip(("running_mean", "running_var"), m.mpt_running_stats[:2])]
+    args += buffers
     params = [p for _, p in named]
     snames = optim.state_names(opt_cfg, [n for n, _ in named])
     args += [Arg(n, "optimizer_state", s) for n, s in zip(snames, optim.init_state(opt_cfg, params))]
     args += [Arg("lr", "hyperparameter", torch.tensor(opt_cfg.lr, dtype=torch.float32))]
     return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
-                    rng_calls=calls)
+                    rng_calls=calls, n_buffers=len(buffers))
+
+
+def batch_norms(model):
+    """(name, module) of every BatchNorm whose running statistics the step
+    updates (models.normalize_for_training)."""
+    return [(n, m) for n, m in model.named_modules() if getattr(m, "mpt_running_stats", None) is not None]
 
 
 def count_random_ops(model, x, rng_state):
@@ -89,28 +100,50 @@ def count_random_ops(model, x, rng_state):
 
 
 def loss_fn(spec):
+    """f(params, x, y, buffers) -> (loss, new buffers): the forward pass, and
+    each BatchNorm's running statistics updated as torch's kernel does,
+    from the input it normalised (captured by a pre-hook):
+    new = (1 - momentum) * old + momentum * batch statistic, the variance
+    unbiased (n / (n - 1)), once per call of the module."""
     names = spec.param_names
     lf = losses.get(spec.loss_name)
+    bns = [m for _, m in batch_norms(spec.model)]
 
-    def f(params, x, y):
-        out = functional_call(spec.model, dict(zip(names, params)), (x,))
-        return lf(out, y)
+    def f(params, x, y, buffers=()):
+        inputs = []
+        hooks = [m.register_forward_pre_hook(lambda mod, inp: inputs.append((mod, inp[0]))) for m in bns]
+        try:
+            out = functional_call(spec.model, dict(zip(names, params)), (x,))
+        finally:
+            for h in hooks:
+                h.remove()
+        stats = {m: (buffers[2 * i], buffers[2 * i + 1]) for i, m in enumerate(bns)}
+        for m, h in inputs:
+            h = h.detach()
+            dims = [d for d in range(h.dim()) if d != 1]
+            momentum = m.mpt_running_stats[2]
+            mean, var = stats[m]
+            stats[m] = ((1 - momentum) * mean + momentum * h.mean(dims),
+                        (1 - momentum) * var + momentum * h.var(dims, correction=1))
+        return lf(out, y), [v for m in bns for v in stats[m]]
     return f
 
 
-def eager_step(spec, params, x, y, state, lr, rng_state=None):
+def eager_step(spec, params, x, y, state, lr):
     """The whole step in eager PyTorch (used by --check and the reference).
-    With `rng_state`, the random ops draw from it as the imported step does,
-    and the returned state starts with its next value (the results' order)."""
+    `state` is every state argument in step order (rng_state, buffers,
+    optimizer state); returns (loss, new params, new state) in result order.
+    The random ops draw from rng_state as the imported step does."""
     f = loss_fn(spec)
-    mode = rng.PhiloxMode(rng_state) if rng_state is not None else contextlib.nullcontext()
+    rng_state, buffers = state[:spec.n_rng], state[spec.n_rng:spec.n_rng + spec.n_buffers]
+    opt_state = state[spec.n_rng + spec.n_buffers:]
+    mode = rng.PhiloxMode(rng_state[0]) if rng_state else contextlib.nullcontext()
     with mode:
-        loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+        loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
     grads = vjp_fn(torch.ones_like(loss))
-    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr)
-    if rng_state is not None:
-        new_s = [mode.next_state()] + list(new_s)
-    return loss, new_p, new_s
+    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr)
+    new_r = [mode.next_state()] if rng_state else []
+    return loss, new_p, new_r + list(new_b) + list(new_s)
 
 
 def trace(spec, decomposition_table=None):
@@ -123,20 +156,21 @@ def trace(spec, decomposition_table=None):
 
     def fwd_bwd(*args):
         params, (x, y), rest = args[:n], args[n:n + 2], args[n + 2:]
-        state, seed = (rest[0], rest[1]) if spec.n_rng else (None, rest[0])
+        state, rest = (rest[0], rest[1:]) if spec.n_rng else (None, rest)
+        buffers, seed = rest[:-1], rest[-1]
         if state is None:
-            loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
-            return (loss, *vjp_fn(seed))
+            loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
+            return (loss, *vjp_fn(seed), *new_b)
         # The random ops are decomposed below functionalization, where the
         # state is the unwrapped tensor the tracer follows.
         stream.state = torch._from_functional_tensor(state)
         stream.calls = 0
         with rng.drawing_from(stream):
-            loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+            loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
         if stream.calls != spec.rng_calls:
             raise UserError(f"the traced step draws {stream.calls} random ops, an eager forward pass "
                             f"{spec.rng_calls}: the model's randomness depends on more than its input shapes")
-        return (loss, *vjp_fn(seed))
+        return (loss, *vjp_fn(seed), *new_b)
 
     def opt_fn(*args):
         params, grads = args[:n], args[n:2 * n]
@@ -156,7 +190,8 @@ def trace(spec, decomposition_table=None):
     table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
     with decomp.tracing_context():
         gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=table,
-                       record_stack_traces=True)(*params, x, y, *spec.values("rng_state"), seed)
+                       record_stack_traces=True)(*params, x, y, *spec.values("rng_state"),
+                                                 *spec.values("buffer"), seed)
         grads = [torch.zeros_like(p) for p in params]
         gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=table,
                        record_stack_traces=True)(
