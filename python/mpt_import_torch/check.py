@@ -14,7 +14,7 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
     params = [a.value.clone() for a in spec.args[:spec.n_params]]
     x, y = spec.values("data")
     state = [s.clone() for s in _state(spec)]
-    lr = spec.values("hyperparameter")[0]
+    hparams = spec.values("hyperparameter")
     model = copy.deepcopy(spec.model)
     with torch.no_grad():
         for p, v in zip(model.parameters(), params):
@@ -30,7 +30,7 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
     # torch.optim's model draws the same masks (same stream, same calls).
     ref_mode = rng.PhiloxMode(spec.values("rng_state")[0]) if spec.n_rng else contextlib.nullcontext()
     for k in range(n_steps):
-        loss, params, state = step.eager_step(spec, params, x, y, state, lr)
+        loss, params, state = step.eager_step(spec, params, x, y, state, hparams)
         opt.zero_grad()
         with ref_mode:
             ref_loss = lf(model(x), y)
@@ -65,7 +65,7 @@ def _eager_f64(spec):
     y64 = y.double() if y.is_floating_point() else y
     spec64 = dataclasses.replace(spec, model=copy.deepcopy(spec.model).double())
     return step.eager_step(spec64, p64, x64, y64, [s.double() if s.is_floating_point() else s for s in _state(spec)],
-                           spec.values("hyperparameter")[0].double())
+                           [h.double() for h in spec.values("hyperparameter")])
 
 
 def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
@@ -80,7 +80,7 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     from . import execute
     res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
     loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
-                                          _state(spec), spec.values("hyperparameter")[0])
+                                          _state(spec), spec.values("hyperparameter"))
     if spec.opt.name != "sgd":
         atol = max(atol, 0.1 * spec.opt.lr)
     want = [loss] + list(params) + list(state)

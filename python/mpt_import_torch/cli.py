@@ -40,6 +40,10 @@ def make_parser():
     p.add_argument("--betas", type=_floats, help="adam/adamw betas (default 0.9,0.999)")
     p.add_argument("--eps", type=float, help="adam/adamw eps (default 1e-8)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default 0; adamw 0.01)")
+    p.add_argument("--hyperparameters", choices=("lr", "all"), default="lr",
+                   help="which optimizer hyperparameters are step arguments: lr (default; the others are "
+                   "constants) or all (lr, momentum, weight_decay / beta1, beta2, eps, weight_decay), "
+                   "named for mpt-run --hparam NAME=VALUE")
     p.add_argument("--seed", type=int, default=0, help="parameter init seed (default 0)")
     p.add_argument("--data-seed", type=int, default=1, help="example batch seed (default 1)")
     p.add_argument("--func-name", default="step", help="name of the step function (default step)")
@@ -79,7 +83,8 @@ def build(args):
                             weight_decay=args.weight_decay)
     model, shape, desc = models.load_model(args.model, shape, seed=args.seed)
     try:
-        spec = step.build_spec(model, shape, args.loss, opt, data_seed=args.data_seed, seed=args.seed)
+        spec = step.build_spec(model, shape, args.loss, opt, data_seed=args.data_seed, seed=args.seed,
+                               all_hparams=getattr(args, "hyperparameters", "lr") == "all")
     except UserError:
         raise
     except Exception as e:
@@ -139,7 +144,9 @@ def run(argv=None):
               + (f"1 rng_state ({spec.rng_calls} random ops per step), " if spec.n_rng else "")
               + (f"{spec.n_buffers} buffer (BatchNorm running statistics), " if spec.n_buffers else "")
               + f"{spec.n_state} optimizer_state, "
-              f"1 hyperparameter (lr); results: loss, then updated params and state.\n")
+              + (f"1 hyperparameter (lr)" if spec.n_hparams == 1 else
+                 f"{spec.n_hparams} hyperparameter (" + ", ".join(a.name for a in spec.args if a.role == "hyperparameter") + ")")
+              + "; results: loss, then updated params and state.\n")
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(header + asm)

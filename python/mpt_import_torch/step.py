@@ -43,6 +43,16 @@ class StepSpec:
     n_buffers: int = 0  # BatchNorm running mean/var pairs' arguments, after rng_state
 
     @property
+    def n_hparams(self):
+        return sum(a.role == "hyperparameter" for a in self.args)
+
+    def hparams(self, values):
+        """lr and the {name: value} of the other hyperparameter arguments, from
+        their values in argument order."""
+        names = [a.name for a in self.args if a.role == "hyperparameter"]
+        return values[0], dict(zip(names[1:], values[1:]))
+
+    @property
     def param_names(self):
         return [a.name for a in self.args[:self.n_params]]
 
@@ -62,7 +72,9 @@ def make_batch(model, loss_name, input_shape, generator):
     return x, y
 
 
-def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0):
+def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0, all_hparams=False):
+    """The step's arguments; `all_hparams`: every optimizer hyperparameter
+    (optim.hyperparameter_names) is a step argument after lr, else lr only."""
     losses.get(loss_name)
     named = [(n, p.detach().clone()) for n, p in model.named_parameters()]
     gen = torch.Generator().manual_seed(data_seed)
@@ -81,6 +93,9 @@ def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0):
     snames = optim.state_names(opt_cfg, [n for n, _ in named])
     args += [Arg(n, "optimizer_state", s) for n, s in zip(snames, optim.init_state(opt_cfg, params))]
     args += [Arg("lr", "hyperparameter", torch.tensor(opt_cfg.lr, dtype=torch.float32))]
+    if all_hparams:
+        args += [Arg(n, "hyperparameter", torch.tensor(v, dtype=torch.float32))
+                 for n, v in zip(optim.hyperparameter_names(opt_cfg), optim.hyperparameter_values(opt_cfg))]
     return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
                     rng_calls=calls, n_buffers=len(buffers))
 
@@ -129,10 +144,11 @@ def loss_fn(spec):
     return f
 
 
-def eager_step(spec, params, x, y, state, lr):
+def eager_step(spec, params, x, y, state, hparams):
     """The whole step in eager PyTorch (used by --check and the reference).
     `state` is every state argument in step order (rng_state, buffers,
-    optimizer state); returns (loss, new params, new state) in result order.
+    optimizer state), `hparams` every hyperparameter argument's value (lr
+    first); returns (loss, new params, new state) in result order.
     The random ops draw from rng_state as the imported step does."""
     f = loss_fn(spec)
     rng_state, buffers = state[:spec.n_rng], state[spec.n_rng:spec.n_rng + spec.n_buffers]
@@ -141,7 +157,8 @@ def eager_step(spec, params, x, y, state, lr):
     with mode:
         loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
     grads = vjp_fn(torch.ones_like(loss))
-    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr)
+    lr, hp = spec.hparams(list(hparams))
+    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr, hp)
     new_r = [mode.next_state()] if rng_state else []
     return loss, new_p, new_r + list(new_b) + list(new_s)
 
@@ -176,8 +193,9 @@ def trace(spec, decomposition_table=None):
         params, grads = args[:n], args[n:2 * n]
         rest = args[2 * n:]
         state_in, rest = (rest[0], rest[1:]) if spec.n_rng else (None, rest)
-        state, lr = rest[:-1], rest[-1]
-        new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr)
+        state, hparams = rest[:len(rest) - spec.n_hparams], rest[len(rest) - spec.n_hparams:]
+        lr, hp = spec.hparams(list(hparams))
+        new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr, hp)
         if state_in is None:
             return (*new_p, *new_s)
         step_offset = torch.tensor([0, spec.rng_calls], dtype=torch.int64)

@@ -138,12 +138,13 @@ def fuse(text_a, text_b, spec, func_name="step"):
         ret_a = blk_a.operations[len(blk_a.operations) - 1]
         ret_b = blk_b.operations[len(blk_b.operations) - 1]
         assert len(blk_a.arguments) == n_p + n_d + n_r + n_b + 1
-        assert len(blk_b.arguments) == 2 * n_p + n_r + n_s + 1
+        n_h = spec.n_hparams
+        assert len(blk_b.arguments) == 2 * n_p + n_r + n_s + n_h
         assert len(ret_a.operands) == 1 + n_p + n_b and len(ret_b.operands) == n_p + n_r + n_s
 
         # New arguments: optimizer state and lr, appended after the seed.
         new_args = [blk_a.add_argument(blk_b.arguments[2 * n_p + n_r + i].type, ir.Location.unknown())
-                    for i in range(n_s + 1)]
+                    for i in range(n_s + n_h)]
 
         # Seed: "mpt.grad_seed"(loss), right after the loss is computed.
         loss = ret_a.operands[0]
@@ -211,6 +212,12 @@ def fuse(text_a, text_b, spec, func_name="step"):
         # name mpt-run gives the argument (--save, --input).
         for i in range(n_r):
             blk_a.arguments[n_p + n_d + i].set_location(ir.Location.name("rng_state"))
+        # With every hyperparameter an argument, each is named (%lr,
+        # %weight_decay, ...): mpt-run --hparam NAME=VALUE.
+        if n_h > 1:
+            for i, a in enumerate(spec.args):
+                if a.role == "hyperparameter":
+                    blk_a.arguments[i].set_location(ir.Location.name(a.name))
         if not mod.operation.verify():
             raise UserError("fused step does not verify")
         _check_dialects(mod)
