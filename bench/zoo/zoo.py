@@ -416,9 +416,14 @@ this model's losses; BatchNorm over a few values at tiny spatial sizes amplifies
 |---|---|
 {desc}
 
-Dropout and stochastic depth are set to 0: random numbers in training mode are not part of an imported step
-yet (the importer stops with `imported step uses ml_program.global ... random numbers in training mode`,
-naming the model line).
+Dropout and stochastic depth are on, at the libraries' defaults (mobilenet_v3_small 0.2, efficientnet_b0
+0.2 and stochastic depth 0.2, squeezenet1_0 0.5, ConvNeXt stochastic depth 0.1 as convnext_tiny, ViT 0.1 and
+attention 0.1 where torchvision's default is 0, nn.TransformerEncoder 0.1, the GPT 0.1; LSTM/GRU: 0). mpt's
+masks come from the step's `rng_state` (Philox4x32-10 in the step, docs/TrainingGraphContract.md), and eager
+PyTorch, FP32 and AMP, draws the *same* masks (`mpt_import_torch.rng.PhiloxMode` replaces its Bernoulli
+draws; one subsequence per random op and step, as in the step), so every comparison above is with dropout
+on, mask for mask; the FP32 rounding noise is measured with the same masks too. BatchNorm running statistics
+are step state (`"buffer"`) updated in f32; they do not enter the training loss.
 """
     with open(DOC, "w") as fh:
         fh.write(text)

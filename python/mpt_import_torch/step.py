@@ -138,8 +138,13 @@ def loss_fn(spec):
             dims = [d for d in range(h.dim()) if d != 1]
             momentum = m.mpt_running_stats[2]
             mean, var = stats[m]
-            stats[m] = ((1 - momentum) * mean + momentum * h.mean(dims),
-                        (1 - momentum) * var + momentum * h.var(dims, correction=1))
+            # The variance written out in the activation's type: torch's
+            # var decomposition computes it in f64 under torch-mlir.
+            count = h.numel() // h.shape[1]
+            batch_mean = h.mean(dims, keepdim=True)
+            batch_var = ((h - batch_mean) ** 2).sum(dims) / (count - 1)
+            stats[m] = ((1 - momentum) * mean + momentum * batch_mean.flatten(),
+                        (1 - momentum) * var + momentum * batch_var)
         return lf(out, y), [v for m in bns for v in stats[m]]
     return f
 
