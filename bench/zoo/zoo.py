@@ -318,7 +318,14 @@ def table(results):
         if r.get("error"):
             notes.append(f"* {r['model']}: {r['error']}")
         elif st.get("trains") not in (None, "ok"):
-            notes.append(f"* {r['model']}: {st['trains']}")
+            eager = r.get("torch", {}).get("fp32")
+            why = ""
+            if str(st["trains"]).startswith("FP32 loss does not fall") and eager and eager[-1] >= eager[0]:
+                # With dropout the masks change every step: eager PyTorch
+                # drawing the same masks is the referee.
+                why = (f"; nor does eager PyTorch's with the same masks ({eager[0]:.4g} -> {eager[-1]:.4g}): "
+                       f"{len(eager)} steps of random masks, not mpt")
+            notes.append(f"* {r['model']}: {st['trains']}{why}")
         n_mpt, n_amp = r.get("f16_skipped", (0, 0))
         if n_mpt or n_amp:
             notes.append(f"* {r['model']}: f16 loss scaling skipped {n_mpt} steps in mpt, {n_amp} in PyTorch's "
