@@ -47,7 +47,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 from torch.utils._pytree import tree_flatten  # noqa: E402
 
-from mpt_import_torch import UserError, cli, losses, models, optim, step  # noqa: E402
+from mpt_import_torch import UserError, cli, losses, models, optim, rng, step  # noqa: E402
 
 LOW = (torch.bfloat16, torch.float16)
 
@@ -118,12 +118,15 @@ def train(spec, batches, mode, record=False, growth_interval=2000):
               if mode == "f16" else None)
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(mode)
     rows, rec = [], None
+    # Dropout draws the masks the imported step draws (same seed, same
+    # stream, one subsequence per random op): eager and mpt are comparable.
+    draws = rng.PhiloxMode(spec.values("rng_state")[0]) if spec.n_rng else _Null()
     for k, (x, y) in enumerate(batches):
         rec = OpRecorder() if record and k == 0 else None
         ctx = rec if rec is not None else _Null()
         opt.zero_grad(set_to_none=True)
         with ctx:
-            with torch.autocast("cpu", dtype=dtype, enabled=dtype is not None):
+            with torch.autocast("cpu", dtype=dtype, enabled=dtype is not None), draws:
                 loss = lf(model(x), y)
             if rec:
                 rec.phase = "backward"

@@ -4,10 +4,10 @@
 Every model is the library's own code (torchvision's classes, torch.nn's
 modules) at a small size: the real architecture where it is small enough to
 compile in minutes on 2 cores, else the same class with fewer/narrower
-layers (said in ZOO below).  Dropout and stochastic depth are 0: random
-numbers in training mode are not part of an imported step yet (the importer
-says so, naming the op and the line); everything else is as the library
-builds it.
+layers (said in ZOO below).  Dropout and stochastic depth are the library's
+defaults (ViT: 0.1 where torchvision's default is 0; the GPT: 0.1): their
+masks come from the step's rng_state (mpt_import_torch/rng.py), and the
+eager reference draws the same masks.
 """
 
 import math
@@ -39,13 +39,13 @@ def resnet18():
 
 
 def mobilenet_v3_small():
-    m = _tv().mobilenet_v3_small(num_classes=N_CLASSES, dropout=0.0)
+    m = _tv().mobilenet_v3_small(num_classes=N_CLASSES)
     m.example_input_shape = (4, 3, 32, 32)
     return m
 
 
 def efficientnet_b0():
-    m = _tv().efficientnet_b0(num_classes=N_CLASSES, dropout=0.0, stochastic_depth_prob=0.0)
+    m = _tv().efficientnet_b0(num_classes=N_CLASSES)
     m.example_input_shape = (8, 3, 64, 64)
     return m
 
@@ -57,7 +57,7 @@ def shufflenet_v2_x0_5():
 
 
 def squeezenet1_0():
-    m = _tv().squeezenet1_0(num_classes=N_CLASSES, dropout=0.0)
+    m = _tv().squeezenet1_0(num_classes=N_CLASSES)
     m.example_input_shape = (4, 3, 64, 64)  # ceil-mode max pools: 32x32 would pool to nothing
     return m
 
@@ -77,7 +77,7 @@ def convnext_small():
     (convnext_tiny: 4 stages, (3, 3, 9, 3) blocks, 96..768)."""
     from torchvision.models.convnext import CNBlockConfig
     m = _tv().ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)],
-                       stochastic_depth_prob=0.0, num_classes=N_CLASSES)
+                       stochastic_depth_prob=0.1, num_classes=N_CLASSES)  # convnext_tiny's
     m.example_input_shape = (4, 3, 32, 32)
     return m
 
@@ -86,7 +86,7 @@ def vit_small():
     """torchvision VisionTransformer (vit_b_16's class), 32x32 images, patch
     8, 2 layers, 2 heads, width 32, MLP 64 (vit_b_16: 224, 16, 12, 12, 768, 3072)."""
     m = _tv().VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32,
-                                mlp_dim=64, num_classes=N_CLASSES)
+                                mlp_dim=64, dropout=0.1, attention_dropout=0.1, num_classes=N_CLASSES)
     m.example_input_shape = (4, 3, 32, 32)
     return m
 
@@ -97,7 +97,7 @@ class TransformerEncoderClassifier(nn.Module):
 
     def __init__(self):
         super().__init__()
-        layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, activation="gelu", batch_first=True)
+        layer = nn.TransformerEncoderLayer(32, 4, 64, activation="gelu", batch_first=True)  # dropout 0.1
         self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
         self.head = nn.Linear(32, N_CLASSES)
 
@@ -135,7 +135,7 @@ class GPT(nn.Module):
     SDPA, tanh GELU, final LayerNorm, output head tied to the token embedding."""
     example_input_shape = (2, 16)
 
-    def __init__(self, vocab=64, d=32, heads=4, layers=2, seq=16, dropout=0.0):
+    def __init__(self, vocab=64, d=32, heads=4, layers=2, seq=16, dropout=0.1):
         super().__init__()
         self.vocab = vocab
         self.wte = nn.Embedding(vocab, d)

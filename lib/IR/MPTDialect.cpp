@@ -70,6 +70,19 @@ LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError() << "argument #" << argIndex << ": '" << name
                              << "' must be one of " << getArgRoleList()
                              << ", got " << attr.getValue();
+    // The generator reads [seed, offset] as two 64-bit integers.
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (func && parseArgRole(role.getValue()) == ArgRole::RngState) {
+      Type type = func.getArgumentTypes()[argIndex];
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || tensor.getShape() != ArrayRef<int64_t>{2} ||
+          !tensor.getElementType().isInteger(64))
+        return op->emitError()
+               << "argument #" << argIndex
+               << ": an \"rng_state\" argument must be tensor<2xi64> "
+                  "([seed, offset]), got "
+               << type;
+    }
     return success();
   }
   if (name == kInitialValueAttrName) {

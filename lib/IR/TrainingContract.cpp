@@ -19,6 +19,8 @@ std::optional<ArgRole> parseArgRole(StringRef role) {
       .Case("loss_grad", ArgRole::LossGrad)
       .Case("loss_scale", ArgRole::LossScale)
       .Case("loss_scale_growth_tracker", ArgRole::LossScaleGrowthTracker)
+      .Case("buffer", ArgRole::Buffer)
+      .Case("rng_state", ArgRole::RngState)
       .Default(std::nullopt);
 }
 
@@ -38,13 +40,18 @@ StringRef stringifyArgRole(ArgRole role) {
     return "loss_scale";
   case ArgRole::LossScaleGrowthTracker:
     return "loss_scale_growth_tracker";
+  case ArgRole::Buffer:
+    return "buffer";
+  case ArgRole::RngState:
+    return "rng_state";
   }
   llvm_unreachable("unknown role");
 }
 
 StringRef getArgRoleList() {
   return "\"param\", \"data\", \"optimizer_state\", \"hyperparameter\", "
-         "\"loss_grad\", \"loss_scale\", \"loss_scale_growth_tracker\"";
+         "\"loss_grad\", \"loss_scale\", \"loss_scale_growth_tracker\", "
+         "\"buffer\", \"rng_state\"";
 }
 
 std::optional<ArgRole> getArgRole(FunctionOpInterface func, unsigned index) {

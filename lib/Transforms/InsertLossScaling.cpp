@@ -393,12 +393,17 @@ struct InsertLossScalingPass
       grad.replaceAllUsesExcept(unscaled, unscale);
     Value foundInf = unscale.getFoundInf();
 
-    // Skip the step: every updated state keeps its input on overflow.
+    // Skip the step: every updated state keeps its input on overflow, but
+    // the forward's own state (the random generator's offset, running
+    // statistics) advances, as PyTorch's does when GradScaler skips a step.
     Operation *ret = body->getTerminator();
     rewriter.setInsertionPoint(ret);
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
       std::optional<unsigned> arg = getUpdatedArg(func, i);
       if (!arg)
+        continue;
+      std::optional<ArgRole> role = getArgRole(func, *arg);
+      if (role == ArgRole::RngState || role == ArgRole::Buffer)
         continue;
       Value original = func.getArgument(*arg);
       Value updated = ret->getOperand(i);

@@ -1,19 +1,20 @@
 """Eager cross-check: the functional step (what gets traced) against
 torch.optim on a copy of the model, over a few steps of the same batch."""
 
+import contextlib
 import copy
 import dataclasses
 
 import torch
 
-from . import UserError, losses, optim, step
+from . import UserError, losses, optim, rng, step
 
 
 def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
     params = [a.value.clone() for a in spec.args[:spec.n_params]]
     x, y = spec.values("data")
-    state = [s.clone() for s in spec.values("optimizer_state")]
-    lr = spec.values("hyperparameter")[0]
+    state = [s.clone() for s in _state(spec)]
+    hparams = spec.values("hyperparameter")
     model = copy.deepcopy(spec.model)
     with torch.no_grad():
         for p, v in zip(model.parameters(), params):
@@ -26,10 +27,13 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
         atol = max(atol, 0.1 * spec.opt.lr)
     worst = 0.0
     losses_diff = []
+    # torch.optim's model draws the same masks (same stream, same calls).
+    ref_mode = rng.PhiloxMode(spec.values("rng_state")[0]) if spec.n_rng else contextlib.nullcontext()
     for k in range(n_steps):
-        loss, params, state = step.eager_step(spec, params, x, y, state, lr)
+        loss, params, state = step.eager_step(spec, params, x, y, state, hparams)
         opt.zero_grad()
-        ref_loss = lf(model(x), y)
+        with ref_mode:
+            ref_loss = lf(model(x), y)
         ref_loss.backward()
         opt.step()
         losses_diff.append(abs(float(loss) - float(ref_loss.detach())))
@@ -48,6 +52,11 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
             + " ".join(f"{d:.1e}" for d in losses_diff))
 
 
+def _state(spec):
+    """Every state argument in step order: rng_state, buffers, optimizer state."""
+    return [a.value for a in spec.args if a.role in ("rng_state", "buffer", "optimizer_state")]
+
+
 def _eager_f64(spec):
     """The eager step in float64: the reference both f32 executions approximate."""
     p64 = [p.double() for p in spec.values("param")]
@@ -55,8 +64,8 @@ def _eager_f64(spec):
     x64 = x.double() if x.is_floating_point() else x
     y64 = y.double() if y.is_floating_point() else y
     spec64 = dataclasses.replace(spec, model=copy.deepcopy(spec.model).double())
-    return step.eager_step(spec64, p64, x64, y64, [s.double() for s in spec.values("optimizer_state")],
-                           spec.values("hyperparameter")[0].double())
+    return step.eager_step(spec64, p64, x64, y64, [s.double() if s.is_floating_point() else s for s in _state(spec)],
+                           [h.double() for h in spec.values("hyperparameter")])
 
 
 def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
@@ -71,7 +80,7 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     from . import execute
     res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
     loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
-                                          spec.values("optimizer_state"), spec.values("hyperparameter")[0])
+                                          _state(spec), spec.values("hyperparameter"))
     if spec.opt.name != "sgd":
         atol = max(atol, 0.1 * spec.opt.lr)
     want = [loss] + list(params) + list(state)

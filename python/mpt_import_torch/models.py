@@ -6,7 +6,7 @@ A model spec is (module, input_shape, description).  Builtin names:
              GELU MLP) + linear head, input [2, 8, 32] float features,
              16 classes per token
   resnet18   torchvision ResNet-18, 10 classes, input [2, 3, 32, 32];
-             BatchNorm without running statistics (see normalize_for_training)
+             BatchNorm running statistics as "buffer" step state (normalize_for_training)
 User factories: "pkg.module:callable" (importable from the current
 directory or sys.path) or "path/to/file.py:callable", returning an nn.Module (optionally with
 an `example_input_shape` attribute, else --input-shape is required).
@@ -95,12 +95,18 @@ BUILTINS = {
 def normalize_for_training(module):
     """Make the module a pure function of (params, input) for one step.
 
-    BatchNorm: running statistics are dropped (track_running_stats=False).
-    In training mode BatchNorm normalises with batch statistics either way,
-    so loss, gradients and updates are unchanged; only the (side-effect)
-    running-mean/var update, used in eval mode, is not part of the step."""
+    BatchNorm: the module itself tracks no running statistics
+    (track_running_stats=False; in training mode it normalises with batch
+    statistics either way); its running mean/var (and momentum) move to
+    `module.mpt_running_stats`, and the step updates them as "buffer"
+    arguments (step.batch_norm_updates).  A BatchNorm with momentum=None
+    (cumulative average, which needs num_batches_tracked) keeps none."""
     for m in module.modules():
         if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.mpt_running_stats = None
+            if m.track_running_stats and m.momentum is not None:
+                m.mpt_running_stats = (m.running_mean.detach().clone(), m.running_var.detach().clone(),
+                                       float(m.momentum))
             m.track_running_stats = False
             m.running_mean = None
             m.running_var = None

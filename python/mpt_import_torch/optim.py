@@ -8,7 +8,9 @@ State layout (all float32 tensors, in parameter order):
         shared scalar `step` (tensor<f32>, initial 0; torch keeps one per
         param, all equal).
 The learning rate is a step argument (role hyperparameter, tensor<f32>);
-momentum, betas, eps, weight_decay, nesterov are compile-time constants.
+momentum, betas, eps, weight_decay are compile-time constants, or, with
+--hyperparameters all, step arguments too (hyperparameter_names); nesterov
+and whether there is a momentum buffer are structure, fixed at import.
 """
 
 import dataclasses
@@ -77,36 +79,59 @@ def init_state(cfg, params):
             + [torch.zeros((), dtype=torch.float32)])
 
 
-def update(cfg, params, grads, state, lr):
-    """Returns (new_params, new_state); pure function of tensors."""
-    n = len(params)
+def hyperparameter_names(cfg):
+    """The hyperparameters that `--hyperparameters all` makes step arguments,
+    besides lr (momentum only where there is a momentum buffer)."""
     if cfg.name == "sgd":
+        return (["momentum"] if cfg.momentum != 0 else []) + ["weight_decay"]
+    return ["beta1", "beta2", "eps", "weight_decay"]
+
+
+def hyperparameter_values(cfg):
+    values = {"momentum": cfg.momentum, "weight_decay": cfg.weight_decay, "eps": cfg.eps,
+              "beta1": cfg.betas[0], "beta2": cfg.betas[1]}
+    return [values[n] for n in hyperparameter_names(cfg)]
+
+
+def update(cfg, params, grads, state, lr, hp=None):
+    """Returns (new_params, new_state); pure function of tensors.  `hp`:
+    hyperparameters given as tensors (step arguments), by name; the others
+    are the constants of `cfg`.  A weight decay given as a tensor is applied
+    even when it is 0 at import (so that a schedule can raise it)."""
+    hp = hp or {}
+    n = len(params)
+    weight_decay = hp.get("weight_decay", cfg.weight_decay)
+    decays = "weight_decay" in hp or cfg.weight_decay != 0
+    if cfg.name == "sgd":
+        momentum = hp.get("momentum", cfg.momentum)
         new_p, new_s = [], []
         for i, (p, g) in enumerate(zip(params, grads)):
-            d = g + cfg.weight_decay * p if cfg.weight_decay != 0 else g
+            d = g + weight_decay * p if decays else g
             if cfg.momentum != 0:
-                buf = cfg.momentum * state[i] + d
+                buf = momentum * state[i] + d
                 new_s.append(buf)
-                d = d + cfg.momentum * buf if cfg.nesterov else buf
+                d = d + momentum * buf if cfg.nesterov else buf
             new_p.append(p - lr * d)
         return new_p, new_s
-    beta1, beta2 = cfg.betas
+    as_tensor = lambda v: v if torch.is_tensor(v) else torch.tensor(v, dtype=torch.float32)  # noqa: E731
+    beta1, beta2 = hp.get("beta1", cfg.betas[0]), hp.get("beta2", cfg.betas[1])
+    eps = hp.get("eps", cfg.eps)
     exp_avg, exp_avg_sq, step = state[:n], state[n:2 * n], state[2 * n]
     step = step + 1.0
-    bias1 = 1.0 - torch.pow(torch.tensor(beta1, dtype=torch.float32), step)
-    bias2 = 1.0 - torch.pow(torch.tensor(beta2, dtype=torch.float32), step)
+    bias1 = 1.0 - torch.pow(as_tensor(beta1), step)
+    bias2 = 1.0 - torch.pow(as_tensor(beta2), step)
     step_size = lr / bias1
     bias2_sqrt = torch.sqrt(bias2)
     new_p, new_m, new_v = [], [], []
     for p, g, m, v in zip(params, grads, exp_avg, exp_avg_sq):
-        if cfg.weight_decay != 0:
+        if decays:
             if cfg.name == "adamw":
-                p = p * (1.0 - lr * cfg.weight_decay)
+                p = p * (1.0 - lr * weight_decay)
             else:
-                g = g + cfg.weight_decay * p
+                g = g + weight_decay * p
         m = m + (1.0 - beta1) * (g - m)
         v = beta2 * v + (1.0 - beta2) * g * g
-        denom = torch.sqrt(v) / bias2_sqrt + cfg.eps
+        denom = torch.sqrt(v) / bias2_sqrt + eps
         new_p.append(p - step_size * (m / denom))
         new_m.append(m)
         new_v.append(v)

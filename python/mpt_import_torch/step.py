@@ -11,6 +11,7 @@ where the seed becomes "mpt.grad_seed"(loss) and every gradient passes
 through one "mpt.gradient" before the optimizer ops.
 """
 
+import contextlib
 import dataclasses
 from typing import List
 
@@ -18,13 +19,13 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.func import functional_call, functionalize, vjp
 
-from . import decomp, losses, optim
+from . import UserError, decomp, losses, optim, rng
 
 
 @dataclasses.dataclass
 class Arg:
     name: str
-    role: str           # param | data | optimizer_state | hyperparameter
+    role: str           # param | data | rng_state | buffer | optimizer_state | hyperparameter
     value: torch.Tensor
 
 
@@ -37,6 +38,19 @@ class StepSpec:
     n_params: int
     n_data: int
     n_state: int
+    n_rng: int = 0      # 1: an rng_state argument after the data (the model draws random numbers)
+    rng_calls: int = 0  # random ops per step (the offset's increment)
+    n_buffers: int = 0  # BatchNorm running mean/var pairs' arguments, after rng_state
+
+    @property
+    def n_hparams(self):
+        return sum(a.role == "hyperparameter" for a in self.args)
+
+    def hparams(self, values):
+        """lr and the {name: value} of the other hyperparameter arguments, from
+        their values in argument order."""
+        names = [a.name for a in self.args if a.role == "hyperparameter"]
+        return values[0], dict(zip(names[1:], values[1:]))
 
     @property
     def param_names(self):
@@ -58,68 +72,153 @@ def make_batch(model, loss_name, input_shape, generator):
     return x, y
 
 
-def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1):
+def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0, all_hparams=False):
+    """The step's arguments; `all_hparams`: every optimizer hyperparameter
+    (optim.hyperparameter_names) is a step argument after lr, else lr only."""
     losses.get(loss_name)
     named = [(n, p.detach().clone()) for n, p in model.named_parameters()]
     gen = torch.Generator().manual_seed(data_seed)
     x, y = make_batch(model, loss_name, input_shape, gen)
     args = [Arg(n, "param", p) for n, p in named]
     args += [Arg("input", "data", x), Arg("target", "data", y)]
+    rng_state = torch.tensor([seed, 0], dtype=torch.int64)
+    calls = count_random_ops(model, x, rng_state)
+    if calls:
+        args += [Arg("rng_state", "rng_state", rng_state)]
+    buffers = [Arg(f"{name}.{stat}", "buffer", value.clone())
+               for name, m in batch_norms(model)
+               for stat, value in zip(("running_mean", "running_var"), m.mpt_running_stats[:2])]
+    args += buffers
     params = [p for _, p in named]
     snames = optim.state_names(opt_cfg, [n for n, _ in named])
     args += [Arg(n, "optimizer_state", s) for n, s in zip(snames, optim.init_state(opt_cfg, params))]
     args += [Arg("lr", "hyperparameter", torch.tensor(opt_cfg.lr, dtype=torch.float32))]
-    return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames))
+    if all_hparams:
+        args += [Arg(n, "hyperparameter", torch.tensor(v, dtype=torch.float32))
+                 for n, v in zip(optim.hyperparameter_names(opt_cfg), optim.hyperparameter_values(opt_cfg))]
+    return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
+                    rng_calls=calls, n_buffers=len(buffers))
+
+
+def batch_norms(model):
+    """(name, module) of every BatchNorm whose running statistics the step
+    updates (models.normalize_for_training)."""
+    return [(n, m) for n, m in model.named_modules() if getattr(m, "mpt_running_stats", None) is not None]
+
+
+def count_random_ops(model, x, rng_state):
+    """The random ops one forward pass draws (rng.PhiloxMode counts them)."""
+    mode = rng.PhiloxMode(rng_state)
+    with torch.no_grad(), decomp.tracing_context(), mode:
+        model(x)
+    return mode.stream.calls
 
 
 def loss_fn(spec):
+    """f(params, x, y, buffers) -> (loss, new buffers): the forward pass, and
+    each BatchNorm's running statistics updated as torch's kernel does,
+    from the input it normalised (captured by a pre-hook):
+    new = (1 - momentum) * old + momentum * batch statistic, the variance
+    unbiased (n / (n - 1)), once per call of the module."""
     names = spec.param_names
     lf = losses.get(spec.loss_name)
+    bns = [m for _, m in batch_norms(spec.model)]
 
-    def f(params, x, y):
-        out = functional_call(spec.model, dict(zip(names, params)), (x,))
-        return lf(out, y)
+    def f(params, x, y, buffers=()):
+        inputs = []
+        hooks = [m.register_forward_pre_hook(lambda mod, inp: inputs.append((mod, inp[0]))) for m in bns]
+        try:
+            out = functional_call(spec.model, dict(zip(names, params)), (x,))
+        finally:
+            for h in hooks:
+                h.remove()
+        stats = {m: (buffers[2 * i], buffers[2 * i + 1]) for i, m in enumerate(bns)}
+        for m, h in inputs:
+            h = h.detach()
+            dims = [d for d in range(h.dim()) if d != 1]
+            momentum = m.mpt_running_stats[2]
+            mean, var = stats[m]
+            # The variance written out in the activation's type: torch's
+            # var decomposition computes it in f64 under torch-mlir.
+            count = h.numel() // h.shape[1]
+            batch_mean = h.mean(dims, keepdim=True)
+            batch_var = ((h - batch_mean) ** 2).sum(dims) / (count - 1)
+            stats[m] = ((1 - momentum) * mean + momentum * batch_mean.flatten(),
+                        (1 - momentum) * var + momentum * batch_var)
+        return lf(out, y), [v for m in bns for v in stats[m]]
     return f
 
 
-def eager_step(spec, params, x, y, state, lr):
-    """The whole step in eager PyTorch (used by --check and the reference)."""
+def eager_step(spec, params, x, y, state, hparams):
+    """The whole step in eager PyTorch (used by --check and the reference).
+    `state` is every state argument in step order (rng_state, buffers,
+    optimizer state), `hparams` every hyperparameter argument's value (lr
+    first); returns (loss, new params, new state) in result order.
+    The random ops draw from rng_state as the imported step does."""
     f = loss_fn(spec)
-    loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
+    rng_state, buffers = state[:spec.n_rng], state[spec.n_rng:spec.n_rng + spec.n_buffers]
+    opt_state = state[spec.n_rng + spec.n_buffers:]
+    mode = rng.PhiloxMode(rng_state[0]) if rng_state else contextlib.nullcontext()
+    with mode:
+        loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
     grads = vjp_fn(torch.ones_like(loss))
-    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr)
-    return loss, new_p, new_s
+    lr, hp = spec.hparams(list(hparams))
+    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr, hp)
+    new_r = [mode.next_state()] if rng_state else []
+    return loss, new_p, new_r + list(new_b) + list(new_s)
 
 
 def trace(spec, decomposition_table=None):
     """Returns (gm_fwd_bwd, gm_opt) FX graphs of aten ops, functionalized
-    (in-place ops such as relu_ rewritten; torch-mlir rejects them)."""
+    (in-place ops such as relu_ rewritten; torch-mlir rejects them).
+    fwd_bwd draws its random numbers from its rng_state argument (rng.py)."""
     n = spec.n_params
     f = loss_fn(spec)
+    stream = rng.Stream(None)
 
     def fwd_bwd(*args):
-        params, (x, y, seed) = args[:n], args[n:]
-        loss, vjp_fn = vjp(lambda *ps: f(ps, x, y), *params)
-        return (loss, *vjp_fn(seed))
+        params, (x, y), rest = args[:n], args[n:n + 2], args[n + 2:]
+        state, rest = (rest[0], rest[1:]) if spec.n_rng else (None, rest)
+        buffers, seed = rest[:-1], rest[-1]
+        if state is None:
+            loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
+            return (loss, *vjp_fn(seed), *new_b)
+        # The random ops are decomposed below functionalization, where the
+        # state is the unwrapped tensor the tracer follows.
+        stream.state = torch._from_functional_tensor(state)
+        stream.calls = 0
+        with rng.drawing_from(stream):
+            loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
+        if stream.calls != spec.rng_calls:
+            raise UserError(f"the traced step draws {stream.calls} random ops, an eager forward pass "
+                            f"{spec.rng_calls}: the model's randomness depends on more than its input shapes")
+        return (loss, *vjp_fn(seed), *new_b)
 
     def opt_fn(*args):
         params, grads = args[:n], args[n:2 * n]
-        state, lr = args[2 * n:-1], args[-1]
-        new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr)
-        return (*new_p, *new_s)
+        rest = args[2 * n:]
+        state_in, rest = (rest[0], rest[1:]) if spec.n_rng else (None, rest)
+        state, hparams = rest[:len(rest) - spec.n_hparams], rest[len(rest) - spec.n_hparams:]
+        lr, hp = spec.hparams(list(hparams))
+        new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr, hp)
+        if state_in is None:
+            return (*new_p, *new_s)
+        step_offset = torch.tensor([0, spec.rng_calls], dtype=torch.int64)
+        return (*new_p, state_in + step_offset, *new_s)
 
     params = spec.values("param")
     x, y = spec.values("data")
     seed = torch.ones((), dtype=torch.float32)
+    table = dict(decomposition_table or {})
+    table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
     with decomp.tracing_context():
-        return _trace(fwd_bwd, opt_fn, params, x, y, seed, spec, decomposition_table)
-
-
-def _trace(fwd_bwd, opt_fn, params, x, y, seed, spec, decomposition_table):
-    gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=decomposition_table,
-                   record_stack_traces=True)(*params, x, y, seed)
-    grads = [torch.zeros_like(p) for p in params]
-    gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=decomposition_table,
-                   record_stack_traces=True)(
-        *params, *grads, *spec.values("optimizer_state"), *spec.values("hyperparameter"))
+        gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=table,
+                       record_stack_traces=True)(*params, x, y, *spec.values("rng_state"),
+                                                 *spec.values("buffer"), seed)
+        grads = [torch.zeros_like(p) for p in params]
+        gm_b = make_fx(functionalize(opt_fn, remove="mutations"), decomposition_table=table,
+                       record_stack_traces=True)(
+            *params, *grads, *spec.values("rng_state"), *spec.values("optimizer_state"),
+            *spec.values("hyperparameter"))
     return gm_a, gm_b
+

@@ -25,8 +25,8 @@ _LIBRARY_FRAMES = (os.sep + os.path.join("torch", ""), os.sep + os.path.join("to
 # What an op outside upstream MLIR comes from, for the error message.
 _OP_ORIGIN = {
     "tm_tensor.scatter": "a scatter / index_put (no decomposition for this one yet)",
-    "ml_program.global": "random numbers in training mode (dropout, rand): the RNG state is not "
-                         "part of the step; use eval-mode dropout (p=0) for now",
+    "ml_program.global": "random numbers other than a Bernoulli draw (rand, randn, randint...): only "
+                         "aten.bernoulli.p (dropout, stochastic depth) draws from the step's rng_state",
 }
 
 
@@ -122,9 +122,11 @@ def _index_in_block(block, op):
 
 
 def fuse(text_a, text_b, spec, func_name="step"):
-    """text_a: fwd_bwd(params, data, seed) -> (loss, grads);
-    text_b: opt(params, grads, state, lr) -> (new_params, new_state)."""
-    n_p, n_d, n_s = spec.n_params, spec.n_data, spec.n_state
+    """text_a: fwd_bwd(params, data, [rng_state], buffers, seed) -> (loss, grads, new_buffers);
+    text_b: opt(params, grads, [rng_state], state, lr) -> (new_params, [new rng_state], new_state).
+    The step: (params, data, [rng_state], buffers, state, lr) ->
+    (loss, new_params, [new rng_state], new_buffers, new_state)."""
+    n_p, n_d, n_s, n_r, n_b = spec.n_params, spec.n_data, spec.n_state, spec.n_rng, spec.n_buffers
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = True
     with ctx, ir.Location.unknown():
@@ -135,17 +137,18 @@ def fuse(text_a, text_b, spec, func_name="step"):
         blk_b = fb.regions[0].blocks[0]
         ret_a = blk_a.operations[len(blk_a.operations) - 1]
         ret_b = blk_b.operations[len(blk_b.operations) - 1]
-        assert len(blk_a.arguments) == n_p + n_d + 1
-        assert len(blk_b.arguments) == 2 * n_p + n_s + 1
-        assert len(ret_a.operands) == 1 + n_p and len(ret_b.operands) == n_p + n_s
+        assert len(blk_a.arguments) == n_p + n_d + n_r + n_b + 1
+        n_h = spec.n_hparams
+        assert len(blk_b.arguments) == 2 * n_p + n_r + n_s + n_h
+        assert len(ret_a.operands) == 1 + n_p + n_b and len(ret_b.operands) == n_p + n_r + n_s
 
         # New arguments: optimizer state and lr, appended after the seed.
-        new_args = [blk_a.add_argument(blk_b.arguments[2 * n_p + i].type, ir.Location.unknown())
-                    for i in range(n_s + 1)]
+        new_args = [blk_a.add_argument(blk_b.arguments[2 * n_p + n_r + i].type, ir.Location.unknown())
+                    for i in range(n_s + n_h)]
 
         # Seed: "mpt.grad_seed"(loss), right after the loss is computed.
         loss = ret_a.operands[0]
-        seed_arg = blk_a.arguments[n_p + n_d]
+        seed_arg = blk_a.arguments[n_p + n_d + n_r + n_b]
         if isinstance(loss.owner, ir.Block):
             raise UserError("the loss is a function argument")
         loss_def = loss.owner.operation
@@ -167,13 +170,15 @@ def fuse(text_a, text_b, spec, func_name="step"):
         b_ops = list(blk_b.operations)[:-1]
         for op in b_ops:
             op.operation.move_before(ret_a)
-        repl = list(blk_a.arguments[:n_p]) + grads + new_args
+        repl = list(blk_a.arguments[:n_p]) + grads + list(blk_a.arguments[n_p + n_d:n_p + n_d + n_r]) + new_args
         for b_arg, v in zip(blk_b.arguments, repl):
             b_arg.replace_all_uses_with(v)
-        results = [loss] + list(ret_b.operands)
+        new_buffers = list(ret_a.operands[1 + n_p:])
+        b_res = list(ret_b.operands)
+        results = [loss] + b_res[:n_p + n_r] + new_buffers + b_res[n_p + n_r:]
         func_d.ReturnOp(results, ip=ir.InsertionPoint(ret_a))
         ret_a.operation.erase()
-        blk_a.erase_argument(n_p + n_d)
+        blk_a.erase_argument(n_p + n_d + n_r + n_b)
         fb.operation.erase()
 
         # Signature and contract attributes.
@@ -183,16 +188,36 @@ def fuse(text_a, text_b, spec, func_name="step"):
         fa.attributes["sym_name"] = ir.StringAttr.get(func_name)
         roles = [a.role for a in spec.args]
         assert len(roles) == len(arg_types)
-        fa.attributes["arg_attrs"] = ir.ArrayAttr.get([
-            ir.DictAttr.get({"mpt.role": ir.StringAttr.get(r)}) for r in roles])
+        f32 = ir.F32Type.get()
+
+        def arg_attrs(a):
+            attrs = {"mpt.role": ir.StringAttr.get(a.role)}
+            # Running statistics start as constants (mean 0, variance 1):
+            # a driver can start them without a file.
+            if a.role == "buffer" and a.value.numel() and bool((a.value == a.value.flatten()[0]).all()):
+                attrs["mpt.initial_value"] = ir.FloatAttr.get(f32, float(a.value.flatten()[0]))
+            return ir.DictAttr.get(attrs)
+        fa.attributes["arg_attrs"] = ir.ArrayAttr.get([arg_attrs(a) for a in spec.args])
         i64 = ir.IntegerType.get_signless(64)
         res_attrs = [ir.DictAttr.get({"mpt.role": ir.StringAttr.get("loss")})]
-        first_state = n_p + n_d
+        first_state = n_p + n_d + n_r + n_b
         for i in range(n_p):
             res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, i)}))
+        for i in range(n_r + n_b):
+            res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, n_p + n_d + i)}))
         for i in range(n_s):
             res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, first_state + i)}))
         fa.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
+        # Printed as %rng_state (get_asm(use_name_loc_as_prefix=True)): the
+        # name mpt-run gives the argument (--save, --input).
+        for i in range(n_r):
+            blk_a.arguments[n_p + n_d + i].set_location(ir.Location.name("rng_state"))
+        # With every hyperparameter an argument, each is named (%lr,
+        # %weight_decay, ...): mpt-run --hparam NAME=VALUE.
+        if n_h > 1:
+            for i, a in enumerate(spec.args):
+                if a.role == "hyperparameter":
+                    blk_a.arguments[i].set_location(ir.Location.name(a.name))
         if not mod.operation.verify():
             raise UserError("fused step does not verify")
         _check_dialects(mod)

@@ -80,8 +80,15 @@ func.func @guard_type_mismatch(%a: tensor<2xf32>, %b: tensor<2xf16>, %f: tensor<
 
 // -----
 
-// expected-error @+1 {{argument #0: 'mpt.role' must be one of "param", "data", "optimizer_state", "hyperparameter", "loss_grad", "loss_scale", "loss_scale_growth_tracker", got "weights"}}
+// expected-error @+1 {{argument #0: 'mpt.role' must be one of "param", "data", "optimizer_state", "hyperparameter", "loss_grad", "loss_scale", "loss_scale_growth_tracker", "buffer", "rng_state", got "weights"}}
 func.func @unknown_role(%w: tensor<2xf32> {mpt.role = "weights"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0: an "rng_state" argument must be tensor<2xi64> ([seed, offset]), got 'tensor<2xi32>'}}
+func.func @rng_state_type(%s: tensor<2xi32> {mpt.role = "rng_state"}) {
   return
 }
 

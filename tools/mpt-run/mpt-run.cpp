@@ -106,7 +106,8 @@ static cl::opt<std::string> dataFile(
 static cl::opt<std::string> initSpec(
     "init",
     cl::desc("Initialise arguments no file gives: 'seed:N' (parameters "
-             "Kaiming-uniform, optimizer state zeros, loss_grad ones)"),
+             "Kaiming-uniform, optimizer state zeros, loss_grad ones, "
+             "rng_state [N, 0])"),
     cl::value_desc("seed:N"), cl::cat(getRunCategory()));
 static cl::list<std::string>
     hparams("hparam", cl::desc("A hyperparameter's value (repeatable)"),
@@ -323,6 +324,9 @@ static std::string checkRepresentable(ElementKind kind, double value) {
 /// from the source text at the argument's location; "argN" otherwise.
 static std::string getArgName(BlockArgument arg, llvm::SourceMgr &sourceMgr) {
   std::string fallback = "arg" + std::to_string(arg.getArgNumber());
+  // `%name: type loc("name")`, as a printer with name locations writes it.
+  if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+    return name.getName().str();
   auto loc = dyn_cast<FileLineColLoc>(arg.getLoc());
   if (!loc || sourceMgr.getNumBuffers() == 0)
     return fallback;
@@ -625,7 +629,11 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
       continue;
     }
     HostArray array = HostArray::zeros(arg.kind, arg.shape);
-    if (arg.initialValue) {
+    if (arg.role == ArgRole::RngState && (arg.initialValue || seed)) {
+      // [seed, offset]: the generator starts at offset 0 of its seed.
+      array.setFromDouble(0, arg.initialValue ? *arg.initialValue
+                                              : static_cast<double>(*seed));
+    } else if (arg.initialValue) {
       for (int64_t k = 0, e = array.getNumElements(); k < e; ++k)
         array.setFromDouble(k, *arg.initialValue);
     } else if (seed && arg.role == ArgRole::Param) {

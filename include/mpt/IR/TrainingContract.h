@@ -22,6 +22,11 @@ enum class ArgRole {
   LossGrad,
   LossScale,
   LossScaleGrowthTracker,
+  /// State the step updates that is neither a parameter nor optimizer state
+  /// (BatchNorm running statistics).
+  Buffer,
+  /// A counter-based random generator's state: tensor<2xi64> = [seed, offset].
+  RngState,
 };
 
 /// Parses an `mpt.role` value of a function argument.

@@ -139,8 +139,8 @@ def avg_pool():
 
 class Unsupported(nn.Module):
     """Ops the importer cannot take (for the error test): torch.special.i1
-    (torch-mlir has no lowering), index_add (tm_tensor.scatter), dropout
-    in training mode (RNG state)."""
+    (torch-mlir has no lowering), index_add (tm_tensor.scatter), rand_like
+    (random numbers other than the Bernoulli draws of dropout)."""
     example_input_shape = (2, 16)
 
     def __init__(self, kind):
@@ -156,7 +156,7 @@ class Unsupported(nn.Module):
         elif self.kind == "index_add":
             h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
         else:
-            h = F.dropout(h, 0.1, training=True)
+            h = h * torch.rand_like(h)
         return self.out(h)
 
 
@@ -168,8 +168,8 @@ def unsupported_index_add():
     return Unsupported("index_add")
 
 
-def unsupported_dropout():
-    return Unsupported("dropout")
+def unsupported_rand():
+    return Unsupported("rand")
 
 
 class StridedConv(nn.Module):
