@@ -94,7 +94,7 @@ bool isLossResult(FunctionOpInterface func, unsigned index) {
 }
 
 bool isKnownMptAttribute(StringRef name) {
-  return name == "mpt.loss_scaling" || name == "mpt.data_parallel" ||
+  return name == kLossScalingAttrName || name == kDataParallelAttrName ||
          name == kRecomputedAttrName ||
          name == "mpt.tensorcore_entry" ||
          name == "mpt.k_loop" || name.starts_with("mpt.unroll_");

@@ -28,12 +28,6 @@ namespace mpt {
 using namespace mlir;
 using namespace mpt;
 
-/// Marks a step that --mpt-data-parallel rewrote (its reduce-dtype), so that
-/// a second run is an error even after the all-reduces were lowered.
-static constexpr llvm::StringLiteral kDataParallelAttrName = "mpt.data_parallel";
-/// Set by --mpt-insert-loss-scaling; survives --mpt-lower-loss-scaling.
-static constexpr llvm::StringLiteral kLossScalingAttrName = "mpt.loss_scaling";
-
 static StringRef stringifyReduceDtype(ReduceDtype dtype) {
   switch (dtype) {
   case ReduceDtype::F32:
@@ -46,37 +40,37 @@ static StringRef stringifyReduceDtype(ReduceDtype dtype) {
   llvm_unreachable("unknown reduce dtype");
 }
 
+/// The reassociation between a tensor of rank `rank` and its 1-D form: one
+/// group of every dimension (none for a 0-D tensor).
+static SmallVector<ReassociationIndices> flatReassociation(int64_t rank) {
+  if (rank == 0)
+    return {};
+  return {llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+}
+
 /// `value` (a ranked tensor of static shape) as a 1-D tensor of the same
 /// elements, row-major.
 static Value flatten(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   auto flatType =
       RankedTensorType::get({type.getNumElements()}, type.getElementType());
+  SmallVector<ReassociationIndices> groups = flatReassociation(type.getRank());
   if (type.getRank() == 1)
     return value;
   if (type.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, flatType, value,
-                                         ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all(type.getRank());
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all[d] = d;
-  return tensor::CollapseShapeOp::create(b, loc, flatType, value,
-                                         ArrayRef<ReassociationIndices>{all});
+    return tensor::ExpandShapeOp::create(b, loc, flatType, value, groups);
+  return tensor::CollapseShapeOp::create(b, loc, flatType, value, groups);
 }
 
 /// The inverse of flatten: `flat` (1-D) reshaped to `type`.
 static Value unflatten(OpBuilder &b, Location loc, Value flat,
                        RankedTensorType type) {
+  SmallVector<ReassociationIndices> groups = flatReassociation(type.getRank());
   if (type.getRank() == 1)
     return flat;
   if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, flat,
-                                           ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all(type.getRank());
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all[d] = d;
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       ArrayRef<ReassociationIndices>{all});
+    return tensor::CollapseShapeOp::create(b, loc, type, flat, groups);
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, groups);
 }
 
 /// Converts a float tensor to `to` (extf or truncf), or returns it.
@@ -91,11 +85,6 @@ static Value convertFloat(OpBuilder &b, Location loc, Value value,
   if (from.getWidth() < to.getWidth())
     return arith::ExtFOp::create(b, loc, resultType, value);
   return arith::TruncFOp::create(b, loc, resultType, value);
-}
-
-/// The op of `body` that contains `op` (or `op` itself).
-static Operation *topLevel(Operation *op, Block *body) {
-  return body->findAncestorOpInBlock(*op);
 }
 
 namespace {
@@ -135,10 +124,16 @@ struct DataParallelPass
              << "the step is already data-parallel (" << kDataParallelAttrName
              << " = \"" << mark.getValue()
              << "\"); run --mpt-data-parallel once";
+    // One walk for an existing all-reduce and for the overflow check.
     AllReduceOp existing;
-    func.walk([&](AllReduceOp op) {
-      existing = op;
-      return WalkResult::interrupt();
+    bool hasCheck = false;
+    func.walk([&](Operation *op) {
+      if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
+        existing = allReduce;
+        return WalkResult::interrupt();
+      }
+      hasCheck |= isa<UnscaleAndCheckOp>(op);
+      return WalkResult::advance();
     });
     if (existing)
       return existing.emitError()
@@ -148,8 +143,6 @@ struct DataParallelPass
       return func.emitError()
              << "data parallelism needs the gradients, marked with "
                 "'mpt.gradient'; the step has none";
-    bool hasCheck = false;
-    func.walk([&](UnscaleAndCheckOp) { hasCheck = true; });
     if (func->hasAttr(kLossScalingAttrName) && !hasCheck)
       return func.emitError()
              << "the step's loss scaling is already lowered: its found-inf "
@@ -199,7 +192,7 @@ struct DataParallelPass
     auto firstReader = [&](GradientOp grad) -> Operation * {
       Operation *first = nullptr;
       for (Operation *user : grad->getUsers()) {
-        Operation *top = topLevel(user, body);
+        Operation *top = body->findAncestorOpInBlock(*user);
         if (!first || top->isBeforeInBlock(first))
           first = top;
       }

@@ -36,10 +36,6 @@ namespace mpt {
 using namespace mlir;
 using namespace mpt;
 
-/// Marks a step that --mpt-insert-loss-scaling rewrote (its mode), so that a
-/// second run is an error even after the mpt ops were lowered.
-static constexpr llvm::StringLiteral kLossScalingAttrName = "mpt.loss_scaling";
-
 namespace {
 enum class Mode { None, Static, Dynamic };
 

@@ -2,6 +2,7 @@
 #include "MpiRuntime.h"
 
 #include "mpt/IR/MPTOps.h"
+#include "mpt/IR/TrainingContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -103,7 +104,7 @@ void mpt::failInJob(const llvm::Twine &message) {
 }
 
 bool mpt::isDataParallel(ModuleOp module, func::FuncOp func) {
-  if (func->hasAttr("mpt.data_parallel"))
+  if (func->hasAttr(mpt::kDataParallelAttrName))
     return true;
   WalkResult found = module.walk([](Operation *op) {
     if (isa<AllReduceOp>(op) ||

@@ -49,6 +49,14 @@ bool isLossResult(mlir::FunctionOpInterface func, unsigned index);
 /// leave out the helpers a module holds beside them.
 bool isContractStep(mlir::FunctionOpInterface func);
 
+/// Marks a step that --mpt-insert-loss-scaling rewrote (its mode); survives
+/// --mpt-lower-loss-scaling, so that scaling twice is an error.
+inline constexpr llvm::StringLiteral kLossScalingAttrName = "mpt.loss_scaling";
+/// Marks a step that --mpt-data-parallel rewrote (its reduce-dtype), so that
+/// a second run is an error even after the all-reduces were lowered.
+inline constexpr llvm::StringLiteral kDataParallelAttrName =
+    "mpt.data_parallel";
+
 /// Marks an op that mpt-recompute-in-backward copied into the backward
 /// (so that CSE does not merge it back into the forward op).
 inline constexpr llvm::StringLiteral kRecomputedAttrName = "mpt.recomputed";
