@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "CPUMatmulKernels.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,6 +15,144 @@ using namespace llvm;
 
 std::string mpt::cpu::avx512KernelName(StringRef elementType) {
   return ("__mpt_avx512_matmul_" + elementType).str();
+}
+
+/// Transposes the 16 x 16 dword matrix whose rows are the vector<16xi32>
+/// values `rows` with a shuffle network (at distance d = 8, 4, 2, 1, rows i
+/// and i + d swap the off-diagonal d x d blocks of each 2d x 2d block);
+/// returns the names of the columns. A pair of bf16 values is one dword, so
+/// this turns 16 rows of 32 bf16 (16 k pairs each) into the 16 VNNI rows of
+/// a tile.
+static SmallVector<std::string> emitDwordTranspose(raw_ostream &os,
+                                                   StringRef prefix,
+                                                   StringRef indent,
+                                                   SmallVector<std::string> rows) {
+  const int n = 16;
+  for (int d = n / 2, stage = 0; d >= 1; d /= 2, ++stage) {
+    std::string low, high;
+    for (int c = 0; c < n; ++c) {
+      bool right = c & d;
+      low += formatv("{0}{1}", c ? ", " : "", right ? n + c - d : c).str();
+      high += formatv("{0}{1}", c ? ", " : "", right ? n + c : c + d).str();
+    }
+    SmallVector<std::string> next(rows);
+    for (int i = 0; i < n; ++i) {
+      if (i & d)
+        continue;
+      for (auto [row, mask] : {std::pair(i, &low), std::pair(i + d, &high)}) {
+        next[row] = formatv("{0}s{1}r{2}", prefix, stage, row).str();
+        os << formatv("{0}%{1} = vector.shuffle %{2}, %{3} [{4}] : "
+                      "vector<16xi32>, vector<16xi32>\n",
+                      indent, next[row], rows[i], rows[i + d], *mask);
+      }
+    }
+    rows = std::move(next);
+  }
+  return rows;
+}
+
+/// The B pack of the AMX kernel for a transposed B (N x K, row-major): per
+/// 16 columns of C and 32 k of the K block, 16 rows of B^T (32 bf16 each,
+/// masked at K, zero past N) are one 16x16 dword matrix whose transpose is
+/// the VNNI tile. With `parallel`, the 16-column tiles are split among the
+/// threads.
+static std::string packTransposedB(bool parallel) {
+  std::string text;
+  raw_string_ostream os(text);
+  StringRef ind = "          ";
+  os << "      %tbNt = arith.muli %Nb, %c2 : index\n";
+  for (int i = 0; i < 16; ++i)
+    os << formatv("      %tbc{0} = arith.constant {0} : index\n", i);
+  os << (parallel ? "      scf.parallel (%tbn) = (%c0) to (%tbNt) step (%c1) {\n"
+                  : "      scf.for %tbn = %c0 to %tbNt step %c1 {\n");
+  os << R"(        %tbn0 = arith.muli %tbn, %c16 : index
+        %tbq = arith.muli %tbn, %kTiles : index
+        scf.for %tbkt = %c0 to %kTiles step %c1 {
+          %tbkl = arith.muli %tbkt, %c32 : index
+          %tbk = arith.addi %kb, %tbkl : index
+          %tbrem = arith.subi %K, %tbk : index
+          %tbm = vector.create_mask %tbrem : vector<32xi1>
+)";
+  SmallVector<std::string> rows;
+  for (int i = 0; i < 16; ++i) {
+    os << formatv(R"({0}%tbrn{1} = arith.addi %tbn0, %tbc{1} : index
+{0}%tbin{1} = arith.cmpi ult, %tbrn{1}, %N : index
+{0}%tbr{1} = scf.if %tbin{1} -> (vector<16xi32>) {{
+{0}  %x = vector.maskedload %B[%tbrn{1}, %tbk], %tbm, %zbf : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
+{0}  %d = vector.bitcast %x : vector<32xbf16> to vector<16xi32>
+{0}  scf.yield %d : vector<16xi32>
+{0}} else {{
+{0}  scf.yield %zi : vector<16xi32>
+{0}}
+)",
+                  ind, i);
+    rows.push_back(formatv("tbr{0}", i).str());
+  }
+  SmallVector<std::string> cols = emitDwordTranspose(os, "tb", ind, rows);
+  os << formatv("{0}%tbs = arith.addi %tbq, %tbkt : index\n"
+                "{0}%tbt = arith.muli %tbs, %c16 : index\n",
+                ind);
+  for (int r = 0; r < 16; ++r)
+    os << formatv(R"({0}%tbrow{1} = arith.addi %tbt, %tbc{1} : index
+{0}%tbv{1} = vector.bitcast %{2} : vector<16xi32> to vector<32xbf16>
+{0}vector.store %tbv{1}, %Bp[%tbrow{1}, %c0] : memref<?x32xbf16>, vector<32xbf16>
+)",
+                  ind, r, cols[r]);
+  os << "        }\n      }\n";
+  return text;
+}
+
+/// The A pack of the AMX kernel for a transposed A (K x M, row-major): per
+/// 16 rows of C and 32 k, the 16 pairs of rows of A^T (16 bf16 each, masked
+/// at M, zero past K) are interleaved into 16 dword rows (a k pair per
+/// dword, one per row of C) and transposed into the tile's rows.
+static std::string packTransposedA() {
+  std::string text;
+  raw_string_ostream os(text);
+  StringRef ind = "            ";
+  for (int i = 0; i < 32; ++i)
+    os << formatv("        %tac{0} = arith.constant {0} : index\n", i);
+  os << R"(        scf.for %tam = %c0 to %c2 step %c1 {
+          %tam16 = arith.muli %tam, %c16 : index
+          %tam0 = arith.addi %i, %tam16 : index
+          %tamrem = arith.subi %M, %tam0 : index
+          %tamm = vector.create_mask %tamrem : vector<16xi1>
+          %tamq = arith.muli %tam, %kTiles : index
+          scf.for %takt = %c0 to %kTiles step %c1 {
+            %takl = arith.muli %takt, %c32 : index
+            %tak = arith.addi %kb, %takl : index
+)";
+  SmallVector<std::string> rows;
+  for (int p = 0; p < 16; ++p) {
+    for (auto [half, offset] : {std::pair("e", 2 * p), std::pair("o", 2 * p + 1)})
+      os << formatv(R"({0}%ta{1}{2}k = arith.addi %tak, %tac{3} : index
+{0}%ta{1}{2}in = arith.cmpi ult, %ta{1}{2}k, %K : index
+{0}%ta{1}{2} = scf.if %ta{1}{2}in -> (vector<16xbf16>) {{
+{0}  %x = vector.maskedload %A[%ta{1}{2}k, %tam0], %tamm, %zbf16 : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xbf16> into vector<16xbf16>
+{0}  scf.yield %x : vector<16xbf16>
+{0}} else {{
+{0}  scf.yield %zbf16 : vector<16xbf16>
+{0}}
+)",
+                    ind, half, p, offset);
+    os << formatv(R"({0}%tav{1} = vector.interleave %tae{1}, %tao{1} : vector<16xbf16> -> vector<32xbf16>
+{0}%tad{1} = vector.bitcast %tav{1} : vector<32xbf16> to vector<16xi32>
+)",
+                  ind, p);
+    rows.push_back(formatv("tad{0}", p).str());
+  }
+  SmallVector<std::string> cols = emitDwordTranspose(os, "ta", ind, rows);
+  os << formatv("{0}%tas = arith.addi %tamq, %takt : index\n"
+                "{0}%tat = arith.muli %tas, %c16 : index\n",
+                ind);
+  for (int r = 0; r < 16; ++r)
+    os << formatv(R"({0}%tarow{1} = arith.addi %tat, %tac{1} : index
+{0}%tarv{1} = vector.bitcast %{2} : vector<16xi32> to vector<32xbf16>
+{0}vector.store %tarv{1}, %Ap[%tarow{1}, %c0] : memref<256x32xbf16, strided<[32, 1], offset: ?>>, vector<32xbf16>
+)",
+                  ind, r, cols[r]);
+  os << "          }\n        }\n";
+  return text;
 }
 
 std::string mpt::cpu::amxKernel(bool parallel) {
@@ -25,8 +164,11 @@ std::string mpt::cpu::amxKernel(bool parallel) {
   StringRef kPairs = "scf.for %kh = %c0 to %kPairs step %c1";
   StringRef panels = parallel ? "scf.parallel (%nb) = (%c0) to (%Nb) step (%c1)"
                               : "scf.for %nb = %c0 to %Nb step %c1";
+  std::string packBT = packTransposedB(parallel), packAT = packTransposedA();
   for (auto [marker, value] :
-       {std::pair<StringRef, StringRef>("@CHUNK_LOOP@", loop),
+       {std::pair<StringRef, StringRef>("@PACK_B_T@", packBT),
+        std::pair<StringRef, StringRef>("@PACK_A_T@", packAT),
+        std::pair<StringRef, StringRef>("@CHUNK_LOOP@", loop),
         std::pair<StringRef, StringRef>("@PACK_OUTER@",
                                         parallel ? panels : kPairs),
         std::pair<StringRef, StringRef>("@PACK_INNER@",

@@ -32,6 +32,12 @@ namespace mpt::cpu {
 ///    tdpbf16ps per 32 of K), stored back. A block that crosses an edge of
 ///    C goes through a zero-padded 32x32 scratch copy (masked loads and
 ///    stores); the packs read the edges of A and B with masked loads.
+/// With `transA` (`transB`), A is given as its transpose, K x M (B as
+/// N x K), row-major: the packs read 16 rows of it (for A, pairs of rows
+/// interleaved into k pairs), each a row of 16 dwords (a bf16 pair each),
+/// and transpose the 16x16 dword block with a shuffle network into the
+/// tile's rows, so that a linear layer's x W^T and dY^T x need no separate
+/// transpose (--mpt-fold-operand-transposes).
 /// With `zeroC` set, C is taken as zeros (its old contents are neither read
 /// nor needed): the first K block starts from amx.tile_zero, which saves the
 /// zero fill before the call and one read of C.
@@ -52,7 +58,8 @@ func.func private @__mpt_amx_matmul_bf16(
     %A: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
     %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
     %C: memref<?x?xf32, strided<[?, 1], offset: ?>>,
-    %zeroC: i1) {
+    %zeroC: i1, %transA: i1, %transB: i1,
+    %D: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %toD: i1) {
   %c0 = arith.constant 0 : index
   %true = arith.constant true
   %c1 = arith.constant 1 : index
@@ -62,9 +69,16 @@ func.func private @__mpt_amx_matmul_bf16(
   %cKB = arith.constant 256 : index
   %zbf = arith.constant dense<0.0> : vector<32xbf16>
   %zf = arith.constant dense<0.0> : vector<16xf32>
-  %M = memref.dim %A, %c0 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
-  %K = memref.dim %A, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
-  %N = memref.dim %B, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  %zi = arith.constant dense<0> : vector<16xi32>
+  %zbf16 = arith.constant dense<0.0> : vector<16xbf16>
+  %A0 = memref.dim %A, %c0 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  %A1 = memref.dim %A, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  %B0 = memref.dim %B, %c0 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  %B1 = memref.dim %B, %c1 : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+  %M = arith.select %transA, %A1, %A0 : index
+  %K = arith.select %transA, %A0, %A1 : index
+  %N = arith.select %transB, %B0, %B1 : index
+  %Nt = arith.ceildivui %N, %c16 : index
   %Nb = arith.ceildivui %N, %c32 : index
   %Kb = arith.ceildivui %K, %c32 : index
   %Np = arith.muli %Nb, %c32 : index
@@ -93,8 +107,17 @@ func.func private @__mpt_amx_matmul_bf16(
     %firstK = arith.cmpi eq, %kb, %c0 : index
     %fromZero = arith.andi %zeroC, %firstK : i1
     %loadC = arith.xori %fromZero, %true : i1
+    // With %toD, the last K block writes C rounded to bf16 into D (through
+    // the scratch block), not C.
+    %lastK = arith.cmpi eq, %kend, %Kp : index
+    %epi = arith.andi %toD, %lastK : i1
+    %noEpi = arith.xori %epi, %true : i1
     // B[kb:kend, :] -> Bp (VNNI tiles): pairs of k rows, 32 columns at a
-    // time (in parallel: 32-column panels split among the threads).
+    // time (in parallel: 32-column panels split among the threads). A
+    // transposed B (N x K) is packed by 16x16 dword transposes instead.
+    scf.if %transB {
+@PACK_B_T@
+    } else {
     @PACK_OUTER@ {
       @PACK_INNER@ {
         %k0l = arith.muli %kh, %c2 : index
@@ -136,6 +159,7 @@ func.func private @__mpt_amx_matmul_bf16(
         vector.store %hi, %Bp[%row1, %c0] : memref<?x32xbf16>, vector<32xbf16>
       }
     }
+    }
     // The row blocks in %chunks contiguous ranges, which run in parallel
     // or one after the other; each range packs its A into
     // its own 16 KiB and edge blocks go through its own scratch.
@@ -153,7 +177,11 @@ func.func private @__mpt_amx_matmul_bf16(
       %i0 = arith.muli %b0, %c32 : index
       %i1 = arith.muli %b1, %c32 : index
       scf.for %i = %i0 to %i1 step %c32 {
-      // A[i:i+32, kb:kend] -> Ap (tiles; rows past M are zeros).
+      // A[i:i+32, kb:kend] -> Ap (tiles; rows past M are zeros). A
+      // transposed A (K x M) is packed by 16x16 dword transposes instead.
+      scf.if %transA {
+@PACK_A_T@
+      } else {
       scf.for %r = %c0 to %c32 step %c1 {
         %row = arith.addi %i, %r : index
         %mt = arith.divui %r, %c16 : index
@@ -176,6 +204,7 @@ func.func private @__mpt_amx_matmul_bf16(
           %at = arith.addi %t, %mr : index
           vector.store %v, %Ap[%at, %c0] : memref<256x32xbf16, strided<[32, 1], offset: ?>>, vector<32xbf16>
         }
+      }
       }
       %ie = arith.addi %i, %c32 : index
       %fullRows = arith.cmpi ule, %ie, %M : index
@@ -212,6 +241,12 @@ func.func private @__mpt_amx_matmul_bf16(
         %dst = arith.select %full, %C, %Csv : memref<?x?xf32, strided<[?, 1], offset: ?>>
         %di = arith.select %full, %i, %c0 : index
         %dj = arith.select %full, %j, %c0 : index
+        %toC = arith.andi %full, %noEpi : i1
+        %sdst = arith.select %toC, %C, %Csv : memref<?x?xf32, strided<[?, 1], offset: ?>>
+        %si = arith.select %toC, %i, %c0 : index
+        %sj = arith.select %toC, %j, %c0 : index
+        %si16 = arith.addi %si, %c16 : index
+        %sj16 = arith.addi %sj, %c16 : index
         %di16 = arith.addi %di, %c16 : index
         %dj16 = arith.addi %dj, %c16 : index
         %zeroTiles = arith.andi %fromZero, %full : i1
@@ -249,10 +284,21 @@ func.func private @__mpt_amx_matmul_bf16(
           %n11 = amx.tile_mulf %x1, %y1, %a11 : !amx.tile<16x32xbf16>, !amx.tile<16x32xbf16>, !amx.tile<16x16xf32>
           scf.yield %n00, %n01, %n10, %n11 : !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>
         }
-        amx.tile_store %dst[%di, %dj], %acc#0 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
-        amx.tile_store %dst[%di, %dj16], %acc#1 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
-        amx.tile_store %dst[%di16, %dj], %acc#2 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
-        amx.tile_store %dst[%di16, %dj16], %acc#3 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %sdst[%si, %sj], %acc#0 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %sdst[%si, %sj16], %acc#1 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %sdst[%si16, %sj], %acc#2 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        amx.tile_store %sdst[%si16, %sj16], %acc#3 : memref<?x?xf32, strided<[?, 1], offset: ?>>, !amx.tile<16x16xf32>
+        scf.if %epi {
+          scf.for %r = %c0 to %rows step %c1 {
+            %row = arith.addi %i, %r : index
+            %u = vector.load %Cs[%r, %c0] : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
+            %w = vector.load %Cs[%r, %c16] : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
+            %ub = arith.truncf %u : vector<16xf32> to vector<16xbf16>
+            %wb = arith.truncf %w : vector<16xf32> to vector<16xbf16>
+            vector.maskedstore %D[%row, %j], %m0, %ub : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xbf16>
+            vector.maskedstore %D[%row, %j16], %m1, %wb : memref<?x?xbf16, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xbf16>
+          }
+        } else {
         scf.if %full {
         } else {
           scf.for %r = %c0 to %rows step %c1 {
@@ -262,6 +308,7 @@ func.func private @__mpt_amx_matmul_bf16(
             vector.maskedstore %C[%row, %j], %m0, %u : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
             vector.maskedstore %C[%row, %j16], %m1, %w : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<16xi1>, vector<16xf32>
           }
+        }
         }
       }
       }

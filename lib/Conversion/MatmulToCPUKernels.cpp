@@ -11,6 +11,7 @@
 #include "mpt/Conversion/CPUPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -247,6 +248,80 @@ linalg::FillOp getZeroFillOfOutput(linalg::LinalgOp op, unsigned kLoop) {
   return {};
 }
 
+/// Whether `op` rounds its one input, read whole, to bf16 into its one
+/// output, and does nothing else (autocast's cast of a contraction's f32
+/// result).
+static bool isBF16Rounding(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics() ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }) ||
+      !getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType())
+           .isBF16())
+    return false;
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 2)
+    return false;
+  auto truncf = dyn_cast<arith::TruncFOp>(body->front());
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  return truncf && truncf.getIn() == body->getArgument(0) &&
+         truncf.getIn().getType().isF32() &&
+         yield.getOperand(0) == truncf.getResult();
+}
+
+/// The op that rounds `op`'s output (a buffer allocated in the function) to
+/// bf16, when that is all that happens to the buffer after `op` (apart from
+/// casts of it, its dealloc and reads of its address; before `op`, its
+/// init, anything) and it comes after `op` in the same block: the AMX kernel
+/// can write the rounded values itself (its `toD` epilogue) and the f32
+/// result is never read. The rounding's output buffer must be available at
+/// `op`: defined before it, or an allocation that can move there.
+static linalg::GenericOp getBF16RoundingOfOutput(linalg::LinalgOp op) {
+  Value output = stripCasts(op.getDpsInitOperand(0)->get());
+  if (!output.getDefiningOp<memref::AllocOp>())
+    return {};
+  linalg::GenericOp rounding;
+  SmallVector<Value> views = {output};
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      // The deallocation's ownership checks read the buffer's address only.
+      if (user == op.getOperation() ||
+          isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
+        continue;
+      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+        views.push_back(cast.getResult());
+        continue;
+      }
+      if (user->getBlock() != op->getBlock())
+        return {};
+      if (user->isBeforeInBlock(op))
+        continue;
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (rounding || !generic || !isBF16Rounding(generic) ||
+          stripCasts(generic.getDpsInputOperand(0)->get()) != output)
+        return {};
+      rounding = generic;
+    }
+  }
+  if (!rounding)
+    return {};
+  Value rounded = stripCasts(rounding.getDpsInitOperand(0)->get());
+  Operation *def = rounded.getDefiningOp();
+  if (!def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op))
+    return rounding;
+  if (!isa<memref::AllocOp>(def) ||
+      !llvm::all_of(def->getOperands(), [&](Value size) {
+        Operation *sizeDef = size.getDefiningOp();
+        return !sizeDef || sizeDef->getBlock() != op->getBlock() ||
+               sizeDef->isBeforeInBlock(op);
+      }))
+    return {};
+  def->moveBefore(op);
+  return rounding;
+}
+
 struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKernelsPass> {
   using MatmulToCPUKernelsBase::MatmulToCPUKernelsBase;
 
@@ -307,6 +382,10 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                     func::FuncOp kernel, bool parallelBatch) {
     OpBuilder b(op);
     Location loc = op.getLoc();
+    // The AMX kernel rounds C to bf16 into the rounding op's output itself.
+    linalg::GenericOp rounding;
+    if (plan.kernel == Kernel::AMX)
+      rounding = getBF16RoundingOfOutput(op);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     // The dimensions of an operand in the kernel's order: (batch,) rows,
     // columns; an input without the batch dimension serves every batch.
@@ -321,11 +400,40 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                            order(maps[0], plan.m, plan.k));
     Value bv = permutedView(b, loc, op.getDpsInputOperand(1)->get(), maps[1],
                             order(maps[1], plan.k, plan.n));
+    SmallVector<std::string> notes;
+    // The AMX kernel packs a transposed input from its transpose (K x M for
+    // A, N x K for B, row-major) as it is: no copy.
+    bool transA = false, transB = false;
+    auto rowMajor = [](Value view) {
+      return cast<MemRefType>(view.getType()).isLastDimUnitStride();
+    };
+    // `view` (the operand viewed as rows x cols) or, when that is not
+    // row-major but the cols x rows view is, the latter (`transposed` set).
+    auto packable = [&](Value view, unsigned operand, unsigned rows,
+                        unsigned cols, bool &transposed, StringRef name) {
+      AffineMap map = maps[operand];
+      Value swapped = permutedView(b, loc, op->getOperand(operand), map,
+                                   order(map, cols, rows));
+      Value unused = swapped;
+      if (!rowMajor(view) && rowMajor(swapped)) {
+        unused = view;
+        view = swapped;
+        transposed = true;
+        notes.push_back((name + " is transposed: packed from its transpose")
+                            .str());
+      }
+      if (Operation *def = unused.getDefiningOp(); def && unused.use_empty())
+        def->erase();
+      return view;
+    };
+    if (plan.kernel == Kernel::AMX) {
+      a = packable(a, 0, plan.m, plan.k, transA, "A");
+      bv = packable(bv, 1, plan.k, plan.n, transB, "B");
+    }
     Value c = permutedView(b, loc, op.getDpsInitOperand(0)->get(), maps[2],
                            order(maps[2], plan.m, plan.n));
     // The kernel reads rows with vector loads: a transposed input is copied
     // to a row-major buffer first (linalg.copy, later lowered to loops).
-    SmallVector<std::string> notes;
     SmallVector<Value> copies;
     auto contiguous = [&](Value view, StringRef name) -> Value {
       if (cast<MemRefType>(view.getType()).isLastDimUnitStride())
@@ -354,11 +462,33 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       notes.push_back("C's zero fill left to the kernel");
     }
     Value zeroC = arith::ConstantIntOp::create(b, loc, zeroFill ? 1 : 0, 1);
+    SmallVector<Value> flags = {zeroC};
+    Value d;
+    if (plan.kernel == Kernel::AMX) {
+      flags.append({arith::ConstantIntOp::create(b, loc, transA, 1),
+                    arith::ConstantIntOp::create(b, loc, transB, 1)});
+      if (rounding) {
+        // D is indexed as C is (the rounding op's maps are identities).
+        d = permutedView(b, loc,
+                         stripCasts(rounding.getDpsInitOperand(0)->get()),
+                         maps[2], order(maps[2], plan.m, plan.n));
+        notes.push_back("its rounding to bf16 written by the kernel");
+      }
+    }
     auto call = [&](OpBuilder &cb, Value index) {
-      func::CallOp::create(cb, loc, kernel,
-                           ValueRange{matrixAt(cb, loc, a, index),
-                                      matrixAt(cb, loc, bv, index),
-                                      matrixAt(cb, loc, c, index), zeroC});
+      SmallVector<Value> args = {matrixAt(cb, loc, a, index),
+                                 matrixAt(cb, loc, bv, index),
+                                 matrixAt(cb, loc, c, index)};
+      args.append(flags);
+      if (plan.kernel == Kernel::AMX) {
+        // Without a rounding, D is never read (toD = false).
+        args.push_back(d ? matrixAt(cb, loc, d, index)
+                         : ub::PoisonOp::create(
+                               cb, loc, kernelArgType(cb.getBF16Type()))
+                               .getResult());
+        args.push_back(arith::ConstantIntOp::create(cb, loc, d ? 1 : 0, 1));
+      }
+      func::CallOp::create(cb, loc, kernel, args);
     };
     if (plan.batch) {
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -385,6 +515,8 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     }
     for (Value buffer : copies)
       memref::DeallocOp::create(b, loc, buffer);
+    if (rounding)
+      rounding->erase();
     op->erase();
     return llvm::join(notes, "; ");
   }

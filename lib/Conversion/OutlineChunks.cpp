@@ -66,8 +66,10 @@ struct OutlineChunksPass : mpt::impl::OutlineChunksBase<OutlineChunksPass> {
     }
     SymbolTable symbols(getOperation());
     SmallVector<func::FuncOp> functions;
+    // Public functions only (the steps): the private ones are the pipeline's
+    // kernels and outlined ops, whose loops are meant to stay together.
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (!fn.isExternal() && fn.getBody().hasOneBlock())
+      if (!fn.isExternal() && !fn.isPrivate() && fn.getBody().hasOneBlock())
         functions.push_back(fn);
     for (func::FuncOp fn : functions)
       splitFunction(fn, symbols);

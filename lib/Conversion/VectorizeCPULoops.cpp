@@ -37,8 +37,13 @@ static bool isCandidate(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
       op.hasDynamicShape())
     return false;
-  if (linalg::isaContractionOpInterface(op) ||
-      linalg::isaConvolutionOpInterface(op))
+  // A contraction or convolution whose innermost loop is a reduction would
+  // be a dot product per output element; one whose innermost loop is
+  // parallel (a bias or LayerNorm weight gradient: reduction loops over the
+  // rows outside, one column per lane) vectorizes like an elementwise op.
+  if ((linalg::isaContractionOpInterface(op) ||
+       linalg::isaConvolutionOpInterface(op)) &&
+      op.getIteratorTypesArray().back() == utils::IteratorType::reduction)
     return false;
   // math.fpowi on vectors takes a vector exponent, which LLVM's powi
   // (one scalar exponent) cannot lower.
@@ -201,6 +206,71 @@ static SmallVector<Value> transposeRows(OpBuilder &b, Location loc,
   return rows;
 }
 
+/// Whether `op` reduces along its innermost loop only, over rows that its
+/// next loop (parallel) indexes, both ranges multiples of `lanes`, and every
+/// operand that reads the innermost loop reads it contiguously: one tile of
+/// lanes x lanes elements then has one output element per row, which
+/// RowBlockReductionToShuffles below accumulates one lane per row.
+static bool isRowBlockReduction(linalg::LinalgOp op, int64_t lanes) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops < 2 || op.getNumReductionLoops() != 1)
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (iterators[numLoops - 1] != utils::IteratorType::reduction ||
+      iterators[numLoops - 2] != utils::IteratorType::parallel ||
+      ranges[numLoops - 1] % lanes != 0 || ranges[numLoops - 2] % lanes != 0)
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    if (!map.isFunctionOfDim(numLoops - 1))
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != numLoops - 1 ||
+        !type.isLastDimUnitStride())
+      return false;
+  }
+  return true;
+}
+
+/// vector.multi_reduction of a lanes x lanes tile along its rows (the
+/// tile of isRowBlockReduction, unit dimensions dropped) as the scalar loops
+/// do it, one lane per row: the rows are transposed into columns by a
+/// shuffle network (transposeRows) and the columns combined into the
+/// accumulator in order, so each row's elements are added in the scalar
+/// loops' order, bit for bit. Upstream's lowering makes one ordered
+/// vector.reduction per row, a chain of `lanes` dependent scalar adds each.
+struct RowBlockReductionToShuffles
+    : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp reduction,
+                                PatternRewriter &rewriter) const override {
+    VectorType source = reduction.getSourceVectorType();
+    if (source.getRank() != 2 || source.isScalable() ||
+        source.getDimSize(0) != source.getDimSize(1) ||
+        !llvm::isPowerOf2_64(source.getDimSize(0)) ||
+        reduction.isReducedDim(0) || !reduction.isReducedDim(1) ||
+        !isa<VectorType>(reduction.getAcc().getType()))
+      return failure();
+    Location loc = reduction.getLoc();
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < source.getDimSize(0); ++r)
+      rows.push_back(vector::ExtractOp::create(rewriter, loc,
+                                               reduction.getSource(), r));
+    Value result = reduction.getAcc();
+    for (Value column : transposeRows(rewriter, loc, rows))
+      result = vector::makeArithReduction(rewriter, loc, reduction.getKind(),
+                                          column, result);
+    rewriter.replaceOp(reduction, result);
+    return success();
+  }
+};
+
 struct VectorizeCPULoopsPass
     : mpt::impl::VectorizeCPULoopsBase<VectorizeCPULoopsPass> {
   using VectorizeCPULoopsBase::VectorizeCPULoopsBase;
@@ -242,6 +312,8 @@ struct VectorizeCPULoopsPass
     // per iteration) is one elementwise combine.
     vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns,
                                                             &getContext());
+    // Before upstream's lowering (benefit 1), which would take the tile too.
+    patterns.add<RowBlockReductionToShuffles>(&getContext(), /*benefit=*/2);
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -470,6 +542,9 @@ struct VectorizeCPULoopsPass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<int64_t> tileSizes(ranges.size(), 1);
     tileSizes.back() = std::min<int64_t>(ranges.back(), lanes);
+    // A row reduction: `lanes` rows at a time (RowBlockReductionToShuffles).
+    if (isRowBlockReduction(op, lanes))
+      tileSizes[ranges.size() - 2] = lanes;
     std::optional<linalg::GenericOp> tiled = tile(rewriter, op, tileSizes);
     if (!tiled)
       return;

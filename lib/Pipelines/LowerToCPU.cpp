@@ -58,6 +58,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     im2col.avx512 = options.avx512;
     funcPm.addPass(mpt::createConvToIm2Col(im2col));
   }
+  // The AMX kernel packs a transposed bf16 input from its transpose.
+  if (options.amx)
+    funcPm.addPass(mpt::createFoldOperandTransposes());
   if (options.emitCInterface)
     funcPm.addPass(LLVM::createLLVMRequestCWrappersPass());
 

@@ -9,7 +9,7 @@
 
 // One kernel per module, however many contractions call it.
 // CHECK-LABEL: func.func private @__mpt_amx_matmul_bf16(
-// CHECK-SAME: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>, {{.*}}: i1)
+// CHECK-SAME: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: memref<?x?xf32, strided<[?, 1], offset: ?>>, {{.*}}: i1, {{.*}}: i1, {{.*}}: i1, {{.*}}: memref<?x?xbf16, strided<[?, 1], offset: ?>>, {{.*}}: i1)
 // CHECK: amx.tile_mulf
 // CHECK-NOT: func.func private @__mpt_amx_matmul_bf16
 // CHECK-LABEL: func.func @two_matmuls(
@@ -17,7 +17,7 @@
 // CHECK: %[[AC:.*]] = memref.cast %[[A]] : memref<64x32xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
 // CHECK: %[[BC:.*]] = memref.cast %[[B]]
 // CHECK: %[[CC:.*]] = memref.cast %[[C]]
-// CHECK: call @__mpt_amx_matmul_bf16(%[[AC]], %[[BC]], %[[CC]], %false)
+// CHECK: call @__mpt_amx_matmul_bf16(%[[AC]], %[[BC]], %[[CC]], %false, %false{{.*}}, %false{{.*}}, %{{.*}}, %false{{.*}})
 // CHECK: call @__mpt_amx_matmul_bf16
 // CHECK-NOT: linalg.matmul
 // NOAMX-LABEL: func.func private @__mpt_avx512_matmul_bf16(
@@ -46,14 +46,21 @@ func.func @batch(%a: memref<3x17x33xbf16>, %b: memref<3x33x40xbf16>, %c: memref<
 
 // -----
 
-// B stored N x K (x @ w^T): viewed transposed, then copied to a row-major
-// buffer because the kernel reads rows of B.
+// B stored N x K (x @ w^T): the AMX kernel packs it from that layout
+// (transB = true, no copy); the AVX-512 kernel reads rows of B, so there it
+// is viewed transposed and copied to a row-major buffer.
 // CHECK-LABEL: func.func @transposed_b(
-// CHECK: %[[T:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0)
-// CHECK: %[[BUF:.*]] = memref.alloc() : memref<32x48xbf16>
-// CHECK: linalg.copy ins(%[[T]] : {{.*}}) outs(%[[BUF]] : memref<32x48xbf16>)
-// CHECK: call @__mpt_amx_matmul_bf16
-// CHECK: memref.dealloc %[[BUF]]
+// CHECK-SAME: %[[A:.*]]: memref<64x32xbf16>, %[[BT:.*]]: memref<48x32xbf16>
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: memref.transpose
+// CHECK: %[[BC:.*]] = memref.cast %[[BT]] : memref<48x32xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// CHECK: call @__mpt_amx_matmul_bf16(%{{.*}}, %[[BC]], %{{.*}}, %false, %false{{.*}}, %true, %{{.*}}, %false{{.*}})
+// NOAMX-LABEL: func.func @transposed_b(
+// NOAMX: %[[T:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0)
+// NOAMX: %[[BUF:.*]] = memref.alloc() : memref<32x48xbf16>
+// NOAMX: linalg.copy ins(%[[T]] : {{.*}}) outs(%[[BUF]] : memref<32x48xbf16>)
+// NOAMX: call @__mpt_avx512_matmul_bf16
+// NOAMX: memref.dealloc %[[BUF]]
 func.func @transposed_b(%a: memref<64x32xbf16>, %bt: memref<48x32xbf16>, %c: memref<64x48xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %bt : memref<64x32xbf16>, memref<48x32xbf16>) outs(%c : memref<64x48xf32>)
@@ -112,9 +119,9 @@ func.func @left_alone(%h: memref<8x8xf16>, %hc: memref<8x8xf32>,
 // element of C.
 // CHECK-LABEL: func.func @zero_fill(
 // CHECK-NOT: linalg.fill
-// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{(_[0-9]+)?}})
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{(_[0-9]+)?}}, %false{{.*}}, %false{{.*}}, %{{.*}}, %false{{.*}})
 // CHECK-NOT: linalg.fill
-// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{(_[0-9]+)?}})
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{(_[0-9]+)?}}, %false{{.*}}, %false{{.*}}, %{{.*}}, %false{{.*}})
 func.func @zero_fill(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>) -> (memref<64x48xf32>, memref<2x64x48xf32>) {
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() : memref<64x48xf32>
@@ -165,4 +172,53 @@ func.func @fill_kept(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<
   linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
   linalg.matmul ins(%ad, %bd : memref<64x?xbf16>, memref<?x48xbf16>) outs(%c : memref<64x48xf32>)
   return
+}
+
+// -----
+
+// C rounded to bf16 and read by nothing else: the AMX kernel writes the
+// rounded values into D itself (toD = true) and the rounding op goes; D's
+// allocation moves before the call.
+// CHECK-LABEL: func.func @rounded(
+// CHECK: %[[D:.*]] = memref.alloc() : memref<64x48xbf16>
+// CHECK: %[[DC:.*]] = memref.cast %[[D]] : memref<64x48xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %[[DC]], %true{{.*}})
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[D]]
+// NOAMX-LABEL: func.func @rounded(
+// NOAMX: call @__mpt_avx512_matmul_bf16
+// NOAMX: linalg.generic
+func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>) -> memref<64x48xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x48xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  %d = memref.alloc() : memref<64x48xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x48xf32>) outs(%d : memref<64x48xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c : memref<64x48xf32>
+  return %d : memref<64x48xbf16>
+}
+
+// -----
+
+// C's f32 values are read again after the rounding: they must be written,
+// so the rounding stays a separate op.
+// CHECK-LABEL: func.func @rounded_and_read(
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{.*}})
+// CHECK: linalg.generic
+func.func @rounded_and_read(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<64x48xf32>) -> memref<64x48xbf16> {
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  %d = memref.alloc() : memref<64x48xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x48xf32>) outs(%d : memref<64x48xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return %d : memref<64x48xbf16>
 }

@@ -8,7 +8,8 @@
 // column panels and K blocks, so that C's tiles are loaded in place), ragged
 // in M, N and K (edge blocks through the scratch copy), 1x1x1, K past the
 // 256 K block (a ragged last block), a batch, and transposed operands (named
-// and generic).
+// and generic; the kernel packs them from their transposes: ragged, exact,
+// and several K blocks).
 // REQUIRES: amx
 // RUN: mpt-opt %s --mpt-lower-to-cpu="amx=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
@@ -17,8 +18,11 @@
 // A wrong element anywhere makes its case print a non-zero difference: C
 // starts at 1, not 0, so a kernel that drops C's old value fails too.
 
-// REPORT: CPU kernels (amx, no avx512): 5 of 10 contractions lowered
+// REPORT: CPU kernels (amx, no avx512): 6 of 12 contractions lowered
+// REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}A is transposed: packed from its transpose; B is transposed: packed from its transpose)
+// REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}; B is transposed: packed from its transpose)
 // REPORT: 70x33x600 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}C's zero fill left to the kernel)
+// REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}; its rounding to bf16 written by the kernel)
 
 #mapA = affine_map<(m, n, k) -> (m, k)>
 #mapAt = affine_map<(m, n, k) -> (k, m)>
@@ -224,6 +228,50 @@ func.func @zero_init() {
   return
 }
 
+// C = A * B rounded to bf16 by a separate op, C read by nothing else: the
+// kernel writes the rounded values itself (its epilogue; the REPORT line
+// says so). Sums of products of |x| <= 3 reach a few thousand, past bf16's 8
+// significant bits, so the rounding is not trivial; f32 sums of integers
+// are exact in any order, so both roundings must agree bit for bit. Ragged
+// M and N, K past one K block (the f32 partial sums go through C first).
+func.func @rounded(%M: index, %N: index, %K: index) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %A = memref.alloc(%M, %K) : memref<?x?xbf16>
+  %B = memref.alloc(%K, %N) : memref<?x?xbf16>
+  func.call @fill(%A, %c2, %c1) : (memref<?x?xbf16>, index, index) -> ()
+  func.call @fill(%B, %c1, %c2) : (memref<?x?xbf16>, index, index) -> ()
+  %C = memref.alloc(%M, %N) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%C : memref<?x?xf32>)
+  linalg.matmul ins(%A, %B : memref<?x?xbf16>, memref<?x?xbf16>) outs(%C : memref<?x?xf32>)
+  %D = memref.alloc(%M, %N) : memref<?x?xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%C : memref<?x?xf32>) outs(%D : memref<?x?xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  %Af = func.call @widen(%A) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  %Bf = func.call @widen(%B) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  %R = memref.alloc(%M, %N) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%R : memref<?x?xf32>)
+  linalg.matmul ins(%Af, %Bf : memref<?x?xf32>, memref<?x?xf32>) outs(%R : memref<?x?xf32>)
+  %Rb = memref.alloc(%M, %N) : memref<?x?xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%R : memref<?x?xf32>) outs(%Rb : memref<?x?xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  %Dw = func.call @widen(%D) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  %Rw = func.call @widen(%Rb) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  func.call @maxdiff(%Dw, %Rw) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  return
+}
+
 func.func @main() {
   %c1 = arith.constant 1 : index
   %c17 = arith.constant 17 : index
@@ -251,10 +299,23 @@ func.func @main() {
   func.call @matmul(%c100, %c97, %c300) : (index, index, index) -> ()
   // CHECK-NEXT: 0
   // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
   func.call @transposed(%c33, %c70, %c600) : (index, index, index) -> ()
+  func.call @transposed(%c64, %c64, %c64) : (index, index, index) -> ()
+  func.call @transposed(%c1, %c1, %c1) : (index, index, index) -> ()
+  func.call @transposed(%c100, %c97, %c300) : (index, index, index) -> ()
   // CHECK-NEXT: 0
   func.call @batch() : () -> ()
   // CHECK-NEXT: 0
   func.call @zero_init() : () -> ()
+  // CHECK-NEXT: 0
+  // CHECK-NEXT: 0
+  func.call @rounded(%c70, %c33, %c600) : (index, index, index) -> ()
+  func.call @rounded(%c64, %c64, %c64) : (index, index, index) -> ()
   return
 }

@@ -74,7 +74,26 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     "mlir::amx::AMXDialect", "mlir::arith::ArithDialect",
     "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
-    "mlir::vector::VectorDialect"];
+    "mlir::ub::UBDialect", "mlir::vector::VectorDialect"];
+}
+
+def FoldOperandTransposes : Pass<"mpt-fold-operand-transposes", "mlir::func::FuncOp"> {
+  let summary = "Fold transposes of bf16 contraction inputs into the contractions' indexing maps";
+  let description = [{
+    On tensors, before bufferization. A `linalg.transpose` that swaps the
+    two innermost dimensions of an input of a bf16 x bf16 contraction (a
+    linear layer's weight in the forward, the output gradient in a weight
+    gradient, K in attention) is folded into the contraction: the
+    contraction (generalized if it was a named op) reads the transpose's
+    input with the last two results of its indexing map swapped, and the
+    transpose goes when nothing else reads it. The AMX kernel
+    (`--mpt-matmul-to-cpu-kernels`) packs such an input into its tiles from
+    the transposed layout directly, so the pass over the tensor disappears;
+    `--mpt-lower-to-cpu` runs this pass when `amx` is set. Results are
+    unchanged: the same elements are multiplied and summed in the same
+    order.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
 def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
@@ -129,7 +148,15 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     what one scalar iteration did, loops other than the innermost keep their
     order, and a reduction along the innermost loop becomes an ordered
     `vector.reduction` (no reassociation flag: LLVM adds the lanes in
-    order, starting from the accumulator). Math functions on vectors call
+    order, starting from the accumulator). A reduction along the innermost
+    loop over rows (the next loop parallel, both ranges multiples of
+    `lanes`: LayerNorm and softmax statistics) runs `lanes` rows at a time
+    instead, one lane per row: each lanes x lanes tile is transposed by a
+    shuffle network and its columns are added to the accumulator in order,
+    the scalar loops' order for every row, without the chain of dependent
+    scalar adds of an ordered `vector.reduction`. A contraction-shaped op
+    whose innermost loop is parallel (a bias or LayerNorm weight gradient:
+    reductions over the rows outside) vectorizes like an elementwise op. Math functions on vectors call
     libm per element, unless `approximate-math` replaces exp, erf and tanh
     by upstream's polynomial approximations (not bit-identical to libm).
   }];
@@ -197,8 +224,10 @@ def SplitEntryBlock : Pass<"mpt-split-entry-block", "mlir::func::FuncOp"> {
 def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
   let summary = "Cut a long function body into noinline functions of at most max-ops ops each";
   let description = [{
-    A single-block function (the step, after `--mpt-outline-linalg-ops`: a
-    list of allocations, views, calls and frees) of more than `max-ops` ops
+    A public single-block function (the step, after
+    `--mpt-outline-linalg-ops`: a list of allocations, views, calls and
+    frees; private functions are the pipeline's kernels and outlined ops,
+    left whole) of more than `max-ops` ops
     becomes a list of calls of private functions, each holding a contiguous
     run of its ops (at most `max-ops` of them, nested ops counted, unless
     one op alone is larger). A chunk takes the values it uses from before
