@@ -218,6 +218,13 @@ Value matrixAt(OpBuilder &b, Location loc, Value view, Value index) {
                                 view);
 }
 
+/// `v` without the memref.transpose views permutedView adds.
+Value stripViews(Value v) {
+  while (auto transpose = v.getDefiningOp<memref::TransposeOp>())
+    v = transpose.getIn();
+  return v;
+}
+
 Value stripCasts(Value v) {
   while (auto cast = v.getDefiningOp<memref::CastOp>())
     v = cast.getSource();
@@ -270,22 +277,43 @@ static bool isBF16Rounding(linalg::GenericOp op) {
          yield.getOperand(0) == truncf.getResult();
 }
 
-/// The op that rounds `op`'s output (a buffer allocated in the function) to
-/// bf16, when that is all that happens to the buffer after `op` (apart from
-/// casts of it, its dealloc and reads of its address; before `op`, its
-/// init, anything) and it comes after `op` in the same block: the AMX kernel
-/// can write the rounded values itself (its `toD` epilogue) and the f32
-/// result is never read. The rounding's output buffer must be available at
-/// `op`: defined before it, or an allocation that can move there.
-static linalg::GenericOp getBF16RoundingOfOutput(linalg::LinalgOp op) {
+/// The one reader of a contraction's output C after the contraction, when it
+/// reads C only rounded to bf16: the AMX kernel can then write the rounded
+/// values itself (its `toD` epilogue) and C's f32 values are never read.
+struct RoundedReader {
+  linalg::GenericOp op;
+  /// The operand of `op` that reads C.
+  OpOperand *operand;
+  /// `op` only rounds all of C into its output, which the kernel then
+  /// writes directly; otherwise the kernel writes a bf16 copy of C that
+  /// `op` reads instead of C (the autocast `addmm` case: x W^T rounded,
+  /// then a bf16 bias added).
+  bool roundsOnly;
+};
+
+/// Whether `arg` is used only by arith.truncf to bf16.
+static bool isReadOnlyRoundedToBF16(BlockArgument arg) {
+  return arg.getType().isF32() &&
+         llvm::all_of(arg.getUsers(), [](Operation *user) {
+           auto truncf = dyn_cast<arith::TruncFOp>(user);
+           return truncf && truncf.getType().isBF16();
+         });
+}
+
+/// `op`'s rounded reader: C is a buffer allocated in the function, and
+/// after `op` it is only read by one op of the same block, through one
+/// input whose values that op only rounds to bf16 (apart from casts of C,
+/// its dealloc and reads of its address; before `op`, C's init, anything).
+static std::optional<RoundedReader> getRoundedReader(linalg::LinalgOp op) {
   Value output = stripCasts(op.getDpsInitOperand(0)->get());
   if (!output.getDefiningOp<memref::AllocOp>())
-    return {};
-  linalg::GenericOp rounding;
+    return std::nullopt;
+  std::optional<RoundedReader> reader;
   SmallVector<Value> views = {output};
   while (!views.empty()) {
     Value view = views.pop_back_val();
-    for (Operation *user : view.getUsers()) {
+    for (OpOperand &use : view.getUses()) {
+      Operation *user = use.getOwner();
       // The deallocation's ownership checks read the buffer's address only.
       if (user == op.getOperation() ||
           isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
@@ -295,31 +323,37 @@ static linalg::GenericOp getBF16RoundingOfOutput(linalg::LinalgOp op) {
         continue;
       }
       if (user->getBlock() != op->getBlock())
-        return {};
+        return std::nullopt;
       if (user->isBeforeInBlock(op))
         continue;
       auto generic = dyn_cast<linalg::GenericOp>(user);
-      if (rounding || !generic || !isBF16Rounding(generic) ||
-          stripCasts(generic.getDpsInputOperand(0)->get()) != output)
-        return {};
-      rounding = generic;
+      if (reader || !generic || !generic.hasPureBufferSemantics() ||
+          !generic.isDpsInput(&use) ||
+          !isReadOnlyRoundedToBF16(generic.getMatchingBlockArgument(&use)))
+        return std::nullopt;
+      reader = RoundedReader{generic, &use, /*roundsOnly=*/false};
     }
   }
-  if (!rounding)
-    return {};
-  Value rounded = stripCasts(rounding.getDpsInitOperand(0)->get());
+  if (!reader || !isBF16Rounding(reader->op))
+    return reader;
+  // The rounding's output must be available at `op`: defined before it, or
+  // an allocation that can move there.
+  Value rounded = stripCasts(reader->op.getDpsInitOperand(0)->get());
   Operation *def = rounded.getDefiningOp();
-  if (!def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op))
-    return rounding;
+  if (!def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op)) {
+    reader->roundsOnly = true;
+    return reader;
+  }
   if (!isa<memref::AllocOp>(def) ||
       !llvm::all_of(def->getOperands(), [&](Value size) {
         Operation *sizeDef = size.getDefiningOp();
         return !sizeDef || sizeDef->getBlock() != op->getBlock() ||
                sizeDef->isBeforeInBlock(op);
       }))
-    return {};
+    return reader;
   def->moveBefore(op);
-  return rounding;
+  reader->roundsOnly = true;
+  return reader;
 }
 
 struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKernelsPass> {
@@ -382,10 +416,10 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                     func::FuncOp kernel, bool parallelBatch) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // The AMX kernel rounds C to bf16 into the rounding op's output itself.
-    linalg::GenericOp rounding;
+    // The AMX kernel writes C rounded to bf16 for C's rounded reader.
+    std::optional<RoundedReader> reader;
     if (plan.kernel == Kernel::AMX)
-      rounding = getBF16RoundingOfOutput(op);
+      reader = getRoundedReader(op);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     // The dimensions of an operand in the kernel's order: (batch,) rows,
     // columns; an input without the batch dimension serves every batch.
@@ -467,13 +501,24 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     if (plan.kernel == Kernel::AMX) {
       flags.append({arith::ConstantIntOp::create(b, loc, transA, 1),
                     arith::ConstantIntOp::create(b, loc, transB, 1)});
-      if (rounding) {
+      if (reader && reader->roundsOnly) {
         // D is indexed as C is (the rounding op's maps are identities).
-        d = permutedView(b, loc,
-                         stripCasts(rounding.getDpsInitOperand(0)->get()),
-                         maps[2], order(maps[2], plan.m, plan.n));
+        d = stripCasts(reader->op.getDpsInitOperand(0)->get());
         notes.push_back("its rounding to bf16 written by the kernel");
+      } else if (reader) {
+        // A bf16 buffer shaped as C, which the reader reads instead of C.
+        auto cAlloc = stripCasts(op.getDpsInitOperand(0)->get())
+                          .getDefiningOp<memref::AllocOp>();
+        auto dAlloc = memref::AllocOp::create(
+            b, loc,
+            cast<MemRefType>(cAlloc.getType().clone(b.getBF16Type())),
+            cAlloc.getDynamicSizes(), cAlloc.getAlignmentAttr());
+        d = dAlloc.getResult();
+        notes.push_back("C written rounded to bf16 for the op that reads it "
+                        "rounded");
       }
+      if (d)
+        d = permutedView(b, loc, d, maps[2], order(maps[2], plan.m, plan.n));
     }
     auto call = [&](OpBuilder &cb, Value index) {
       SmallVector<Value> args = {matrixAt(cb, loc, a, index),
@@ -515,8 +560,23 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     }
     for (Value buffer : copies)
       memref::DeallocOp::create(b, loc, buffer);
-    if (rounding)
-      rounding->erase();
+    if (reader && reader->roundsOnly) {
+      reader->op->erase();
+    } else if (reader) {
+      // The reader reads the bf16 copy: its truncations become the copy's
+      // elements, which are the same values.
+      Value copy = stripViews(d);
+      BlockArgument arg = reader->op.getMatchingBlockArgument(reader->operand);
+      reader->operand->set(copy);
+      arg.setType(b.getBF16Type());
+      for (Operation *truncf : llvm::make_early_inc_range(arg.getUsers())) {
+        truncf->getResult(0).replaceAllUsesWith(arg);
+        truncf->erase();
+      }
+      OpBuilder after(reader->op->getContext());
+      after.setInsertionPointAfter(reader->op);
+      memref::DeallocOp::create(after, loc, copy);
+    }
     op->erase();
     return llvm::join(notes, "; ");
   }

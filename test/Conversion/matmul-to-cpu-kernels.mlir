@@ -222,3 +222,36 @@ func.func @rounded_and_read(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: 
   }
   return %d : memref<64x48xbf16>
 }
+
+// -----
+
+// C read once more, only rounded to bf16, next to a bias (autocast's x W^T
+// + b): the kernel writes C rounded into a bf16 buffer that the reader reads
+// instead, its truncation gone; the buffer is freed after the reader.
+// CHECK-LABEL: func.func @rounded_reader(
+// CHECK: %[[R:.*]] = memref.alloc() {{.*}}: memref<64x48xbf16>
+// CHECK: %[[RC:.*]] = memref.cast %[[R]] : memref<64x48xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %[[RC]], %true{{.*}})
+// CHECK: linalg.generic {{.*}} ins(%[[R]], %{{.*}} : memref<64x48xbf16>, memref<48xbf16>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: bf16, %[[B:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[XE:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK: memref.dealloc %[[R]]
+func.func @rounded_reader(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %bias: memref<48xbf16>) -> memref<64x48xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<64x48xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
+  %d = memref.alloc() : memref<64x48xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<64x48xf32>, memref<48xbf16>) outs(%d : memref<64x48xbf16>) {
+  ^bb0(%x: f32, %y: bf16, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    %re = arith.extf %r : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %s = arith.addf %re, %ye : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %c : memref<64x48xf32>
+  return %d : memref<64x48xbf16>
+}

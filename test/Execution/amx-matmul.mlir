@@ -18,11 +18,12 @@
 // A wrong element anywhere makes its case print a non-zero difference: C
 // starts at 1, not 0, so a kernel that drops C's old value fails too.
 
-// REPORT: CPU kernels (amx, no avx512): 6 of 12 contractions lowered
+// REPORT: CPU kernels (amx, no avx512): 7 of 14 contractions lowered
 // REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}A is transposed: packed from its transpose; B is transposed: packed from its transpose)
 // REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}; B is transposed: packed from its transpose)
 // REPORT: 70x33x600 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}C's zero fill left to the kernel)
 // REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}; its rounding to bf16 written by the kernel)
+// REPORT: ?x?x? bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 ({{.*}}; C written rounded to bf16 for the op that reads it rounded)
 
 #mapA = affine_map<(m, n, k) -> (m, k)>
 #mapAt = affine_map<(m, n, k) -> (k, m)>
@@ -272,6 +273,65 @@ func.func @rounded(%M: index, %N: index, %K: index) {
   return
 }
 
+// The same product read by a bias add that rounds it to bf16 first
+// (autocast's x W^T + b): the kernel writes a bf16 copy of C that the add
+// reads instead of rounding C itself. bias[j] = j - 20 (exact in bf16);
+// the reference rounds the f32 loops' product the same way.
+func.func @rounded_bias(%M: index, %N: index, %K: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %A = memref.alloc(%M, %K) : memref<?x?xbf16>
+  %B = memref.alloc(%K, %N) : memref<?x?xbf16>
+  func.call @fill(%A, %c2, %c1) : (memref<?x?xbf16>, index, index) -> ()
+  func.call @fill(%B, %c1, %c2) : (memref<?x?xbf16>, index, index) -> ()
+  %bias = memref.alloc(%N) : memref<?xbf16>
+  scf.for %j = %c0 to %N step %c1 {
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to bf16
+    %c20 = arith.constant 20.0 : bf16
+    %v = arith.subf %jf, %c20 : bf16
+    memref.store %v, %bias[%j] : memref<?xbf16>
+  }
+  %C = memref.alloc(%M, %N) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%C : memref<?x?xf32>)
+  linalg.matmul ins(%A, %B : memref<?x?xbf16>, memref<?x?xbf16>) outs(%C : memref<?x?xf32>)
+  %D = memref.alloc(%M, %N) : memref<?x?xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%C, %bias : memref<?x?xf32>, memref<?xbf16>) outs(%D : memref<?x?xbf16>) {
+  ^bb0(%x: f32, %y: bf16, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    %re = arith.extf %r : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %s = arith.addf %re, %ye : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %Af = func.call @widen(%A) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  %Bf = func.call @widen(%B) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  %R = memref.alloc(%M, %N) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%R : memref<?x?xf32>)
+  linalg.matmul ins(%Af, %Bf : memref<?x?xf32>, memref<?x?xf32>) outs(%R : memref<?x?xf32>)
+  %Rb = memref.alloc(%M, %N) : memref<?x?xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%R, %bias : memref<?x?xf32>, memref<?xbf16>) outs(%Rb : memref<?x?xbf16>) {
+  ^bb0(%x: f32, %y: bf16, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    %re = arith.extf %r : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %s = arith.addf %re, %ye : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %Dw = func.call @widen(%D) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  %Rw = func.call @widen(%Rb) : (memref<?x?xbf16>) -> memref<?x?xf32>
+  func.call @maxdiff(%Dw, %Rw) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  return
+}
+
 func.func @main() {
   %c1 = arith.constant 1 : index
   %c17 = arith.constant 17 : index
@@ -317,5 +377,7 @@ func.func @main() {
   // CHECK-NEXT: 0
   func.call @rounded(%c70, %c33, %c600) : (index, index, index) -> ()
   func.call @rounded(%c64, %c64, %c64) : (index, index, index) -> ()
+  // CHECK-NEXT: 0
+  func.call @rounded_bias(%c70, %c33, %c600) : (index, index, index) -> ()
   return
 }
