@@ -121,6 +121,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // FP8 casts (an FP8 step's quantization, its contractions' operands)
+  // have no LLVM lowering; before the bf16 expansion, which the casts of
+  // FP8 to bf16 produce.
+  pm.addNestedPass<func::FuncOp>(mpt::createExpandFp8Casts());
   // On scalars only, after linalg is gone: the expanded bf16 casts are
   // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
   // not contain.

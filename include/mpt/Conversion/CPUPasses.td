@@ -224,6 +224,23 @@ def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def ExpandFp8Casts : Pass<"mpt-expand-fp8-casts", "mlir::func::FuncOp"> {
+  let summary = "Rewrite arith.truncf / arith.extf to and from f8E4M3FN and f8E5M2 as integer arithmetic";
+  let description = [{
+    LLVM has no FP8 types and MLIR 22's arith-to-llvm does not convert the
+    casts (upstream's `arith-expand` covers bf16, f8E8M0FNU and f4E2M1FN).
+    This pass expands, on scalars and vectors, a truncation to an FP8 type
+    into i32 bit manipulation with the rounding of PyTorch's
+    `float8_e4m3fn` / `float8_e5m2` conversions (round to nearest even,
+    subnormals included; past the largest finite value: +-448 in E4M3FN,
+    which has no infinity, and infinity in E5M2), and an extension from
+    one into exact integer arithmetic. FP8 memory itself lowers as i8.
+    `--mpt-lower-to-cpu` runs it after the loops are formed
+    (docs/FP8.md).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
   let description = [{
