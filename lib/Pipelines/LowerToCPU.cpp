@@ -49,6 +49,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // the old one.
   if (options.updateInPlace)
     funcPm.addPass(mpt::createUpdateInPlace());
+  // After fusion, which would fuse the widening back into a generic
+  // contraction; before the kernels and im2col, which take bf16.
+  funcPm.addPass(mpt::createWidenFp8Operands());
   // Nothing below reads the contract; LLVM IR translation would warn about
   // every mpt.* attribute on the lowered function.
   funcPm.addPass(createStripContractAttributes());

@@ -241,6 +241,22 @@ def ExpandFp8Casts : Pass<"mpt-expand-fp8-casts", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def WidenFp8Operands : Pass<"mpt-widen-fp8-operands", "mlir::func::FuncOp"> {
+  let summary = "Extend the FP8 operands of contractions and convolutions to bf16 (exact)";
+  let description = [{
+    The CPU has no FP8 arithmetic. A linalg op with reduction loops whose
+    body only extends an FP8 (f8E4M3FN, f8E5M2) input to f32 gets that
+    input extended to bf16 first, once per element: every FP8 value is a
+    bf16 value, so products and sums are unchanged, and the contraction is a
+    bf16 one that the CPU kernels run (`--mpt-matmul-to-cpu-kernels`,
+    `--mpt-conv-to-im2col`) instead of extending each element M*N*K times
+    in scalar loops. `--mpt-lower-to-cpu` runs it before bufferization.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
   let description = [{
