@@ -64,9 +64,10 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
       // FP8 contraction would only be a bf16 step under another name.
       if (fp8Contractions.empty() && isContractStep(func))
         return func.emitError()
-                   << "dtype=fp8: no contraction of this step runs in low "
-                      "precision, so nothing would take FP8 operands (use "
-                      "dtype=bf16)",
+                   << "dtype=fp8: no contraction of this step can take FP8 "
+                      "operands (a linalg contraction or convolution that "
+                      "autocast puts in low precision, with two inputs and "
+                      "static shapes, outside loops); use dtype=bf16",
                signalPassFailure();
     }
     applyPrecisionPlan(func, plan);

@@ -5,7 +5,7 @@
 #sc = affine_map<(i) -> ()>
 
 // A step without a contraction: nothing would take FP8.
-// expected-error @+1 {{dtype=fp8: no contraction of this step runs in low precision, so nothing would take FP8 operands (use dtype=bf16)}}
+// expected-error @+1 {{dtype=fp8: no contraction of this step can take FP8 operands (a linalg contraction or convolution that autocast puts in low precision, with two inputs and static shapes, outside loops); use dtype=bf16}}
 func.func @no_contraction(%w: tensor<4xf32> {mpt.role = "param"},
                           %x: tensor<4xf32> {mpt.role = "data"})
     -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}) {
