@@ -26,6 +26,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include <cmath>
 
 using namespace mlir;
@@ -121,10 +122,21 @@ private:
   /// The value autocast cast to bf16 for `operand`, when it did so from
   /// f32: quantizing that value avoids rounding twice.
   static Value getSource(Value operand) {
+    if (auto transpose = getTranspose(operand))
+      operand = transpose.getInput();
     if (auto trunc = operand.getDefiningOp<arith::TruncFOp>())
       if (getElementTypeOrSelf(trunc.getIn().getType()).isF32())
         return trunc.getIn();
     return operand;
+  }
+  /// An operand that is a transpose (the W^T of dX = dY W^T, the X^T of
+  /// dW = X^T dY) reads the FP8 tensor of the transposed value, transposed,
+  /// with its scale, as Transformer Engine reuses the forward's FP8 tensor.
+  static linalg::TransposeOp getTranspose(Value operand) {
+    auto transpose = operand.getDefiningOp<linalg::TransposeOp>();
+    if (transpose && transpose->getNumResults() == 1)
+      return transpose;
+    return {};
   }
   FloatType getFormat(Value source) {
     MLIRContext *context = func->getContext();
@@ -169,6 +181,9 @@ private:
   llvm::DenseSet<Value> gradients;
   /// The FP8 tensors by (source, format), in order of first use.
   llvm::MapVector<std::pair<Value, Type>, Fp8Tensor> tensors;
+  /// The transposes of bf16 copies FP8 transposes replaced: erased when
+  /// nothing else reads them.
+  llvm::SetVector<Operation *> replacedTransposes;
   Value history, scales;
 };
 } // namespace
@@ -267,7 +282,19 @@ void Fp8Rewriter::rewriteContraction(Operation *op) {
   for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
     Value source = getSource(operand->get());
     Fp8Tensor &t = tensors.find({source, getFormat(source)})->second;
-    operand->set(t.quantized);
+    Value quantized = t.quantized;
+    if (auto transpose = getTranspose(operand->get())) {
+      builder.setInsertionPoint(op);
+      auto type = cast<RankedTensorType>(transpose->getResult(0).getType());
+      Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                            t.format);
+      quantized = linalg::TransposeOp::create(builder, transpose.getLoc(),
+                                              quantized, empty,
+                                              transpose.getPermutation())
+                      ->getResult(0);
+      replacedTransposes.insert(transpose);
+    }
+    operand->set(quantized);
     // The body extends its bf16 argument to f32; it now extends FP8.
     body->getArgument(operand->getOperandNumber()).setType(t.format);
     opScales.push_back(t.scale);
@@ -475,6 +502,14 @@ LogicalResult Fp8Rewriter::run(ArrayRef<Operation *> contractions,
   updateState(returns.front());
   func->setAttr(kFp8AttrName,
                 StringAttr::get(context, options.hybrid ? "hybrid" : "e4m3"));
+  for (Operation *transpose : replacedTransposes) {
+    if (!transpose->use_empty())
+      continue;
+    Operation *init = transpose->getOperand(1).getDefiningOp();
+    transpose->erase();
+    if (init && isa<tensor::EmptyOp>(init) && init->use_empty())
+      init->erase();
+  }
   // The bf16 casts the FP8 casts replaced.
   cleanupCasts(func);
   return success();

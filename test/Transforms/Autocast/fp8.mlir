@@ -12,9 +12,9 @@
 
 // loss = sum(x @ w); dw = x^T @ ones; w' = w - lr * dw.
 // HYBRID-LABEL: func.func @linear
-// HYBRID-SAME: %[[H:[a-z0-9]+]]: tensor<1024x4xf32> {mpt.initial_value = 0.000000e+00 : f32, mpt.role = "fp8_amax_history"}
-// HYBRID-SAME: %[[S:[a-z0-9]+]]: tensor<4xf32> {mpt.initial_value = 1.000000e+00 : f32, mpt.role = "fp8_scale"}
-// HYBRID-SAME: tensor<1024x4xf32> {mpt.updates = 3 : i64}, tensor<4xf32> {mpt.updates = 4 : i64})
+// HYBRID-SAME: %[[H:[a-z0-9]+]]: tensor<1024x3xf32> {mpt.initial_value = 0.000000e+00 : f32, mpt.role = "fp8_amax_history"}
+// HYBRID-SAME: %[[S:[a-z0-9]+]]: tensor<3xf32> {mpt.initial_value = 1.000000e+00 : f32, mpt.role = "fp8_scale"}
+// HYBRID-SAME: tensor<1024x3xf32> {mpt.updates = 3 : i64}, tensor<3xf32> {mpt.updates = 4 : i64})
 // HYBRID-SAME: attributes {mpt.fp8 = "hybrid"}
 // The forward matmul: x (tensor 0) and w (tensor 1) in E4M3, cast from
 // the f32 arguments with their scales.
@@ -36,29 +36,33 @@
 // HYBRID: linalg.generic {{.*}} ins(%[[Y]] : tensor<2x3xf32>)
 // HYBRID-NEXT: ^bb0
 // HYBRID-NEXT: arith.divf %{{.*}}, %[[P]] : f32
-// The backward matmul: x^T in E4M3 (a forward value), the loss gradient in
-// E5M2.
+// The backward matmul: x^T is the forward's FP8 x transposed (tensor 0,
+// its scale), the loss gradient is E5M2 (tensor 2).
 // HYBRID: mpt.grad_seed
-// HYBRID: outs(%{{.*}} : tensor<2x3xf8E5M2>)
-// HYBRID: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x2xf8E4M3FN>, tensor<2x3xf8E5M2>) outs(%{{.*}} : tensor<4x3xf32>)
+// HYBRID: %[[C2:.*]] = arith.constant 2 : index
+// HYBRID-NEXT: %[[SD:.*]] = tensor.extract %[[S]][%[[C2]]]
+// HYBRID: %[[QD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xf8E5M2>)
+// HYBRID: %[[QXT:.*]] = linalg.transpose ins(%[[QX]] : tensor<2x4xf8E4M3FN>) outs(%{{.*}} : tensor<4x2xf8E4M3FN>) permutation = [1, 0]
+// HYBRID-NEXT: linalg.matmul ins(%[[QXT]], %[[QD]] : tensor<4x2xf8E4M3FN>, tensor<2x3xf8E5M2>) outs(%{{.*}} : tensor<4x3xf32>)
+// HYBRID-NEXT: arith.mulf %[[SX]], %[[SD]] : f32
 // The state update: this step's amaxes in row 0, the max over the history,
 // the scales, the history rolled.
-// HYBRID: %[[A:.*]] = tensor.from_elements {{.*}} : tensor<4xf32>
-// HYBRID: %[[REC:.*]] = tensor.insert_slice %[[A]] into %[[H]][0, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<1024x4xf32>
-// HYBRID: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[REC]] : tensor<1024x4xf32>)
-// HYBRID: arith.constant dense<[4.480000e+02, 4.480000e+02, 4.480000e+02, 5.734400e+04]> : tensor<4xf32>
+// HYBRID: %[[A:.*]] = tensor.from_elements {{.*}} : tensor<3xf32>
+// HYBRID: %[[REC:.*]] = tensor.insert_slice %[[A]] into %[[H]][0, 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<1024x3xf32>
+// HYBRID: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[REC]] : tensor<1024x3xf32>)
+// HYBRID: arith.constant dense<[4.480000e+02, 4.480000e+02, 5.734400e+04]> : tensor<3xf32>
 // HYBRID: arith.divf
 // HYBRID-NEXT: arith.divf
 // HYBRID-NEXT: arith.cmpf ogt
 // HYBRID-NEXT: arith.cmpf olt
 // HYBRID-NEXT: arith.andi
 // HYBRID-NEXT: arith.select
-// HYBRID: tensor.extract_slice %[[REC]][1, 0] [1023, 4] [1, 1]
-// HYBRID: tensor.insert_slice %[[A]] into %{{.*}}[1023, 0] [1, 4] [1, 1]
+// HYBRID: tensor.extract_slice %[[REC]][1, 0] [1023, 3] [1, 1]
+// HYBRID: tensor.insert_slice %[[A]] into %{{.*}}[1023, 0] [1, 3] [1, 1]
 // HYBRID: return
 
 // E4M3-LABEL: func.func @linear
-// E4M3-SAME: tensor<1x4xf32> {mpt.initial_value = 0.000000e+00 : f32, mpt.role = "fp8_amax_history"}
+// E4M3-SAME: tensor<1x3xf32> {mpt.initial_value = 0.000000e+00 : f32, mpt.role = "fp8_amax_history"}
 // E4M3-SAME: attributes {mpt.fp8 = "e4m3"}
 // E4M3-NOT: f8E5M2
 // E4M3-NOT: "reduction", "parallel"
@@ -67,7 +71,7 @@
 // E4M3: return
 
 // PIPE-LABEL: func.func @linear
-// PIPE-SAME: tensor<16x4xf32> {mpt.initial_value = 0.000000e+00 : f32, mpt.role = "fp8_amax_history"}
+// PIPE-SAME: tensor<16x3xf32> {mpt.initial_value = 0.000000e+00 : f32, mpt.role = "fp8_amax_history"}
 // PIPE-NOT: mpt.grad_seed
 // PIPE-NOT: mpt.gradient
 // PIPE: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x4xf8E4M3FN>, tensor<4x3xf8E4M3FN>)
