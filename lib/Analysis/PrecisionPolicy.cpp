@@ -186,10 +186,11 @@ PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   PrecisionPolicy policy;
   policy.level = options.level;
   policy.lossRegionF32 = options.lossRegionF32;
+  policy.fp8 = options.dtype == "fp8";
   Location unknown = UnknownLoc::get(context);
   if (options.dtype == "f16")
     policy.lowPrecision = LowPrecisionType::F16;
-  else if (options.dtype == "bf16")
+  else if (options.dtype == "bf16" || options.dtype == "fp8")
     policy.lowPrecision = LowPrecisionType::BF16;
   else
     return emitError(unknown) << "unsupported autocast dtype '"

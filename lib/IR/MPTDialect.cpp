@@ -83,6 +83,20 @@ LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
                   "([seed, offset]), got "
                << type;
     }
+    // FP8 scaling state: [history length x tensors] and [tensors], f32.
+    std::optional<ArgRole> parsed = parseArgRole(role.getValue());
+    if (func && (parsed == ArgRole::Fp8AmaxHistory ||
+                 parsed == ArgRole::Fp8Scale)) {
+      Type type = func.getArgumentTypes()[argIndex];
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      int64_t rank = parsed == ArgRole::Fp8AmaxHistory ? 2 : 1;
+      if (!tensor || tensor.getRank() != rank || !tensor.hasStaticShape() ||
+          tensor.getNumElements() == 0 || !tensor.getElementType().isF32())
+        return op->emitError()
+               << "argument #" << argIndex << ": an \"" << role.getValue()
+               << "\" argument must be a non-empty static tensor<"
+               << (rank == 2 ? "LxNxf32" : "Nxf32") << ">, got " << type;
+    }
     return success();
   }
   if (name == kInitialValueAttrName) {

@@ -21,6 +21,8 @@ std::optional<ArgRole> parseArgRole(StringRef role) {
       .Case("loss_scale_growth_tracker", ArgRole::LossScaleGrowthTracker)
       .Case("buffer", ArgRole::Buffer)
       .Case("rng_state", ArgRole::RngState)
+      .Case("fp8_amax_history", ArgRole::Fp8AmaxHistory)
+      .Case("fp8_scale", ArgRole::Fp8Scale)
       .Default(std::nullopt);
 }
 
@@ -44,6 +46,10 @@ StringRef stringifyArgRole(ArgRole role) {
     return "buffer";
   case ArgRole::RngState:
     return "rng_state";
+  case ArgRole::Fp8AmaxHistory:
+    return "fp8_amax_history";
+  case ArgRole::Fp8Scale:
+    return "fp8_scale";
   }
   llvm_unreachable("unknown role");
 }
@@ -51,7 +57,7 @@ StringRef stringifyArgRole(ArgRole role) {
 StringRef getArgRoleList() {
   return "\"param\", \"data\", \"optimizer_state\", \"hyperparameter\", "
          "\"loss_grad\", \"loss_scale\", \"loss_scale_growth_tracker\", "
-         "\"buffer\", \"rng_state\"";
+         "\"buffer\", \"rng_state\", \"fp8_amax_history\", \"fp8_scale\"";
 }
 
 std::optional<ArgRole> getArgRole(FunctionOpInterface func, unsigned index) {
@@ -95,6 +101,7 @@ bool isLossResult(FunctionOpInterface func, unsigned index) {
 
 bool isKnownMptAttribute(StringRef name) {
   return name == kLossScalingAttrName || name == kDataParallelAttrName ||
+         name == kFp8AttrName ||
          name == kRecomputedAttrName ||
          name == "mpt.tensorcore_entry" ||
          name == "mpt.k_loop" || name.starts_with("mpt.unroll_");

@@ -49,6 +49,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // the old one.
   if (options.updateInPlace)
     funcPm.addPass(mpt::createUpdateInPlace());
+  // After fusion, which would fuse the widening back into a generic
+  // contraction; before the kernels and im2col, which take bf16.
+  funcPm.addPass(mpt::createWidenFp8Operands());
   // Nothing below reads the contract; LLVM IR translation would warn about
   // every mpt.* attribute on the lowered function.
   funcPm.addPass(createStripContractAttributes());
@@ -124,6 +127,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // FP8 casts (an FP8 step's quantization, its contractions' operands)
+  // have no LLVM lowering; before the bf16 expansion, which the casts of
+  // FP8 to bf16 produce.
+  pm.addNestedPass<func::FuncOp>(mpt::createExpandFp8Casts());
   // On scalars only, after linalg is gone: the expanded bf16 casts are
   // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
   // not contain.

@@ -14,7 +14,10 @@ std::string mpt::getLossScaleMode(const MixedPrecisionOptions &options) {
   if (!options.lossScale.empty())
     return options.lossScale;
   // bf16 has FP32's exponent range: gradients do not underflow.
-  return options.dtype == "bf16" ? "none" : "dynamic";
+  // FP8 contractions have per-tensor scales; the rest of an FP8 step is
+  // bf16.
+  return options.dtype == "bf16" || options.dtype == "fp8" ? "none"
+                                                           : "dynamic";
 }
 
 void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
@@ -31,6 +34,10 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   autocast.masterWeights = options.masterWeights;
   autocast.policyLevel = options.policyLevel;
   autocast.lossRegion = options.lossRegion;
+  autocast.fp8Format = options.fp8Format;
+  autocast.amaxHistoryLen = options.amaxHistoryLen;
+  autocast.margin = options.margin;
+  autocast.amaxCompute = options.amaxCompute;
   funcPm.addPass(createMptAutocast(autocast));
 
   InsertLossScalingOptions scaling;

@@ -1,6 +1,7 @@
 //===- Autocast.cpp - the --mpt-autocast pass -----------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
 #include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/IR/TrainingContract.h"
 #include "mpt/Transforms/Autocast.h"
 #include "mpt/Transforms/Passes.h"
 
@@ -23,7 +24,20 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
                                                infer, clear, policyLevel);
     options.lossRegionF32 = lossRegion;
     precisionPolicy = PrecisionPolicy::buildShared(context, options);
-    return success(precisionPolicy != nullptr);
+    if (!precisionPolicy)
+      return failure();
+    if (precisionPolicy->isFp8()) {
+      FailureOr<Fp8Options> parsed = Fp8Options::parse(
+          context, fp8Format, amaxHistoryLen, margin, amaxCompute);
+      if (failed(parsed))
+        return failure();
+      fp8Options = *parsed;
+      if (masterWeights)
+        return emitError(UnknownLoc::get(context))
+               << "master-weights is not supported with dtype=fp8 (the FP8 "
+                  "operands are cast from the f32 parameters each step)";
+    }
+    return success();
   }
 
   void runOnOperation() override {
@@ -37,7 +51,30 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
              func, precisionPolicy->getLowType(&getContext())))))
       return signalPassFailure();
     PrecisionPlan plan(func, *precisionPolicy, graph);
+    SmallVector<Operation *> fp8Contractions;
+    if (precisionPolicy->isFp8()) {
+      if (func->hasAttr(kFp8AttrName))
+        return func.emitError()
+                   << "the step already has FP8 scaling ('"
+                   << kFp8AttrName
+                   << "'): run autocast with dtype=fp8 once, on the FP32 step",
+               signalPassFailure();
+      fp8Contractions = getFp8Contractions(plan);
+      // Delayed scaling is state of a training step; a step without an
+      // FP8 contraction would only be a bf16 step under another name.
+      if (fp8Contractions.empty() && isContractStep(func))
+        return func.emitError()
+                   << "dtype=fp8: no contraction of this step can take FP8 "
+                      "operands (a linalg contraction or convolution that "
+                      "autocast puts in low precision, with two inputs and "
+                      "static shapes, outside loops); use dtype=bf16",
+               signalPassFailure();
+    }
     applyPrecisionPlan(func, plan);
+    if (!fp8Contractions.empty() &&
+        failed(applyFp8DelayedScaling(func, fp8Contractions, graph.getSeed(),
+                                      fp8Options)))
+      return signalPassFailure();
     SmallVector<WorkingCopy> copies;
     if (masterWeights &&
         failed(addWorkingCopies(
@@ -46,5 +83,6 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
   }
 
   std::shared_ptr<const PrecisionPolicy> precisionPolicy;
+  Fp8Options fp8Options;
 };
 } // namespace

@@ -80,7 +80,7 @@ func.func @guard_type_mismatch(%a: tensor<2xf32>, %b: tensor<2xf16>, %f: tensor<
 
 // -----
 
-// expected-error @+1 {{argument #0: 'mpt.role' must be one of "param", "data", "optimizer_state", "hyperparameter", "loss_grad", "loss_scale", "loss_scale_growth_tracker", "buffer", "rng_state", got "weights"}}
+// expected-error @+1 {{argument #0: 'mpt.role' must be one of "param", "data", "optimizer_state", "hyperparameter", "loss_grad", "loss_scale", "loss_scale_growth_tracker", "buffer", "rng_state", "fp8_amax_history", "fp8_scale", got "weights"}}
 func.func @unknown_role(%w: tensor<2xf32> {mpt.role = "weights"}) {
   return
 }

@@ -55,5 +55,5 @@
 // BF16DYN-DAG: arith.constant 1.000000e+00 : f32
 
 // BADMODE: error: mpt-insert-loss-scaling: unknown mode 'sometimes' (expected 'none', 'static' or 'dynamic')
-// BADTYPE: error: unsupported autocast dtype 'f8'; supported: f16, bf16
+// BADTYPE: error: unsupported autocast dtype 'f8'; supported: f16, bf16, fp8
 // BADGROWTH: error: {{.*}}growth-factor

@@ -105,6 +105,9 @@ public:
   bool isUserListed(llvm::StringRef opName) const;
 
   LowPrecisionType getLowPrecision() const { return lowPrecision; }
+  /// dtype=fp8: the painting is bf16's; the contractions it puts in bf16
+  /// then take FP8 operands (applyFp8DelayedScaling).
+  bool isFp8() const { return fp8; }
   PolicyLevel getLevel() const { return level; }
   /// Whether the ops between the last forward contraction and the loss,
   /// and from the seed to the first backward contraction, stay f32.
@@ -117,7 +120,7 @@ public:
   double getLowTypeMinSubnormal() const;
 
   /// The supported dtypes, for diagnostics.
-  static llvm::StringRef getSupportedDtypes() { return "f16, bf16"; }
+  static llvm::StringRef getSupportedDtypes() { return "f16, bf16, fp8"; }
 
 private:
   struct Entry {
@@ -133,6 +136,7 @@ private:
   };
   std::vector<Pattern> patterns;
   LowPrecisionType lowPrecision = LowPrecisionType::F16;
+  bool fp8 = false;
   PolicyLevel level = PolicyLevel::Promote;
   bool lossRegionF32 = true;
 };

@@ -253,6 +253,39 @@ def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def ExpandFp8Casts : Pass<"mpt-expand-fp8-casts", "mlir::func::FuncOp"> {
+  let summary = "Rewrite arith.truncf / arith.extf to and from f8E4M3FN and f8E5M2 as integer arithmetic";
+  let description = [{
+    LLVM has no FP8 types and MLIR 22's arith-to-llvm does not convert the
+    casts (upstream's `arith-expand` covers bf16, f8E8M0FNU and f4E2M1FN).
+    This pass expands, on scalars and vectors, a truncation to an FP8 type
+    into i32 bit manipulation with the rounding of PyTorch's
+    `float8_e4m3fn` / `float8_e5m2` conversions (round to nearest even,
+    subnormals included; past the largest finite value: +-448 in E4M3FN,
+    which has no infinity, and infinity in E5M2), and an extension from
+    one into exact integer arithmetic. FP8 memory itself lowers as i8.
+    `--mpt-lower-to-cpu` runs it after the loops are formed
+    (docs/FP8.md).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def WidenFp8Operands : Pass<"mpt-widen-fp8-operands", "mlir::func::FuncOp"> {
+  let summary = "Extend the FP8 operands of contractions and convolutions to bf16 (exact)";
+  let description = [{
+    The CPU has no FP8 arithmetic. A linalg op with reduction loops whose
+    body only extends an FP8 (f8E4M3FN, f8E5M2) input to f32 gets that
+    input extended to bf16 first, once per element: every FP8 value is a
+    bf16 value, so products and sums are unchanged, and the contraction is a
+    bf16 one that the CPU kernels run (`--mpt-matmul-to-cpu-kernels`,
+    `--mpt-conv-to-im2col`) instead of extending each element M*N*K times
+    in scalar loops. `--mpt-lower-to-cpu` runs it before bufferization.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
   let description = [{

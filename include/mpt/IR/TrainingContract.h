@@ -27,6 +27,11 @@ enum class ArgRole {
   Buffer,
   /// A counter-based random generator's state: tensor<2xi64> = [seed, offset].
   RngState,
+  /// Added by FP8 autocast: the amax history of the FP8 tensors,
+  /// tensor<LxNxf32> (L steps, N tensors; Transformer Engine's layout).
+  Fp8AmaxHistory,
+  /// Added by FP8 autocast: the scale of each FP8 tensor, tensor<Nxf32>.
+  Fp8Scale,
 };
 
 /// Parses an `mpt.role` value of a function argument.
@@ -56,6 +61,10 @@ inline constexpr llvm::StringLiteral kLossScalingAttrName = "mpt.loss_scaling";
 /// a second run is an error even after the all-reduces were lowered.
 inline constexpr llvm::StringLiteral kDataParallelAttrName =
     "mpt.data_parallel";
+
+/// Marks a step that FP8 autocast rewrote (its format, "hybrid" or
+/// "e4m3"), so that a second FP8 rewrite is an error.
+inline constexpr llvm::StringLiteral kFp8AttrName = "mpt.fp8";
 
 /// Marks an op that mpt-recompute-in-backward copied into the backward
 /// (so that CSE does not merge it back into the forward op).

@@ -24,7 +24,8 @@ struct MixedPrecisionOptions
     : public mlir::PassPipelineOptions<MixedPrecisionOptions> {
   // Autocast (--mpt-autocast).
   Option<std::string> dtype{*this, "dtype",
-                            llvm::cl::desc("Low-precision type: f16 or bf16"),
+                            llvm::cl::desc("Low-precision type: f16, bf16 or "
+                                           "fp8 (docs/FP8.md)"),
                             llvm::cl::init("f16")};
   Option<std::string> policy{
       *this, "policy",
@@ -59,6 +60,24 @@ struct MixedPrecisionOptions
                      "contraction, from the seed to the first backward "
                      "contraction) in f32"),
       llvm::cl::init(true)};
+  // FP8 (dtype=fp8, docs/FP8.md).
+  Option<std::string> fp8Format{
+      *this, "fp8-format",
+      llvm::cl::desc("dtype=fp8: hybrid (E4M3 forward, E5M2 gradients) or "
+                     "e4m3"),
+      llvm::cl::init("hybrid")};
+  Option<int64_t> amaxHistoryLen{
+      *this, "amax-history-len",
+      llvm::cl::desc("dtype=fp8: steps of amax history per FP8 tensor"),
+      llvm::cl::init(1024)};
+  Option<int64_t> margin{
+      *this, "margin",
+      llvm::cl::desc("dtype=fp8: scale = (fp8_max / amax) / 2^margin"),
+      llvm::cl::init(0)};
+  Option<std::string> amaxCompute{
+      *this, "amax-compute",
+      llvm::cl::desc("dtype=fp8: max (of the history) or most_recent"),
+      llvm::cl::init("max")};
   // Memory (--mpt-recompute-in-backward).
   Option<bool> recompute{
       *this, "recompute",
@@ -70,7 +89,8 @@ struct MixedPrecisionOptions
   Option<std::string> lossScale{
       *this, "loss-scale",
       llvm::cl::desc("none, static or dynamic; default: dynamic for f16, "
-                     "none for bf16 (its range needs no scaling)"),
+                     "none for bf16 and fp8 (bf16's range needs no scaling; "
+                     "FP8 tensors have their own scales)"),
       llvm::cl::init("")};
   Option<double> initScale{*this, "init-scale",
                            llvm::cl::desc("Initial (or static) loss scale"),

@@ -84,6 +84,41 @@ mlir::LogicalResult
 addWorkingCopies(mlir::FunctionOpInterface func, mlir::Type lowType,
                  llvm::SmallVectorImpl<WorkingCopy> &added);
 
+/// The FP8 recipe of `dtype=fp8` (docs/FP8.md).
+struct Fp8Options {
+  /// E4M3 forward and E5M2 gradients (true), or E4M3 everywhere.
+  bool hybrid = true;
+  /// Steps of amax history kept per FP8 tensor (>= 1).
+  int64_t amaxHistoryLen = 1024;
+  /// scale = (fp8_max / amax) / 2^margin.
+  int64_t margin = 0;
+  /// Scale from the most recent amax instead of the history's maximum.
+  bool mostRecent = false;
+
+  /// Parses the pass options; emits one diagnostic (unknown location)
+  /// and fails on a bad value.
+  static mlir::FailureOr<Fp8Options>
+  parse(mlir::MLIRContext *context, llvm::StringRef format,
+        int64_t amaxHistoryLen, int64_t margin, llvm::StringRef amaxCompute);
+};
+
+/// The linalg contractions and convolutions `plan` puts in low precision
+/// that FP8 autocast gives FP8 operands (two float inputs, static shapes),
+/// in program order. Call before applyPrecisionPlan.
+llvm::SmallVector<mlir::Operation *>
+getFp8Contractions(const PrecisionPlan &plan);
+
+/// After applyPrecisionPlan (bf16): gives each op of `contractions` FP8
+/// operands with per-tensor delayed scaling, and appends the scaling state
+/// (amax history and scales, with their roles, initial values and
+/// `mpt.updates` results) to the function's signature. Fails, with a
+/// diagnostic, on a function with more than one return or that already
+/// has FP8 scaling.
+mlir::LogicalResult
+applyFp8DelayedScaling(mlir::FunctionOpInterface func,
+                       llvm::ArrayRef<mlir::Operation *> contractions,
+                       mlir::Value seed, const Fp8Options &options);
+
 /// What a report needs about one function: the plan (owned by the caller)
 /// and the measurements around the rewrite.
 struct AutocastSummary {

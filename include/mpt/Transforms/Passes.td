@@ -292,10 +292,20 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     `master-weights`, parameters get low-precision working copies carried
     across steps as optimizer state. See docs/Autocast.md;
     `--mpt-precision-report` prints the decisions.
+
+    `dtype=fp8` paints as bf16 and then gives the contractions painted bf16
+    FP8 operands (f8E4M3FN; f8E5M2 for gradients in the backward with
+    `fp8-format=hybrid`) with per-tensor delayed scaling: each operand is
+    multiplied by its scale and saturated before the cast, the f32 result
+    is divided by the product of the scales, and the scales come from an
+    amax history carried across steps as two appended arguments and
+    results (`mpt.role = "fp8_amax_history"` and `"fp8_scale"`). See
+    docs/FP8.md.
   }];
   let options = [
     Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16 or bf16">,
+           "Low-precision type: f16, bf16 or fp8 (bf16 painting, FP8 "
+           "contractions with delayed scaling)">,
     Option<"policy", "policy", "std::string", /*default=*/"\"\"",
            "JSON policy file with \"allow\", \"deny\", \"infer\", "
            "\"clear\" and \"remove\" lists of op names">,
@@ -325,6 +335,18 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
            "Keep the loss region in f32: the ops after the last forward "
            "contraction and from the backward seed to the first backward "
            "contraction (PyTorch's fp32 list keeps losses)">,
+    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
+           "dtype=fp8: hybrid (E4M3 forward, E5M2 gradients, Transformer "
+           "Engine's HYBRID) or e4m3 (E4M3 everywhere)">,
+    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
+           /*default=*/"1024",
+           "dtype=fp8: steps of amax history per FP8 tensor (>= 1)">,
+    Option<"margin", "margin", "int64_t", /*default=*/"0",
+           "dtype=fp8: scale = (fp8_max / amax) / 2^margin (0 to 64)">,
+    Option<"amaxCompute", "amax-compute", "std::string",
+           /*default=*/"\"max\"",
+           "dtype=fp8: the amax a scale is computed from: max (of the "
+           "history) or most_recent">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",

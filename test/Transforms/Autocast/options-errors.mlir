@@ -15,7 +15,7 @@
 // NODIALECT: error: unknown op 'nodialect.op': no registered dialect 'nodialect' (option 'deny')
 // NOTNAME: error: 'reshape' is not an op name (expected dialect.op) (option 'clear')
 // TWO: error: op 'linalg.matmul' is on two autocast lists: allow (option 'allow') and deny (option 'deny')
-// DTYPE: error: unsupported autocast dtype 'f8'; supported: f16, bf16
+// DTYPE: error: unsupported autocast dtype 'f8'; supported: f16, bf16, fp8
 // DTYPE-NOT: func.func
 // FORMAT: error: unknown report format 'xml'; expected text or json
 // OUTPUT: error: cannot open report file '{{.*}}report.txt'

@@ -1,0 +1,71 @@
+// dtype=fp8 on bad input: one located error each, no output.
+// RUN: mpt-opt %s --split-input-file --verify-diagnostics --mpt-autocast="dtype=fp8"
+
+#id = affine_map<(i) -> (i)>
+#sc = affine_map<(i) -> ()>
+
+// A step without a contraction: nothing would take FP8.
+// expected-error @+1 {{dtype=fp8: no contraction of this step can take FP8 operands (a linalg contraction or convolution that autocast puts in low precision, with two inputs and static shapes, outside loops); use dtype=bf16}}
+func.func @no_contraction(%w: tensor<4xf32> {mpt.role = "param"},
+                          %x: tensor<4xf32> {mpt.role = "data"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w, %x : tensor<4xf32>, tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %loss = linalg.generic {indexing_maps = [#id, #sc], iterator_types = ["reduction"]}
+      ins(%p : tensor<4xf32>) outs(%z0 : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %seed = mpt.grad_seed %loss : tensor<f32>
+  %dw = linalg.generic {indexing_maps = [#id, #sc, #id], iterator_types = ["parallel"]}
+      ins(%x, %seed : tensor<4xf32>, tensor<f32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %g = mpt.gradient %dw : tensor<4xf32>
+  %nw = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w, %g : tensor<4xf32>, tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %loss, %nw : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// A step that already has FP8 scaling (autocast with dtype=fp8 twice).
+// expected-error @+1 {{the step already has FP8 scaling ('mpt.fp8'): run autocast with dtype=fp8 once, on the FP32 step}}
+func.func @twice(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x3xf32> attributes {mpt.fp8 = "hybrid"} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// The state arguments' types are part of the contract.
+// expected-error @+1 {{argument #1: an "fp8_scale" argument must be a non-empty static tensor<Nxf32>, got 'tensor<2x2xf32>'}}
+func.func @bad_scale(%x: tensor<2xf32> {mpt.role = "data"},
+                     %s: tensor<2x2xf32> {mpt.role = "fp8_scale"}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0: an "fp8_amax_history" argument must be a non-empty static tensor<LxNxf32>, got 'tensor<0x4xf32>'}}
+func.func @bad_history(%h: tensor<0x4xf32> {mpt.role = "fp8_amax_history"}) -> tensor<0x4xf32> {
+  return %h : tensor<0x4xf32>
+}
