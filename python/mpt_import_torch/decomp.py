@@ -35,7 +35,9 @@ Two mechanisms, torch's own first:
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter);
     - native_layer_norm (f32): mean and variance in f32, as eager's kernel
-      (torch's decomposition uses var_mean, which torch-mlir computes in f64).
+      (torch's decomposition uses var_mean, which torch-mlir computes in f64);
+      its backward without torch's N x gradient intermediate (overflows f16
+      under a loss scale for wide layers).
 
 Why one-hot and not a segment sum for the embedding gradient: a segment sum
 (scatter-add of each token's gradient row into its vocabulary row) costs
@@ -355,6 +357,32 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     return out, mean, rstd
 
 
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """Layer norm backward with every intermediate the size of a gradient:
+    d_input = rstd * (g - mean(g) - x_hat * mean(g * x_hat)), g = grad_out * weight.
+    torch's decomposition computes the same as rstd / N * (N * g - sum(g) -
+    x_hat * sum(g * x_hat)): its N * g term is N (the normalised width) times
+    the gradient, which overflows f16 under a loss scale when mixed precision
+    runs the backward in f16 (timm's ViT, width 192: 192 x a gradient of
+    ~1e3 at scale 65536), where PyTorch's one fused kernel holds no such
+    intermediate.  Weight and bias gradients as torch's."""
+    if input.dtype != torch.float32:
+        return NotImplemented
+    n_norm = len(normalized_shape)
+    inner = list(range(input.dim() - n_norm, input.dim()))
+    outer = list(range(input.dim() - n_norm))
+    x_hat = (input - mean) * rstd
+    g = grad_out * weight if weight is not None else grad_out
+    d_input = d_weight = d_bias = None
+    if output_mask[0]:
+        d_input = rstd * (g - g.mean(inner, keepdim=True) - x_hat * (g * x_hat).mean(inner, keepdim=True))
+    if output_mask[1] and weight is not None:
+        d_weight = (grad_out * x_hat).sum(outer) if outer else grad_out * x_hat
+    if output_mask[2] and bias is not None:
+        d_bias = grad_out.sum(outer) if outer else grad_out.clone()
+    return d_input, d_weight, d_bias
+
+
 def as_strided(self, size, stride, storage_offset=None):
     """A row-major view of a whole contiguous tensor is a reshape.  ATen's
     adaptive_avg_pool2d to 1x1 restrides its result in place when the input
@@ -381,6 +409,7 @@ OWN = {
     aten.embedding_dense_backward.default: embedding_dense_backward,
     aten.as_strided.default: as_strided,
     aten.native_layer_norm.default: native_layer_norm,
+    aten.native_layer_norm_backward.default: native_layer_norm_backward,
     aten.as_strided_scatter.default: as_strided_scatter,
 }
 

@@ -243,3 +243,23 @@ class ChannelsLastPool(nn.Module):
 
 def channels_last_pool():
     return ChannelsLastPool()
+
+
+class WideLayerNorm(nn.Module):
+    """A layer norm over 256 features between two linears: torch's own
+    layer-norm backward decomposition holds 256 x the gradient, which
+    overflows f16 under a 65536 loss scale."""
+    example_input_shape = (8, 256)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(256, 256)
+        self.ln = nn.LayerNorm(256)
+        self.head = nn.Linear(256, 10)
+
+    def forward(self, x):
+        return self.head(self.ln(self.fc(x)))
+
+
+def wide_layer_norm():
+    return WideLayerNorm()
