@@ -60,6 +60,21 @@ class StepSpec:
         return [a.value for a in self.args if role is None or a.role == role]
 
 
+def output_tensor(out):
+    """What the loss reads from a model's output: the tensor itself, the
+    .logits of an HF transformers ModelOutput, or the first element of a
+    tuple (HF models with return_dict=False, nn.RNN-style (output, state))."""
+    if isinstance(out, torch.Tensor):
+        return out
+    logits = getattr(out, "logits", None)
+    if isinstance(logits, torch.Tensor):
+        return logits
+    if isinstance(out, (tuple, list)) and out and isinstance(out[0], torch.Tensor):
+        return out[0]
+    raise UserError(f"the model returns {type(out).__name__}: the loss needs a tensor, an object with a "
+                    ".logits tensor (HF ModelOutput) or a tuple whose first element is a tensor")
+
+
 def make_batch(model, loss_name, input_shape, generator):
     """A synthetic batch: standard normal input, or the model's own
     `make_example_input(shape, generator)` (e.g. token ids for embeddings)."""
@@ -67,7 +82,7 @@ def make_batch(model, loss_name, input_shape, generator):
     x = (make_input(tuple(input_shape), generator) if make_input is not None
          else torch.randn(tuple(input_shape), generator=generator))
     with torch.no_grad():
-        out = model(x)
+        out = output_tensor(model(x))
     y = losses.make_target(loss_name, out.shape, generator)
     return x, y
 
@@ -145,7 +160,7 @@ def loss_fn(spec):
             batch_var = ((h - batch_mean) ** 2).sum(dims) / (count - 1)
             stats[m] = ((1 - momentum) * mean + momentum * batch_mean.flatten(),
                         (1 - momentum) * var + momentum * batch_var)
-        return lf(out, y), [v for m in bns for v in stats[m]]
+        return lf(output_tensor(out), y), [v for m in bns for v in stats[m]]
     return f
 
 
