@@ -263,13 +263,103 @@ def timm_vit_tiny():
     return m
 
 
+# The held-out list (docs/ModelZoo.md): models nobody here had tried,
+# drawn with random.Random(12) before any was run (the draw is
+# bench/zoo/draw_held_out.py): 4 torchvision architecture classes not in the
+# zoo (the smallest builder of each), 3 timm names of list_models() outside
+# the zoo's families with <= 30M parameters, 3 HF model types of the
+# causal/masked LM auto mappings other than BERT, GPT-2 and T5.  Each is
+# the library's builder with its defaults, at the zoo's small sizes: 10
+# classes, 64x64 images, batch 4 (a size the architecture needs is said),
+# HF configs shrunk as HF_TINY.
+
+
+def _tv_model(name, shape=(4, 3, 64, 64), **kw):
+    m = _tv().get_model(name, num_classes=N_CLASSES, **kw)
+    m.example_input_shape = shape
+    return m
+
+
+def tv_swin_t():
+    return _tv_model("swin_t")
+
+
+def tv_maxvit_t():
+    # Its windows (partition 7) need 224x224; at 64x64 the feature maps are
+    # 32..2, so partition 2 (the architecture otherwise maxvit_t's).
+    from torchvision.models.maxvit import MaxVit
+    m = MaxVit(input_size=(64, 64), stem_channels=64, partition_size=2, block_channels=[64, 128, 256, 512],
+               block_layers=[2, 2, 5, 2], head_dim=32, stochastic_depth_prob=0.2, num_classes=N_CLASSES)
+    m.example_input_shape = (4, 3, 64, 64)
+    return m
+
+
+def tv_mobilenet_v2():
+    return _tv_model("mobilenet_v2")
+
+
+def tv_vgg11():
+    return _tv_model("vgg11", shape=(2, 3, 32, 32))
+
+
+def _timm_model(name, shape=(4, 3, 64, 64), **kw):
+    m = _timm().create_model(name, num_classes=N_CLASSES, **kw)
+    m.example_input_shape = shape
+    return m
+
+
+def timm_xcit_tiny():
+    return _timm_model("xcit_tiny_12_p8_384", img_size=64)
+
+
+def timm_efficientvim_m2():
+    return _timm_model("efficientvim_m2")
+
+
+def timm_repghostnet_111():
+    return _timm_model("repghostnet_111")
+
+
+def _hf_tiny(model_type, auto, **extra):
+    """model_type's config with the HF_TINY sizes under whichever names it
+    uses, and the model class `auto` (AutoModelForCausalLM / ForMaskedLM)
+    maps it to."""
+    import transformers
+    t = HF_TINY
+    sizes = dict(vocab_size=t["vocab"], hidden_size=t["d"], n_embd=t["d"], emb_dim=t["d"],
+                 num_hidden_layers=t["layers"], n_layer=t["layers"], n_layers=t["layers"],
+                 num_attention_heads=t["heads"], n_head=t["heads"], n_heads=t["heads"],
+                 intermediate_size=t["ff"], max_position_embeddings=4 * t["seq"], n_positions=4 * t["seq"])
+    cfg = transformers.AutoConfig.for_model(model_type)
+    for k, v in {**sizes, **extra}.items():
+        if hasattr(cfg, k):
+            setattr(cfg, k, v)
+    for k in ("pad_token_id", "bos_token_id", "eos_token_id"):
+        if getattr(cfg, k, None) is not None and getattr(cfg, k) >= t["vocab"]:
+            setattr(cfg, k, 0)
+    return Logits(getattr(transformers, auto).from_config(cfg), t["vocab"], t["seq"])
+
+
+def hf_longformer():
+    return _hf_tiny("longformer", "AutoModelForMaskedLM", attention_window=8)
+
+
+def hf_openai_gpt():
+    return _hf_tiny("openai-gpt", "AutoModelForCausalLM")
+
+
+def hf_xlm():
+    return _hf_tiny("xlm", "AutoModelForCausalLM")
+
+
 class Entry:
     """A zoo model: factory, optimizer flags, what it is, `fast` (runs in
     the lit suite), and `requires`: optional packages
     (python/requirements-zoo.txt) without which it is skipped."""
 
-    def __init__(self, factory, flags, desc, fast=False, requires=()):
+    def __init__(self, factory, flags, desc, fast=False, requires=(), held_out=False):
         self.factory, self.flags, self.desc, self.fast, self.requires = factory, flags, desc, fast, requires
+        self.held_out = held_out
 
     def missing(self):
         """The required packages that do not import, or []."""
@@ -308,4 +398,21 @@ ZOO = {
     "timm resnet10t": Entry(timm_resnet10t, SGD, "timm resnet10t (ResNet-D), 64x64, batch 8", requires=("timm",)),
     "timm vit_tiny (small)": Entry(timm_vit_tiny, ADAMW, "timm vit_tiny_patch16_224 config at 32x32/8, depth 2",
                                    requires=("timm",)),
+    # The held-out list (above): run as drawn, never tuned to pass.
+    "swin_t": Entry(tv_swin_t, ADAMW, "torchvision swin_t, 64x64", held_out=True),
+    "maxvit_t": Entry(tv_maxvit_t, ADAMW, "torchvision MaxVit (maxvit_t's), 64x64, partition 2", held_out=True),
+    "mobilenet_v2": Entry(tv_mobilenet_v2, SGD, "torchvision mobilenet_v2, 64x64", held_out=True),
+    "vgg11": Entry(tv_vgg11, SGD, "torchvision vgg11, 32x32, batch 2", held_out=True),
+    "timm xcit_tiny_12_p8": Entry(timm_xcit_tiny, ADAMW, "timm xcit_tiny_12_p8_384 at 64x64", requires=("timm",),
+                                  held_out=True),
+    "timm efficientvim_m2": Entry(timm_efficientvim_m2, ADAMW, "timm efficientvim_m2, 64x64", requires=("timm",),
+                                  held_out=True),
+    "timm repghostnet_111": Entry(timm_repghostnet_111, SGD, "timm repghostnet_111, 64x64", requires=("timm",),
+                                  held_out=True),
+    "hf longformer (tiny)": Entry(hf_longformer, ADAMW, "transformers Longformer masked LM, tiny, window 8",
+                                  requires=("transformers",), held_out=True),
+    "hf openai-gpt (tiny)": Entry(hf_openai_gpt, ADAMW, "transformers OpenAIGPTLMHeadModel, tiny",
+                                  requires=("transformers",), held_out=True),
+    "hf xlm (tiny)": Entry(hf_xlm, ADAMW, "transformers XLMWithLMHeadModel, tiny", requires=("transformers",),
+                           held_out=True),
 }
