@@ -183,6 +183,35 @@ def eager_step(spec, params, x, y, state, hparams):
     return loss, new_p, new_r + list(new_b) + list(new_s)
 
 
+def trace_error(e):
+    """One UserError for an exception of make_fx: the model's own line (the
+    innermost frame outside torch, torch-mlir and this importer, with its
+    source text) and what went wrong, first line only."""
+    import re
+    import traceback
+    import os
+    import torch_mlir
+    libs = tuple(os.path.abspath(d) + os.sep for m in (torch, torch_mlir) for d in m.__path__) + (
+        os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+    frames, seen = [], e
+    while seen is not None:  # with the exceptions torch re-raised from (their frames are deeper)
+        frames = traceback.extract_tb(seen.__traceback__) + frames
+        seen = seen.__cause__ or seen.__context__
+    where = next((f for f in reversed(frames) if not f.filename.startswith("<")  # generated code
+                  and not os.path.abspath(f.filename).startswith(libs)), None)
+    text = str(e).strip()
+    msg = text.splitlines()[0] if text else type(e).__name__
+    if "_local_scalar_dense" in msg:
+        reason = ("aten._local_scalar_dense: the model reads a tensor's value in Python (.item(), bool(), int(), "
+                  "an if or assert on a tensor); the step is one graph for every batch, so its control flow "
+                  "cannot depend on the data")
+    else:
+        op = re.search(r"aten\.[\w.]+", msg)
+        reason = (f"{op.group(0)}: " if op else "") + f"{type(e).__name__}: {msg}"
+    at = f" at {where.filename}:{where.lineno} ({(where.line or '').strip()})" if where else ""
+    return UserError(f"cannot trace the step{at}: {reason}")
+
+
 def trace(spec, decomposition_table=None):
     """Returns (gm_fwd_bwd, gm_opt) FX graphs of aten ops, functionalized
     (in-place ops such as relu_ rewritten; torch-mlir rejects them).
@@ -221,11 +250,20 @@ def trace(spec, decomposition_table=None):
         step_offset = torch.tensor([0, spec.rng_calls], dtype=torch.int64)
         return (*new_p, state_in + step_offset, *new_s)
 
+    table = dict(decomposition_table or {})
+    table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
+    try:
+        return _trace(fwd_bwd, opt_fn, spec, table)
+    except UserError:
+        raise
+    except Exception as e:  # make_fx's errors: a traceback through torch's tracer
+        raise trace_error(e) from None
+
+
+def _trace(fwd_bwd, opt_fn, spec, table):
     params = spec.values("param")
     x, y = spec.values("data")
     seed = torch.ones((), dtype=torch.float32)
-    table = dict(decomposition_table or {})
-    table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
     with decomp.tracing_context():
         gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=table,
                        record_stack_traces=True)(*params, x, y, *spec.values("rng_state"),

@@ -155,8 +155,10 @@ class Unsupported(nn.Module):
             h = torch.special.i1(h)
         elif self.kind == "index_add":
             h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
-        else:
+        elif self.kind == "rand":
             h = h * torch.rand_like(h)
+        elif (h > 0).any():  # a branch on the data (XLM asserts on .item() of its lengths)
+            h = h * 2
         return self.out(h)
 
 
@@ -170,6 +172,10 @@ def unsupported_index_add():
 
 def unsupported_rand():
     return Unsupported("rand")
+
+
+def unsupported_branch():
+    return Unsupported("branch")
 
 
 class StridedConv(nn.Module):
