@@ -81,7 +81,7 @@ def run_cmd(stage, cmd, timeout):
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise Stage(stage, f"timed out after {timeout:.0f} s")
+        raise Stage(stage, f"timed out: the model's --timeout budget ran out ({timeout:.0f} s were left for this stage)")
     if r.returncode != 0:
         raise Stage(stage, one_line(r.stderr) if r.stderr.strip() else one_line(r.stdout))
     return r
