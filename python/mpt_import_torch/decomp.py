@@ -34,6 +34,8 @@ Two mechanisms, torch's own first:
       backward scatter does not legalize);
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter);
+      an accumulating index_put with one index tensor (the backward of
+      table[index]: Swin's relative position bias) the same way;
     - native_layer_norm (f32): mean and variance in f32, as eager's kernel
       (torch's decomposition uses var_mean, which torch-mlir computes in f64);
       its backward without torch's N x gradient intermediate (overflows f16
@@ -315,6 +317,26 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
 
 
+def index_put(self, indices, values, accumulate=False):
+    """Accumulating index_put with one index tensor on the first dimension
+    (the backward of table[index]: Swin's relative position bias, any
+    gather of parameter rows): self + onehot(index)^T @ values, the
+    embedding gradient's contraction (embedding_dense_backward).  Other
+    forms (several index tensors, no accumulation: duplicates are
+    last-write-wins) are left to torch-mlir."""
+    if (not accumulate or len(indices) != 1 or indices[0] is None
+            or indices[0].dtype not in (torch.int64, torch.int32) or not self.is_floating_point()):
+        return NotImplemented
+    idx = indices[0]
+    rows = self.shape[0]
+    row_shape = self.shape[1:]
+    vals = values.expand(tuple(idx.shape) + tuple(row_shape)).reshape(idx.numel(), -1)
+    # Negative indices count from the end, as PyTorch's.
+    ids = torch.where(idx < 0, idx + rows, idx).reshape(-1)
+    grad = embedding_dense_backward(vals, ids, rows, None, False)
+    return self + grad.reshape(self.shape).to(self.dtype)
+
+
 def _is_contiguous_layout(size, stride):
     """Row-major strides for `size` (dims of size 1 may have any stride)."""
     expect = 1
@@ -411,6 +433,8 @@ OWN = {
     aten.native_layer_norm.default: native_layer_norm,
     aten.native_layer_norm_backward.default: native_layer_norm_backward,
     aten.as_strided_scatter.default: as_strided_scatter,
+    aten.index_put.default: index_put,
+    aten._unsafe_index_put.default: index_put,
 }
 
 

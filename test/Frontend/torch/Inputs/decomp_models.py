@@ -269,3 +269,26 @@ class WideLayerNorm(nn.Module):
 
 def wide_layer_norm():
     return WideLayerNorm()
+
+
+class RelativeBias(nn.Module):
+    """A parameter table gathered by a constant index buffer (Swin's and
+    MaxViT's relative position bias): its backward is an accumulating
+    index_put (torch-mlir: tm_tensor.scatter)."""
+    example_input_shape = (2, 4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(7, 2))
+        self.register_buffer("index", torch.tensor([[0, 1, 2, 3], [6, 5, 4, 3], [1, 1, 1, 1], [-1, 0, -7, 2]]))
+        self.fc = nn.Linear(8, 8)
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x):
+        bias = self.table[self.index].permute(2, 0, 1)  # [2 heads, 4, 4]; rows repeat, negative indices
+        att = self.fc(x).unsqueeze(1) @ x.unsqueeze(1).transpose(-1, -2) + bias.unsqueeze(0)
+        return self.head((att.softmax(-1) @ x.unsqueeze(1)).mean(1))
+
+
+def relative_bias():
+    return RelativeBias()
