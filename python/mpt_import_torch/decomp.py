@@ -20,7 +20,8 @@ Two mechanisms, torch's own first:
   decompositions, extended) plus our own where torch has none that lowers
   without torch-mlir's tm_tensor dialect (outside upstream MLIR):
     - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
-      window (strided slices, zero insertion + pad);
+      window (strided slices, zero insertion + pad); the adaptive average
+      pool's as two matmuls with constant averaging matrices;
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (torch-mlir's grouped
       weight gradient builds an invalid tensor.expand_shape, its strided one
@@ -180,6 +181,29 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
             gp = part if gp is None else gp + part
     out = gp[:, :, ph: ph + h, pw: pw + w]
     return out.squeeze(0) if squeeze else out
+
+
+def _adaptive_pool_matrix(n_in, n_out, dtype):
+    """[n_out, n_in]: row i averages PyTorch's adaptive window i,
+    [floor(i*n_in/n_out), ceil((i+1)*n_in/n_out))."""
+    m = torch.zeros(n_out, n_in, dtype=dtype)
+    for i in range(n_out):
+        lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def adaptive_avg_pool2d_backward(grad_output, self):
+    """The adaptive average pool is separable, out = A_h @ x @ A_w^T with
+    constant averaging matrices, so its backward is A_h^T @ g @ A_w: two
+    matmuls (torch has no decomposition; torch-mlir cannot lower it when the
+    output is larger than 1x1, e.g. VGG's 7x7 pool of a 1x1 map)."""
+    h, w = self.shape[-2:]
+    ho, wo = grad_output.shape[-2:]
+    with disable_proxy_modes_tracing():  # constants of the graph
+        a_h = _adaptive_pool_matrix(h, ho, grad_output.dtype)
+        a_w = _adaptive_pool_matrix(w, wo, grad_output.dtype)
+    return a_h.t() @ grad_output @ a_w
 
 
 def _conv2d_geometry(input, weight, stride, padding, dilation, groups):
@@ -434,6 +458,7 @@ OWN = {
     aten.native_layer_norm_backward.default: native_layer_norm_backward,
     aten.as_strided_scatter.default: as_strided_scatter,
     aten.index_put.default: index_put,
+    aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
     aten._unsafe_index_put.default: index_put,
 }
 

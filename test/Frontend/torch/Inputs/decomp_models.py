@@ -292,3 +292,25 @@ class RelativeBias(nn.Module):
 
 def relative_bias():
     return RelativeBias()
+
+
+class AdaptivePool(nn.Module):
+    """Adaptive average pools whose output is larger than 1x1: 5x7 -> 3x4
+    (overlapping windows) and 1x1 -> 2x2 (VGG's 7x7 pool of a 1x1 map
+    repeats it)."""
+    example_input_shape = (2, 3, 5, 7)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.fc = nn.Linear(4 * 12 + 4 * 4, 5)
+
+    def forward(self, x):
+        h = self.conv(x)
+        a = F.adaptive_avg_pool2d(h, (3, 4)).flatten(1)
+        b = F.adaptive_avg_pool2d(h.mean((2, 3), keepdim=True), 2).flatten(1)
+        return self.fc(torch.cat([a, b], 1))
+
+
+def adaptive_pool():
+    return AdaptivePool()
