@@ -200,6 +200,8 @@ def adaptive_avg_pool2d_backward(grad_output, self):
     output is larger than 1x1, e.g. VGG's 7x7 pool of a 1x1 map)."""
     h, w = self.shape[-2:]
     ho, wo = grad_output.shape[-2:]
+    if ho == 1 and wo == 1:
+        return NotImplemented  # a global average pool: torch-mlir lowers it
     with disable_proxy_modes_tracing():  # constants of the graph
         a_h = _adaptive_pool_matrix(h, ho, grad_output.dtype)
         a_w = _adaptive_pool_matrix(w, wo, grad_output.dtype)
