@@ -8,11 +8,12 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$repo/.venv"
 req="$repo/python/requirements-torch.txt"
+req_zoo="$repo/python/requirements-zoo.txt"   # optional (the model zoo's transformers, timm)
 stubs="$repo/python/mpt_setup/cuda_stubs.py"
 py="${PYTHON:-python3}"
 start=$(date +%s)
 
-stamp_want="$(cat "$req" "$stubs" "$0" | sha256sum | cut -d' ' -f1)"
+stamp_want="$(cat "$req" "$req_zoo" "$stubs" "$0" | sha256sum | cut -d' ' -f1)"
 if [[ -f "$venv/.mpt-stamp" && "$(cat "$venv/.mpt-stamp")" == "$stamp_want" ]] &&
    "$venv/bin/python" -c "import torch, torch_mlir.fx, torchvision" >/dev/null 2>&1; then
   echo "setup-python: .venv up to date (torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)'))"
@@ -42,6 +43,14 @@ assert float((a @ a).sum()) == 8.0
 with torch.autocast("cpu", dtype=torch.bfloat16):
     assert (a @ a).dtype == torch.bfloat16
 PY
+# Optional packages: a failure is one line, not a failed setup (the zoo
+# skips the models that need them).
+zoo="; zoo models: transformers, timm"
+if ! PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/pip" install -q --no-deps -r "$req_zoo" >>"$log" 2>&1 ||
+   ! "$venv/bin/python" -c "import transformers, timm" >>"$log" 2>&1; then
+  echo "setup-python: optional python/requirements-zoo.txt did not install; bench/zoo skips its HF/timm models" >&2
+  zoo="; zoo models: not installed"
+fi
 echo "$stamp_want" >"$venv/.mpt-stamp"
 size="$(du -sh "$venv" | cut -f1)"
-echo "setup-python: .venv ready in $(( $(date +%s) - start ))s ($size; torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)'), $stubmsg)"
+echo "setup-python: .venv ready in $(( $(date +%s) - start ))s ($size; torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)'), $stubmsg$zoo)"

@@ -91,7 +91,9 @@ def python_imports(modules):
 
 for feature, modules in [("torch", ["torch", "torch_mlir"]),
                          ("numpy", ["numpy"]),
-                         ("matplotlib", ["matplotlib"])]:
+                         ("matplotlib", ["matplotlib"]),
+                         # optional (python/requirements-zoo.txt): the zoo's HF models
+                         ("transformers", ["torch", "transformers"])]:
     if python_imports(modules):
         config.available_features.add(feature)
 

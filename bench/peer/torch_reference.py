@@ -127,7 +127,7 @@ def train(spec, batches, mode, record=False, growth_interval=2000):
         opt.zero_grad(set_to_none=True)
         with ctx:
             with torch.autocast("cpu", dtype=dtype, enabled=dtype is not None), draws:
-                loss = lf(model(x), y)
+                loss = lf(step.output_tensor(model(x)), y)
             if rec:
                 rec.phase = "backward"
             scale = float(scaler.get_scale()) if scaler else None

@@ -33,7 +33,7 @@ def check_against_torch_optim(spec, n_steps=3, rtol=1e-4, atol=1e-5):
         loss, params, state = step.eager_step(spec, params, x, y, state, hparams)
         opt.zero_grad()
         with ref_mode:
-            ref_loss = lf(model(x), y)
+            ref_loss = lf(step.output_tensor(model(x)), y)
         ref_loss.backward()
         opt.step()
         losses_diff.append(abs(float(loss) - float(ref_loss.detach())))

@@ -20,7 +20,8 @@ Two mechanisms, torch's own first:
   decompositions, extended) plus our own where torch has none that lowers
   without torch-mlir's tm_tensor dialect (outside upstream MLIR):
     - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
-      window (strided slices, zero insertion + pad);
+      window (strided slices, zero insertion + pad); the adaptive average
+      pool's as two matmuls with constant averaging matrices;
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (torch-mlir's grouped
       weight gradient builds an invalid tensor.expand_shape, its strided one
@@ -34,8 +35,12 @@ Two mechanisms, torch's own first:
       backward scatter does not legalize);
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter);
+      an accumulating index_put with one index tensor (the backward of
+      table[index]: Swin's relative position bias) the same way;
     - native_layer_norm (f32): mean and variance in f32, as eager's kernel
-      (torch's decomposition uses var_mean, which torch-mlir computes in f64).
+      (torch's decomposition uses var_mean, which torch-mlir computes in f64);
+      its backward without torch's N x gradient intermediate (overflows f16
+      under a loss scale for wide layers).
 
 Why one-hot and not a segment sum for the embedding gradient: a segment sum
 (scatter-add of each token's gradient row into its vocabulary row) costs
@@ -178,6 +183,31 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     return out.squeeze(0) if squeeze else out
 
 
+def _adaptive_pool_matrix(n_in, n_out, dtype):
+    """[n_out, n_in]: row i averages PyTorch's adaptive window i,
+    [floor(i*n_in/n_out), ceil((i+1)*n_in/n_out))."""
+    m = torch.zeros(n_out, n_in, dtype=dtype)
+    for i in range(n_out):
+        lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def adaptive_avg_pool2d_backward(grad_output, self):
+    """The adaptive average pool is separable, out = A_h @ x @ A_w^T with
+    constant averaging matrices, so its backward is A_h^T @ g @ A_w: two
+    matmuls (torch has no decomposition; torch-mlir cannot lower it when the
+    output is larger than 1x1, e.g. VGG's 7x7 pool of a 1x1 map)."""
+    h, w = self.shape[-2:]
+    ho, wo = grad_output.shape[-2:]
+    if ho == 1 and wo == 1:
+        return NotImplemented  # a global average pool: torch-mlir lowers it
+    with disable_proxy_modes_tracing():  # constants of the graph
+        a_h = _adaptive_pool_matrix(h, ho, grad_output.dtype)
+        a_w = _adaptive_pool_matrix(w, wo, grad_output.dtype)
+    return a_h.t() @ grad_output @ a_w
+
+
 def _conv2d_geometry(input, weight, stride, padding, dilation, groups):
     """A 2-D convolution's shapes and parameters: the input's (N, C, H, W),
     the weight's (F, C/groups, KH, KW), filters per group, and the stride,
@@ -313,6 +343,26 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
 
 
+def index_put(self, indices, values, accumulate=False):
+    """Accumulating index_put with one index tensor on the first dimension
+    (the backward of table[index]: Swin's relative position bias, any
+    gather of parameter rows): self + onehot(index)^T @ values, the
+    embedding gradient's contraction (embedding_dense_backward).  Other
+    forms (several index tensors, no accumulation: duplicates are
+    last-write-wins) are left to torch-mlir."""
+    if (not accumulate or len(indices) != 1 or indices[0] is None
+            or indices[0].dtype not in (torch.int64, torch.int32) or not self.is_floating_point()):
+        return NotImplemented
+    idx = indices[0]
+    rows = self.shape[0]
+    row_shape = self.shape[1:]
+    vals = values.expand(tuple(idx.shape) + tuple(row_shape)).reshape(idx.numel(), -1)
+    # Negative indices count from the end, as PyTorch's.
+    ids = torch.where(idx < 0, idx + rows, idx).reshape(-1)
+    grad = embedding_dense_backward(vals, ids, rows, None, False)
+    return self + grad.reshape(self.shape).to(self.dtype)
+
+
 def _is_contiguous_layout(size, stride):
     """Row-major strides for `size` (dims of size 1 may have any stride)."""
     expect = 1
@@ -355,6 +405,32 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     return out, mean, rstd
 
 
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """Layer norm backward with every intermediate the size of a gradient:
+    d_input = rstd * (g - mean(g) - x_hat * mean(g * x_hat)), g = grad_out * weight.
+    torch's decomposition computes the same as rstd / N * (N * g - sum(g) -
+    x_hat * sum(g * x_hat)): its N * g term is N (the normalised width) times
+    the gradient, which overflows f16 under a loss scale when mixed precision
+    runs the backward in f16 (timm's ViT, width 192: 192 x a gradient of
+    ~1e3 at scale 65536), where PyTorch's one fused kernel holds no such
+    intermediate.  Weight and bias gradients as torch's."""
+    if input.dtype != torch.float32:
+        return NotImplemented
+    n_norm = len(normalized_shape)
+    inner = list(range(input.dim() - n_norm, input.dim()))
+    outer = list(range(input.dim() - n_norm))
+    x_hat = (input - mean) * rstd
+    g = grad_out * weight if weight is not None else grad_out
+    d_input = d_weight = d_bias = None
+    if output_mask[0]:
+        d_input = rstd * (g - g.mean(inner, keepdim=True) - x_hat * (g * x_hat).mean(inner, keepdim=True))
+    if output_mask[1] and weight is not None:
+        d_weight = (grad_out * x_hat).sum(outer) if outer else grad_out * x_hat
+    if output_mask[2] and bias is not None:
+        d_bias = grad_out.sum(outer) if outer else grad_out.clone()
+    return d_input, d_weight, d_bias
+
+
 def as_strided(self, size, stride, storage_offset=None):
     """A row-major view of a whole contiguous tensor is a reshape.  ATen's
     adaptive_avg_pool2d to 1x1 restrides its result in place when the input
@@ -381,7 +457,11 @@ OWN = {
     aten.embedding_dense_backward.default: embedding_dense_backward,
     aten.as_strided.default: as_strided,
     aten.native_layer_norm.default: native_layer_norm,
+    aten.native_layer_norm_backward.default: native_layer_norm_backward,
     aten.as_strided_scatter.default: as_strided_scatter,
+    aten.index_put.default: index_put,
+    aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
+    aten._unsafe_index_put.default: index_put,
 }
 
 

@@ -60,6 +60,21 @@ class StepSpec:
         return [a.value for a in self.args if role is None or a.role == role]
 
 
+def output_tensor(out):
+    """What the loss reads from a model's output: the tensor itself, the
+    .logits of an HF transformers ModelOutput, or the first element of a
+    tuple (HF models with return_dict=False, nn.RNN-style (output, state))."""
+    if isinstance(out, torch.Tensor):
+        return out
+    logits = getattr(out, "logits", None)
+    if isinstance(logits, torch.Tensor):
+        return logits
+    if isinstance(out, (tuple, list)) and out and isinstance(out[0], torch.Tensor):
+        return out[0]
+    raise UserError(f"the model returns {type(out).__name__}: the loss needs a tensor, an object with a "
+                    ".logits tensor (HF ModelOutput) or a tuple whose first element is a tensor")
+
+
 def make_batch(model, loss_name, input_shape, generator):
     """A synthetic batch: standard normal input, or the model's own
     `make_example_input(shape, generator)` (e.g. token ids for embeddings)."""
@@ -67,7 +82,7 @@ def make_batch(model, loss_name, input_shape, generator):
     x = (make_input(tuple(input_shape), generator) if make_input is not None
          else torch.randn(tuple(input_shape), generator=generator))
     with torch.no_grad():
-        out = model(x)
+        out = output_tensor(model(x))
     y = losses.make_target(loss_name, out.shape, generator)
     return x, y
 
@@ -145,7 +160,7 @@ def loss_fn(spec):
             batch_var = ((h - batch_mean) ** 2).sum(dims) / (count - 1)
             stats[m] = ((1 - momentum) * mean + momentum * batch_mean.flatten(),
                         (1 - momentum) * var + momentum * batch_var)
-        return lf(out, y), [v for m in bns for v in stats[m]]
+        return lf(output_tensor(out), y), [v for m in bns for v in stats[m]]
     return f
 
 
@@ -166,6 +181,35 @@ def eager_step(spec, params, x, y, state, hparams):
     new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr, hp)
     new_r = [mode.next_state()] if rng_state else []
     return loss, new_p, new_r + list(new_b) + list(new_s)
+
+
+def trace_error(e):
+    """One UserError for an exception of make_fx: the model's own line (the
+    innermost frame outside torch, torch-mlir and this importer, with its
+    source text) and what went wrong, first line only."""
+    import re
+    import traceback
+    import os
+    import torch_mlir
+    libs = tuple(os.path.abspath(d) + os.sep for m in (torch, torch_mlir) for d in m.__path__) + (
+        os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+    frames, seen = [], e
+    while seen is not None:  # with the exceptions torch re-raised from (their frames are deeper)
+        frames = traceback.extract_tb(seen.__traceback__) + frames
+        seen = seen.__cause__ or seen.__context__
+    where = next((f for f in reversed(frames) if not f.filename.startswith("<")  # generated code
+                  and not os.path.abspath(f.filename).startswith(libs)), None)
+    text = str(e).strip()
+    msg = text.splitlines()[0] if text else type(e).__name__
+    if "_local_scalar_dense" in msg:
+        reason = ("aten._local_scalar_dense: the model reads a tensor's value in Python (.item(), bool(), int(), "
+                  "an if or assert on a tensor); the step is one graph for every batch, so its control flow "
+                  "cannot depend on the data")
+    else:
+        op = re.search(r"aten\.[\w.]+", msg)
+        reason = (f"{op.group(0)}: " if op else "") + f"{type(e).__name__}: {msg}"
+    at = f" at {where.filename}:{where.lineno} ({(where.line or '').strip()})" if where else ""
+    return UserError(f"cannot trace the step{at}: {reason}")
 
 
 def trace(spec, decomposition_table=None):
@@ -206,11 +250,20 @@ def trace(spec, decomposition_table=None):
         step_offset = torch.tensor([0, spec.rng_calls], dtype=torch.int64)
         return (*new_p, state_in + step_offset, *new_s)
 
+    table = dict(decomposition_table or {})
+    table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
+    try:
+        return _trace(fwd_bwd, opt_fn, spec, table)
+    except UserError:
+        raise
+    except Exception as e:  # make_fx's errors: a traceback through torch's tracer
+        raise trace_error(e) from None
+
+
+def _trace(fwd_bwd, opt_fn, spec, table):
     params = spec.values("param")
     x, y = spec.values("data")
     seed = torch.ones((), dtype=torch.float32)
-    table = dict(decomposition_table or {})
-    table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
     with decomp.tracing_context():
         gm_a = make_fx(functionalize(fwd_bwd, remove="mutations"), decomposition_table=table,
                        record_stack_traces=True)(*params, x, y, *spec.values("rng_state"),

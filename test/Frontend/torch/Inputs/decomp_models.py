@@ -155,8 +155,10 @@ class Unsupported(nn.Module):
             h = torch.special.i1(h)
         elif self.kind == "index_add":
             h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
-        else:
+        elif self.kind == "rand":
             h = h * torch.rand_like(h)
+        elif (h > 0).any():  # a branch on the data (XLM asserts on .item() of its lengths)
+            h = h * 2
         return self.out(h)
 
 
@@ -170,6 +172,10 @@ def unsupported_index_add():
 
 def unsupported_rand():
     return Unsupported("rand")
+
+
+def unsupported_branch():
+    return Unsupported("branch")
 
 
 class StridedConv(nn.Module):
@@ -243,3 +249,68 @@ class ChannelsLastPool(nn.Module):
 
 def channels_last_pool():
     return ChannelsLastPool()
+
+
+class WideLayerNorm(nn.Module):
+    """A layer norm over 256 features between two linears: torch's own
+    layer-norm backward decomposition holds 256 x the gradient, which
+    overflows f16 under a 65536 loss scale."""
+    example_input_shape = (8, 256)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(256, 256)
+        self.ln = nn.LayerNorm(256)
+        self.head = nn.Linear(256, 10)
+
+    def forward(self, x):
+        return self.head(self.ln(self.fc(x)))
+
+
+def wide_layer_norm():
+    return WideLayerNorm()
+
+
+class RelativeBias(nn.Module):
+    """A parameter table gathered by a constant index buffer (Swin's and
+    MaxViT's relative position bias): its backward is an accumulating
+    index_put (torch-mlir: tm_tensor.scatter)."""
+    example_input_shape = (2, 4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(7, 2))
+        self.register_buffer("index", torch.tensor([[0, 1, 2, 3], [6, 5, 4, 3], [1, 1, 1, 1], [-1, 0, -7, 2]]))
+        self.fc = nn.Linear(8, 8)
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x):
+        bias = self.table[self.index].permute(2, 0, 1)  # [2 heads, 4, 4]; rows repeat, negative indices
+        att = self.fc(x).unsqueeze(1) @ x.unsqueeze(1).transpose(-1, -2) + bias.unsqueeze(0)
+        return self.head((att.softmax(-1) @ x.unsqueeze(1)).mean(1))
+
+
+def relative_bias():
+    return RelativeBias()
+
+
+class AdaptivePool(nn.Module):
+    """Adaptive average pools whose output is larger than 1x1: 5x7 -> 3x4
+    (overlapping windows) and 1x1 -> 2x2 (VGG's 7x7 pool of a 1x1 map
+    repeats it)."""
+    example_input_shape = (2, 3, 5, 7)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.fc = nn.Linear(4 * 12 + 4 * 4, 5)
+
+    def forward(self, x):
+        h = self.conv(x)
+        a = F.adaptive_avg_pool2d(h, (3, 4)).flatten(1)
+        b = F.adaptive_avg_pool2d(h.mean((2, 3), keepdim=True), 2).flatten(1)
+        return self.fc(torch.cat([a, b], 1))
+
+
+def adaptive_pool():
+    return AdaptivePool()
