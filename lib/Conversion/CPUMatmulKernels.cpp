@@ -51,6 +51,24 @@ static SmallVector<std::string> emitDwordTranspose(raw_ostream &os,
   return rows;
 }
 
+/// Stores the 16 dword rows `rows` as the bf16 rows of tile (`tileRow` +
+/// `kTile`) of `buffer` (16 rows a tile); `prefix` names the values, whose
+/// index constants are `%<prefix>c0`...`%<prefix>c15`.
+static void emitTileStores(raw_ostream &os, StringRef prefix, StringRef indent,
+                           ArrayRef<std::string> rows, StringRef tileRow,
+                           StringRef kTile, StringRef buffer,
+                           StringRef bufferType) {
+  os << formatv("{0}%{1}s = arith.addi {2}, {3} : index\n"
+                "{0}%{1}t = arith.muli %{1}s, %c16 : index\n",
+                indent, prefix, tileRow, kTile);
+  for (auto [r, row] : llvm::enumerate(rows))
+    os << formatv(R"({0}%{1}row{2} = arith.addi %{1}t, %{1}c{2} : index
+{0}%{1}rv{2} = vector.bitcast %{3} : vector<16xi32> to vector<32xbf16>
+{0}vector.store %{1}rv{2}, {4}[%{1}row{2}, %c0] : {5}, vector<32xbf16>
+)",
+                  indent, prefix, r, row, buffer, bufferType);
+}
+
 /// The B pack of the AMX kernel for a transposed B (N x K, row-major): per
 /// 16 columns of C and 32 k of the K block, 16 rows of B^T (32 bf16 each,
 /// masked at K, zero past N) are one 16x16 dword matrix whose transpose is
@@ -88,16 +106,8 @@ static std::string packTransposedB(bool parallel) {
                   ind, i);
     rows.push_back(formatv("tbr{0}", i).str());
   }
-  SmallVector<std::string> cols = emitDwordTranspose(os, "tb", ind, rows);
-  os << formatv("{0}%tbs = arith.addi %tbq, %tbkt : index\n"
-                "{0}%tbt = arith.muli %tbs, %c16 : index\n",
-                ind);
-  for (int r = 0; r < 16; ++r)
-    os << formatv(R"({0}%tbrow{1} = arith.addi %tbt, %tbc{1} : index
-{0}%tbv{1} = vector.bitcast %{2} : vector<16xi32> to vector<32xbf16>
-{0}vector.store %tbv{1}, %Bp[%tbrow{1}, %c0] : memref<?x32xbf16>, vector<32xbf16>
-)",
-                  ind, r, cols[r]);
+  emitTileStores(os, "tb", ind, emitDwordTranspose(os, "tb", ind, rows),
+                 "%tbq", "%tbkt", "%Bp", "memref<?x32xbf16>");
   os << "        }\n      }\n";
   return text;
 }
@@ -141,16 +151,9 @@ static std::string packTransposedA() {
                   ind, p);
     rows.push_back(formatv("tad{0}", p).str());
   }
-  SmallVector<std::string> cols = emitDwordTranspose(os, "ta", ind, rows);
-  os << formatv("{0}%tas = arith.addi %tamq, %takt : index\n"
-                "{0}%tat = arith.muli %tas, %c16 : index\n",
-                ind);
-  for (int r = 0; r < 16; ++r)
-    os << formatv(R"({0}%tarow{1} = arith.addi %tat, %tac{1} : index
-{0}%tarv{1} = vector.bitcast %{2} : vector<16xi32> to vector<32xbf16>
-{0}vector.store %tarv{1}, %Ap[%tarow{1}, %c0] : memref<256x32xbf16, strided<[32, 1], offset: ?>>, vector<32xbf16>
-)",
-                  ind, r, cols[r]);
+  emitTileStores(os, "ta", ind, emitDwordTranspose(os, "ta", ind, rows),
+                 "%tamq", "%takt", "%Ap",
+                 "memref<256x32xbf16, strided<[32, 1], offset: ?>>");
   os << "          }\n        }\n";
   return text;
 }
