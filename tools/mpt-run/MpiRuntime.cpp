@@ -247,7 +247,7 @@ HostArray MpiJob::takeShard(const HostArray &batches, int64_t perRank,
     sampleBytes *= batches.shape[d];
   size_t rowBytes = sampleBytes * perRank;
   shard.data.resize(rowBytes * batches.shape[0]);
-  for (int64_t i = 0; i < batches.shape[0]; ++i)
+  for (int64_t i = 0; rowBytes && i < batches.shape[0]; ++i)
     std::memcpy(shard.data.data() + i * rowBytes,
                 batches.data.data() + (i * batch + rank * perRank) * sampleBytes,
                 rowBytes);
