@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -44,6 +45,13 @@ static bool isCandidate(linalg::LinalgOp op) {
   if ((linalg::isaContractionOpInterface(op) ||
        linalg::isaConvolutionOpInterface(op)) &&
       op.getIteratorTypesArray().back() == utils::IteratorType::reduction)
+    return false;
+  // A window (pooling: (oh + kh, ow + kw)) tiles to dynamic slices the
+  // vectorizer rejects; such ops stay loops (in parallel, see
+  // tileScalarInParallel).
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
     return false;
   // math.fpowi on vectors takes a vector exponent, which LLVM's powi
   // (one scalar exponent) cannot lower.
@@ -298,6 +306,19 @@ struct VectorizeCPULoopsPass
     });
     for (linalg::LinalgOp op : candidates)
       vectorize(rewriter, op);
+    // What stays scalar loops (i1 operands, pooling windows, a contraction
+    // no kernel took, a body the vectorizer rejects) still runs in parallel.
+    if (parallel) {
+      SmallVector<linalg::LinalgOp> scalar;
+      getOperation().walk([&](linalg::LinalgOp op) {
+        if (!op->getParentOfType<scf::ParallelOp>() &&
+            op.hasPureBufferSemantics() && op.getNumLoops() > 0 &&
+            !op.hasDynamicShape())
+          scalar.push_back(op);
+      });
+      for (linalg::LinalgOp op : scalar)
+        tileScalarInParallel(rewriter, op);
+    }
 
     // The tiles' vectors keep the ops' unit dimensions (vector<1x1x16xf32>);
     // LLVM conversion takes 1-d transfers only. (Upstream's permutation-map
@@ -366,6 +387,7 @@ struct VectorizeCPULoopsPass
         return;
       generic = *generalized;
     }
+    generic = hoistParallelLoops(rewriter, generic);
     if (ReassociationIndices run = getCollapsibleTrailingLoops(generic);
         !run.empty()) {
       SmallVector<ReassociationIndices> groups;
@@ -389,6 +411,22 @@ struct VectorizeCPULoopsPass
     int64_t done = innermost / lanes * lanes;
     if (done == 0)
       done = llvm::bit_floor(static_cast<uint64_t>(innermost));
+    // Each part of a split runs over all the op's other loops: with a
+    // reduction loop outside the innermost one (a sum over [N, H, W]) an
+    // output would add its terms in another order than the loops did. The
+    // outer loops are tiled first, so that the parts run per iteration.
+    SmallVector<utils::IteratorType> iterators =
+        generic.getIteratorTypesArray();
+    if (done != innermost &&
+        iterators.back() == utils::IteratorType::reduction &&
+        llvm::count(iterators, utils::IteratorType::reduction) > 1) {
+      SmallVector<int64_t> outer(iterators.size(), 1);
+      outer.back() = 0;
+      std::optional<linalg::GenericOp> row = tile(rewriter, generic, outer);
+      if (!row)
+        return;
+      generic = *row;
+    }
     while (done != innermost) {
       rewriter.setInsertionPoint(generic);
       auto [head, rest] = linalg::splitOp(
@@ -458,12 +496,75 @@ struct VectorizeCPULoopsPass
     return cast<linalg::GenericOp>(tiled->op.getOperation());
   }
 
+  /// With `parallel`, `op` with its parallel loops moved outside its
+  /// reductions (BatchNorm's per-channel sums over [N, C, H, W]: the channel
+  /// loop outermost), so that runsInParallel can take it. Each output
+  /// element still adds its terms in the same order (the reductions keep
+  /// theirs), and the innermost loop, a reduction, stays innermost. `op`
+  /// itself when there is nothing to move or its innermost loop is parallel
+  /// (moving the loops would change what the vectors run along).
+  linalg::GenericOp hoistParallelLoops(IRRewriter &rewriter,
+                                       linalg::GenericOp op) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (!parallel || iterators.back() != utils::IteratorType::reduction)
+      return op;
+    SmallVector<unsigned> order;
+    for (auto [d, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::parallel)
+        order.push_back(d);
+    if (order.empty() || order.back() + 1 == order.size())
+      return op; // no parallel loop, or they are outermost already
+    for (auto [d, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::reduction)
+        order.push_back(d);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> moved =
+        linalg::interchangeGenericOp(rewriter, op, order);
+    return succeeded(moved) ? *moved : op;
+  }
+
+  /// Runs an op that stays scalar loops (not vectorized) in parallel when it
+  /// has the work: its outer parallel loops, enough of them for a few
+  /// hundred chunks, become one scf.parallel around the rest of the op.
+  void tileScalarInParallel(IRRewriter &rewriter, linalg::LinalgOp op) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      op = hoistParallelLoops(rewriter, generic);
+    if (!runsInParallel(op))
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> tileSizes(ranges.size(), 0);
+    // A loop that an operand reads through a sum (a pooling window's
+    // oh + kh) would tile to dynamic slices: tiling stops before it.
+    auto readPlainly = [&](unsigned d) {
+      return llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+        return llvm::all_of(map.getResults(), [&](AffineExpr e) {
+          return isa<AffineDimExpr>(e) || !e.isFunctionOfDim(d);
+        });
+      });
+    };
+    int64_t chunks = 1;
+    for (unsigned d = 0; d < ranges.size() && chunks < 256 &&
+                         iterators[d] == utils::IteratorType::parallel &&
+                         readPlainly(d);
+         ++d) {
+      tileSizes[d] = 1;
+      chunks *= ranges[d];
+    }
+    linalg::LinalgTilingOptions tiling;
+    tiling.setTileSizes(tileSizes);
+    tiling.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
+    rewriter.setInsertionPoint(op);
+    if (succeeded(linalg::tileLinalgOp(rewriter, op, tiling)))
+      rewriter.eraseOp(op);
+  }
+
   /// Whether `op`'s tile loops are to be one scf.parallel: with `parallel`,
   /// enough iterations to pay for a fork and join, and its parallel loops
   /// all outside its reductions (so that the tiled op is one parallel loop
   /// around serial ones, not a parallel loop per reduction step).
   bool runsInParallel(linalg::LinalgOp op) {
-    if (!parallel)
+    if (!parallel || op->getParentOfType<scf::ParallelOp>())
       return false;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     if (iterators.front() != utils::IteratorType::parallel ||
