@@ -403,6 +403,9 @@ struct VectorizeCPULoopsPass
     }
     if (std::optional<linalg::GenericOp> block = blockOuterLoops(rewriter, generic))
       generic = *block;
+    if (std::optional<linalg::GenericOp> block =
+            tileColumnsInParallel(rewriter, generic))
+      generic = *block;
     // A ragged innermost loop (not a multiple of `lanes`) is split into a
     // part of whole vectors and a remainder of shorter vectors whose lengths
     // are powers of two (9 = 8 + 1), all static: no masks. (LLVM 22's x86
@@ -483,17 +486,31 @@ struct VectorizeCPULoopsPass
   std::optional<linalg::GenericOp> tile(IRRewriter &rewriter,
                                         linalg::GenericOp op,
                                         ArrayRef<int64_t> tileSizes) {
+    FailureOr<linalg::LinalgOp> tiled =
+        tileLoops(rewriter, op, tileSizes, runsInParallel(op));
+    if (failed(tiled))
+      return std::nullopt;
+    return cast<linalg::GenericOp>(tiled->getOperation());
+  }
+
+  /// Tiles `op` by `tileSizes` (0: not tiled), its tile loops one
+  /// scf.parallel when `inParallel`, and erases it; returns the op on one
+  /// tile.
+  static FailureOr<linalg::LinalgOp> tileLoops(IRRewriter &rewriter,
+                                               linalg::LinalgOp op,
+                                               ArrayRef<int64_t> tileSizes,
+                                               bool inParallel) {
     linalg::LinalgTilingOptions tiling;
     tiling.setTileSizes(tileSizes);
-    if (runsInParallel(op))
+    if (inParallel)
       tiling.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::TiledLinalgOp> tiled =
         linalg::tileLinalgOp(rewriter, op, tiling);
     if (failed(tiled))
-      return std::nullopt;
+      return failure();
     rewriter.eraseOp(op);
-    return cast<linalg::GenericOp>(tiled->op.getOperation());
+    return tiled->op;
   }
 
   /// With `parallel`, `op` with its parallel loops moved outside its
@@ -521,6 +538,35 @@ struct VectorizeCPULoopsPass
     FailureOr<linalg::GenericOp> moved =
         linalg::interchangeGenericOp(rewriter, op, order);
     return succeeded(moved) ? *moved : op;
+  }
+
+  /// A column sum (reductions outside its innermost loop, which is
+  /// parallel: a bias gradient summing [B, T, D] over B and T) with
+  /// `parallel`: its columns in blocks of `lanes` as one scf.parallel, each
+  /// block summing all rows in the loops' order. Returns the op on one
+  /// block, or nothing.
+  std::optional<linalg::GenericOp>
+  tileColumnsInParallel(IRRewriter &rewriter, linalg::GenericOp op) {
+    if (!parallel || op->getParentOfType<scf::ParallelOp>())
+      return std::nullopt;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (iterators.back() != utils::IteratorType::parallel ||
+        !llvm::is_contained(iterators, utils::IteratorType::reduction))
+      return std::nullopt;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t iterations = 1;
+    for (int64_t range : ranges)
+      iterations *= range;
+    if (ranges.back() % lanes != 0 || ranges.back() / lanes < 2 ||
+        iterations < parallelMin)
+      return std::nullopt;
+    SmallVector<int64_t> tileSizes(ranges.size(), 0);
+    tileSizes.back() = lanes;
+    FailureOr<linalg::LinalgOp> tiled =
+        tileLoops(rewriter, op, tileSizes, /*inParallel=*/true);
+    if (failed(tiled))
+      return std::nullopt;
+    return cast<linalg::GenericOp>(tiled->getOperation());
   }
 
   /// Runs an op that stays scalar loops (not vectorized) in parallel when it
@@ -551,12 +597,7 @@ struct VectorizeCPULoopsPass
       tileSizes[d] = 1;
       chunks *= ranges[d];
     }
-    linalg::LinalgTilingOptions tiling;
-    tiling.setTileSizes(tileSizes);
-    tiling.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
-    rewriter.setInsertionPoint(op);
-    if (succeeded(linalg::tileLinalgOp(rewriter, op, tiling)))
-      rewriter.eraseOp(op);
+    (void)tileLoops(rewriter, op, tileSizes, /*inParallel=*/true);
   }
 
   /// Whether `op`'s tile loops are to be one scf.parallel: with `parallel`,

@@ -4,6 +4,9 @@
 //   sum over [N, C, H, W]): the channel loop is moved outside the reductions
 //   and becomes the scf.parallel; each channel adds its terms in the same
 //   order as before;
+// - a column sum (reductions outside the innermost, parallel loop: a bias
+//   gradient): its columns in blocks of 16 become the scf.parallel, each
+//   block summing all rows in order;
 // - ops that stay scalar loops: one with i1 operands (a max-pool backward's
 //   mask), a max pooling window: their outer parallel loops become an
 //   scf.parallel around the rest of the op.
@@ -36,6 +39,7 @@
 // -, -, +, +, +) and the first pooled value, max(sin) over x[0, 0, :3, :3] =
 // sin(77) (bits 1065345166).
 // CHECK: channel sums
+// CHECK: column sums
 // CHECK: mask
 // CHECK: {{\[\[\[0, +0, +1, +1, +1,}}
 // CHECK: pooled
@@ -61,6 +65,26 @@ func.func @channel_sums(%x: memref<3x24x5x37xf32>, %sum: memref<24xf32>) {
   linalg.generic {indexing_maps = [#nchw, #chan],
                   iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
       ins(%x : memref<3x24x5x37xf32>) outs(%sum : memref<24xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// IR-LABEL: func.func @column_sums
+// IR: scf.parallel (%{{.*}}) = (%c0) to (%c48) step (%c16) {
+// IR-NEXT: memref.subview
+// IR: scf.for %{{.*}} = %c0 to %c3 step %c1
+// IR-NEXT: scf.for %{{.*}} = %c0 to %c5 step %c1
+// IR: arith.addf {{.*}} : vector<16xf32>
+// SERIAL-LABEL: func.func @column_sums
+// SERIAL-NOT: scf.parallel
+// SERIAL-LABEL: func.func @mask
+func.func @column_sums(%x: memref<3x5x48xf32>, %sum: memref<48xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, t, d) -> (b, t, d)>, affine_map<(b, t, d) -> (d)>],
+                  iterator_types = ["reduction", "reduction", "parallel"]}
+      ins(%x : memref<3x5x48xf32>) outs(%sum : memref<48xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32
@@ -157,6 +181,15 @@ func.func @main() {
   %sum = memref.alloc() : memref<24xf32>
   linalg.fill ins(%zero : f32) outs(%sum : memref<24xf32>)
   call @channel_sums(%x, %sum) : (memref<3x24x5x37xf32>, memref<24xf32>) -> ()
+  // The first 720 elements of x as [3, 5, 48].
+  %xFlat = memref.collapse_shape %x [[0, 1, 2, 3]] : memref<3x24x5x37xf32> into memref<13320xf32>
+  %xHead = memref.subview %xFlat[0] [720] [1] : memref<13320xf32> to memref<720xf32, strided<[1]>>
+  %x3 = memref.expand_shape %xHead [[0, 1, 2]] output_shape [3, 5, 48] : memref<720xf32, strided<[1]>> into memref<3x5x48xf32>
+  %x3c = memref.alloc() : memref<3x5x48xf32>
+  memref.copy %x3, %x3c : memref<3x5x48xf32> to memref<3x5x48xf32>
+  %colSum = memref.alloc() : memref<48xf32>
+  linalg.fill ins(%zero : f32) outs(%colSum : memref<48xf32>)
+  call @column_sums(%x3c, %colSum) : (memref<3x5x48xf32>, memref<48xf32>) -> ()
   %mask = memref.alloc() : memref<3x24x5x37xi1>
   call @mask(%x, %first, %mask)
       : (memref<3x24x5x37xf32>, memref<3x24x5x37xi1>, memref<3x24x5x37xi1>) -> ()
@@ -167,6 +200,9 @@ func.func @main() {
   %u0 = memref.cast %sum : memref<24xf32> to memref<*xf32>
   vector.print str "channel sums\n"
   call @printBits(%u0) : (memref<*xf32>) -> ()
+  %u4 = memref.cast %colSum : memref<48xf32> to memref<*xf32>
+  vector.print str "column sums\n"
+  call @printBits(%u4) : (memref<*xf32>) -> ()
   // The mask as 0/1 integers.
   %maskInt = memref.alloc() : memref<3x24x5x37xi32>
   linalg.generic {indexing_maps = [#nchw, #nchw],
