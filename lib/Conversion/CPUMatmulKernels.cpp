@@ -72,19 +72,20 @@ static void emitTileStores(raw_ostream &os, StringRef prefix, StringRef indent,
 /// The B pack of the AMX kernel for a transposed B (N x K, row-major): per
 /// 16 columns of C and 32 k of the K block, 16 rows of B^T (32 bf16 each,
 /// masked at K, zero past N) are one 16x16 dword matrix whose transpose is
-/// the VNNI tile. With `parallel`, the 16-column tiles are split among the
-/// threads.
-static std::string packTransposedB(bool parallel) {
+/// the VNNI tile. Only the task's tiles (its panels p0..p1) are packed, at
+/// their place in the task's Bp.
+static std::string packTransposedB() {
   std::string text;
   raw_string_ostream os(text);
   StringRef ind = "          ";
-  os << "      %tbNt = arith.muli %Nb, %c2 : index\n";
+  os << "      %tbLo = arith.muli %p0, %c2 : index\n"
+        "      %tbHi = arith.muli %p1, %c2 : index\n";
   for (int i = 0; i < 16; ++i)
     os << formatv("      %tbc{0} = arith.constant {0} : index\n", i);
-  os << (parallel ? "      scf.parallel (%tbn) = (%c0) to (%tbNt) step (%c1) {\n"
-                  : "      scf.for %tbn = %c0 to %tbNt step %c1 {\n");
+  os << "      scf.for %tbn = %tbLo to %tbHi step %c1 {\n";
   os << R"(        %tbn0 = arith.muli %tbn, %c16 : index
-        %tbq = arith.muli %tbn, %kTiles : index
+        %tbl = arith.subi %tbn, %tbLo : index
+        %tbq = arith.muli %tbl, %kTiles : index
         scf.for %tbkt = %c0 to %kTiles step %c1 {
           %tbkl = arith.muli %tbkt, %c32 : index
           %tbk = arith.addi %kb, %tbkl : index
@@ -160,23 +161,24 @@ static std::string packTransposedA() {
 
 std::string mpt::cpu::amxKernel(bool parallel) {
   std::string text = kAMXKernelTemplate.str();
-  StringRef loop = parallel ? "scf.parallel (%ch) = (%c0) to (%chunks) step (%c1)"
-                            : "scf.for %ch = %c0 to %chunks step %c1";
-  // The B pack: over k pairs, then 32-column panels; in parallel, panels
-  // outside (one fork per K block, each thread its own panels).
-  StringRef kPairs = "scf.for %kh = %c0 to %kPairs step %c1";
-  StringRef panels = parallel ? "scf.parallel (%nb) = (%c0) to (%Nb) step (%c1)"
-                              : "scf.for %nb = %c0 to %Nb step %c1";
-  std::string packBT = packTransposedB(parallel), packAT = packTransposedA();
+  StringRef loop =
+      parallel ? "scf.parallel (%task) = (%c0) to (%tasks) step (%c1)"
+               : "scf.for %task = %c0 to %tasks step %c1";
+  std::string packBT = packTransposedB(), packAT = packTransposedA();
   for (auto [marker, value] :
        {std::pair<StringRef, StringRef>("@PACK_B_T@", packBT),
         std::pair<StringRef, StringRef>("@PACK_A_T@", packAT),
-        std::pair<StringRef, StringRef>("@CHUNK_LOOP@", loop),
-        std::pair<StringRef, StringRef>("@PACK_OUTER@",
-                                        parallel ? panels : kPairs),
-        std::pair<StringRef, StringRef>("@PACK_INNER@",
-                                        parallel ? kPairs : panels),
-        std::pair<StringRef, StringRef>("@CHUNKS@", parallel ? "16" : "1")})
+        std::pair<StringRef, StringRef>("@TASK_LOOP@", loop),
+        // In parallel, as many tasks as OpenMP threads (at least): each
+        // task repeats a pack, so more would cost more than they balance.
+        std::pair<StringRef, StringRef>(
+            "@TASK_COUNT@",
+            parallel ? "  %threads = func.call @omp_get_max_threads() : () -> i32\n"
+                       "  %cTasks = arith.index_cast %threads : i32 to index"
+                     : "  %cTasks = arith.constant 1 : index"),
+        std::pair<StringRef, StringRef>(
+            "@DECLARATIONS@",
+            parallel ? "func.func private @omp_get_max_threads() -> i32" : "")})
     for (size_t at; (at = text.find(marker.str())) != std::string::npos;)
       text.replace(at, marker.size(), value.str());
   return text;

@@ -48,12 +48,15 @@ namespace mpt::cpu {
 /// different order than the scalar loops (pairs of k, then 32-wide steps,
 /// C updated once per K block).
 inline constexpr llvm::StringLiteral kAMXKernelName = "__mpt_amx_matmul_bf16";
-/// The kernel's text; its loop over row blocks of C is serial, or parallel
-/// (scf.parallel over up to 16 ranges of row blocks, for
-/// convert-scf-to-openmp): the B pack is shared, each range packs its own A
-/// and writes only its rows of C.
+/// The kernel's text. Its work is split into tasks, blocks of C (ranges of
+/// row blocks x blocks of columns whose B pack of a K block stays in L2),
+/// each packing its own A and B and writing only its block of C; the tasks
+/// run one after the other, or in parallel (one scf.parallel over at least
+/// 16 tasks where the shape allows, for convert-scf-to-openmp: one fork per
+/// call).
 std::string amxKernel(bool parallel);
 inline constexpr llvm::StringLiteral kAMXKernelTemplate = R"mlir(
+@DECLARATIONS@
 func.func private @__mpt_amx_matmul_bf16(
     %A: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
     %B: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
@@ -83,20 +86,64 @@ func.func private @__mpt_amx_matmul_bf16(
   %Kb = arith.ceildivui %K, %c32 : index
   %Np = arith.muli %Nb, %c32 : index
   %Kp = arith.muli %Kb, %c32 : index
-  // The largest K block: Bp holds (Np / 16) * (KB / 32) tiles of 16 rows,
-  // Ap 2 * (KB / 32) (at most 256 rows).
+  // The largest K block.
   %KB = arith.minui %Kp, %cKB : index
-  %bRows = arith.muli %Nb, %KB : index
-  %Bp = memref.alloc(%bRows) {alignment = 64 : i64} : memref<?x32xbf16>
-  // Per range of row blocks (16 at most, one when serial), 256 rows of
-  // packed A and a 32x32 scratch block of C.
-  %cChunks = arith.constant @CHUNKS@ : index
+  // Tasks: ranges of row blocks x blocks of 32-column panels (at most 32:
+  // 1024 columns, whose B pack of a K block, 512 KiB, stays in L2), split
+  // further where that gives fewer tasks than threads
+  // (%cTasks; one when serial). Each task packs its own B panels and A rows
+  // into its own buffers and writes only its block of C.
+  // A split repeats the other operand's pack in every task: columns are
+  // split first when A (M x K) is the smaller one to repeat, rows first
+  // otherwise.
+@TASK_COUNT@
   %rowBlocks = arith.ceildivui %M, %c32 : index
-  %chunks = arith.minui %rowBlocks, %cChunks : index
-  %apRows = arith.muli %cChunks, %cKB : index
-  %csRows = arith.muli %cChunks, %c32 : index
-  %ApAll = memref.alloc(%apRows) {alignment = 64 : i64} : memref<?x32xbf16>
-  %CsAll = memref.alloc(%csRows) {alignment = 64 : i64} : memref<?x32xf32>
+  %rowRanges0 = arith.constant 1 : index
+  %colBlocks0 = arith.ceildivui %Nb, %c32 : index
+  %cfWantCols = arith.ceildivui %cTasks, %rowRanges0 : index
+  %cfMoreCols = arith.minui %Nb, %cfWantCols : index
+  %cfCols = arith.maxui %colBlocks0, %cfMoreCols : index
+  %cfWantRows = arith.ceildivui %cTasks, %cfCols : index
+  %cfMoreRows = arith.minui %rowBlocks, %cfWantRows : index
+  %cfRows = arith.maxui %rowRanges0, %cfMoreRows : index
+  %rfWantRows = arith.ceildivui %cTasks, %colBlocks0 : index
+  %rfMoreRows = arith.minui %rowBlocks, %rfWantRows : index
+  %rfRows = arith.maxui %rowRanges0, %rfMoreRows : index
+  %rfWantCols = arith.ceildivui %cTasks, %rfRows : index
+  %rfMoreCols = arith.minui %Nb, %rfWantCols : index
+  %rfCols = arith.maxui %colBlocks0, %rfMoreCols : index
+  %colsFirst = arith.cmpi ult, %M, %N : index
+  %rowRanges = arith.select %colsFirst, %cfRows, %rfRows : index
+  %colBlocks = arith.select %colsFirst, %cfCols, %rfCols : index
+  %tasks = arith.muli %rowRanges, %colBlocks : index
+  @TASK_LOOP@ {
+  %rr = arith.divui %task, %colBlocks : index
+  %cb = arith.remui %task, %colBlocks : index
+  %rr1 = arith.addi %rr, %c1 : index
+  %b0n = arith.muli %rr, %rowBlocks : index
+  %b0 = arith.divui %b0n, %rowRanges : index
+  %b1n = arith.muli %rr1, %rowBlocks : index
+  %b1 = arith.divui %b1n, %rowRanges : index
+  %i0 = arith.muli %b0, %c32 : index
+  %i1 = arith.muli %b1, %c32 : index
+  %cb1 = arith.addi %cb, %c1 : index
+  %p0n = arith.muli %cb, %Nb : index
+  %p0 = arith.divui %p0n, %colBlocks : index
+  %p1n = arith.muli %cb1, %Nb : index
+  %p1 = arith.divui %p1n, %colBlocks : index
+  %j0 = arith.muli %p0, %c32 : index
+  %j1 = arith.muli %p1, %c32 : index
+  %taskPanels = arith.subi %p1, %p0 : index
+  // Bp holds the task's panels of a K block: (panels * 2) * (KB / 32) tiles
+  // of 16 rows; Ap 2 * (KB / 32) tiles (at most 256 rows); Cs a 32x32
+  // scratch block of C for the edges.
+  %bRows = arith.muli %taskPanels, %KB : index
+  %Bp = memref.alloc(%bRows) {alignment = 64 : i64} : memref<?x32xbf16>
+  %ApBuf = memref.alloc() {alignment = 64 : i64} : memref<256x32xbf16>
+  %Ap = memref.cast %ApBuf : memref<256x32xbf16> to memref<256x32xbf16, strided<[32, 1], offset: ?>>
+  %CsBuf = memref.alloc() {alignment = 64 : i64} : memref<32x32xf32>
+  %Cs = memref.cast %CsBuf : memref<32x32xf32> to memref<32x32xf32, strided<[32, 1], offset: ?>>
+  %Csv = memref.cast %CsBuf : memref<32x32xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
   scf.for %kb = %c0 to %Kp step %cKB {
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %Kp : index
@@ -112,14 +159,14 @@ func.func private @__mpt_amx_matmul_bf16(
     %lastK = arith.cmpi eq, %kend, %Kp : index
     %epi = arith.andi %toD, %lastK : i1
     %noEpi = arith.xori %epi, %true : i1
-    // B[kb:kend, :] -> Bp (VNNI tiles): pairs of k rows, 32 columns at a
-    // time (in parallel: 32-column panels split among the threads). A
-    // transposed B (N x K) is packed by 16x16 dword transposes instead.
+    // B[kb:kend, j0:j1] -> Bp (VNNI tiles): pairs of k rows, 32 columns at
+    // a time. A transposed B (N x K) is packed by 16x16 dword transposes
+    // instead.
     scf.if %transB {
 @PACK_B_T@
     } else {
-    @PACK_OUTER@ {
-      @PACK_INNER@ {
+    scf.for %kh = %c0 to %kPairs step %c1 {
+      scf.for %nb = %p0 to %p1 step %c1 {
         %k0l = arith.muli %kh, %c2 : index
         %k0 = arith.addi %kb, %k0l : index
         %k1 = arith.addi %k0, %c1 : index
@@ -145,7 +192,8 @@ func.func private @__mpt_amx_matmul_bf16(
         %v = vector.interleave %r0, %r1 : vector<32xbf16> -> vector<64xbf16>
         %lo = vector.extract_strided_slice %v {offsets = [0], sizes = [32], strides = [1]} : vector<64xbf16> to vector<32xbf16>
         %hi = vector.extract_strided_slice %v {offsets = [32], sizes = [32], strides = [1]} : vector<64xbf16> to vector<32xbf16>
-        %nt0 = arith.muli %nb, %c2 : index
+        %nbl = arith.subi %nb, %p0 : index
+        %nt0 = arith.muli %nbl, %c2 : index
         %nt1 = arith.addi %nt0, %c1 : index
         %q0 = arith.muli %nt0, %kTiles : index
         %q1 = arith.muli %nt1, %kTiles : index
@@ -160,22 +208,8 @@ func.func private @__mpt_amx_matmul_bf16(
       }
     }
     }
-    // The row blocks in %chunks contiguous ranges, which run in parallel
-    // or one after the other; each range packs its A into
-    // its own 16 KiB and edge blocks go through its own scratch.
-    @CHUNK_LOOP@ {
-      %apOff = arith.muli %ch, %cKB : index
-      %Ap = memref.subview %ApAll[%apOff, 0] [256, 32] [1, 1] : memref<?x32xbf16> to memref<256x32xbf16, strided<[32, 1], offset: ?>>
-      %csOff = arith.muli %ch, %c32 : index
-      %Cs = memref.subview %CsAll[%csOff, 0] [32, 32] [1, 1] : memref<?x32xf32> to memref<32x32xf32, strided<[32, 1], offset: ?>>
-      %Csv = memref.cast %Cs : memref<32x32xf32, strided<[32, 1], offset: ?>> to memref<?x?xf32, strided<[?, 1], offset: ?>>
-      %ch1 = arith.addi %ch, %c1 : index
-      %b0n = arith.muli %ch, %rowBlocks : index
-      %b0 = arith.divui %b0n, %chunks : index
-      %b1n = arith.muli %ch1, %rowBlocks : index
-      %b1 = arith.divui %b1n, %chunks : index
-      %i0 = arith.muli %b0, %c32 : index
-      %i1 = arith.muli %b1, %c32 : index
+    // The task's row blocks: each packs its A (16 KiB, stays in L1) while
+    // the task's 32-column panels of B stream past it.
       scf.for %i = %i0 to %i1 step %c32 {
       // A[i:i+32, kb:kend] -> Ap (tiles; rows past M are zeros). A
       // transposed A (K x M) is packed by 16x16 dword transposes instead.
@@ -211,7 +245,7 @@ func.func private @__mpt_amx_matmul_bf16(
       %rowsLeft = arith.subi %M, %i : index
       %rows = arith.minui %rowsLeft, %c32 : index
       %x1Row = arith.muli %kTiles, %c16 : index
-      scf.for %j = %c0 to %Np step %c32 {
+      scf.for %j = %j0 to %j1 step %c32 {
         %j16 = arith.addi %j, %c16 : index
         %je = arith.addi %j, %c32 : index
         %fullCols = arith.cmpi ule, %je, %N : index
@@ -263,7 +297,8 @@ func.func private @__mpt_amx_matmul_bf16(
           %l11 = amx.tile_load %dst[%di16, %dj16] : memref<?x?xf32, strided<[?, 1], offset: ?>> into !amx.tile<16x16xf32>
           scf.yield %l00, %l01, %l10, %l11 : !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>
         }
-        %nt0 = arith.divui %j, %c16 : index
+        %jl = arith.subi %j, %j0 : index
+        %nt0 = arith.divui %jl, %c16 : index
         %y0Tile = arith.muli %nt0, %kTiles : index
         %y0Row = arith.muli %y0Tile, %c16 : index
         %y1Row = arith.addi %y0Row, %x1Row : index
@@ -312,11 +347,11 @@ func.func private @__mpt_amx_matmul_bf16(
         }
       }
       }
-    }
   }
-  memref.dealloc %ApAll : memref<?x32xbf16>
-  memref.dealloc %CsAll : memref<?x32xf32>
+  memref.dealloc %ApBuf : memref<256x32xbf16>
+  memref.dealloc %CsBuf : memref<32x32xf32>
   memref.dealloc %Bp : memref<?x32xbf16>
+  }
   return
 }
 )mlir";

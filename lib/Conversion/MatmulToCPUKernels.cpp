@@ -391,7 +391,19 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           << name << " does not parse";
       return failure();
     }
-    auto fn = *parsed->getOps<func::FuncOp>().begin();
+    // The kernel, and the runtime functions it declares (once a module).
+    func::FuncOp fn;
+    for (func::FuncOp f :
+         llvm::make_early_inc_range(parsed->getOps<func::FuncOp>())) {
+      if (!f.isDeclaration()) {
+        fn = f;
+        continue;
+      }
+      if (!symbols.lookup(f.getSymName())) {
+        f->remove();
+        symbols.insert(f, module.getBody()->begin());
+      }
+    }
     fn->remove();
     fn.setSymName(name);
     symbols.insert(fn, module.getBody()->begin());
