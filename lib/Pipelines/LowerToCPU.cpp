@@ -55,6 +55,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // Nothing below reads the contract; LLVM IR translation would warn about
   // every mpt.* attribute on the lowered function.
   funcPm.addPass(createStripContractAttributes());
+  // Masks passed between ops as bytes, so that the ops around them are
+  // vectorized.
+  if (options.vectorize)
+    funcPm.addPass(mpt::createWidenBoolTensors());
   // Convolutions of the kernels' types become im2col + a contraction.
   if (options.amx || options.avx512) {
     mpt::ConvToIm2ColOptions im2col;

@@ -96,6 +96,24 @@ def FoldOperandTransposes : Pass<"mpt-fold-operand-transposes", "mlir::func::Fun
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def WidenBoolTensors : Pass<"mpt-widen-bool-tensors", "mlir::func::FuncOp"> {
+  let summary = "Keep i1 tensors that linalg ops pass between them as i8";
+  let description = [{
+    On tensors, before bufferization. An i1 result of a `linalg.generic`
+    (a mask: a max pool's argmax in the backward, a one-hot target) whose
+    init is a `tensor.empty` and whose readers are all `linalg.generic`
+    inputs becomes i8: the producer yields its value through `arith.extui`
+    (0 or 1) and each reader narrows its block argument back with
+    `arith.trunci`. A buffer holds a byte per i1 element, but LLVM stores a
+    `vector<16xi1>` as 16 packed bits, so `--mpt-vectorize-cpu-loops` leaves
+    every op with an i1 buffer as scalar loops; as bytes, the mask and the
+    ops that compute and read it are vectorized. The same values are
+    computed. `--mpt-lower-to-cpu` runs this pass when it vectorizes.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
   let summary = "Rewrite 2-d convolutions into im2col + one matmul";
   let description = [{
