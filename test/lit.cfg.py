@@ -45,6 +45,15 @@ if {"amx_tile", "amx_bf16"} <= cpu_flags:
     config.available_features.add("amx")
 if "avx512_bf16" in cpu_flags:
     config.available_features.add("avx512bf16")
+# `lit --param cpu_path=generic` (or avx512) runs every mpt-run that does not
+# name its path on that one (MPT_CPU_PATH), as on a CPU without AMX or
+# AVX-512. Tests that expect mpt-run's own choice on this machine (which
+# kernels a step got) require `cpu-path-auto`; the kernel tests that run
+# AMX or AVX-512 code through mlir-runner still run where the CPU has it.
+cpu_path = lit_config.params.get("cpu_path", "auto")
+config.environment["MPT_CPU_PATH"] = cpu_path
+if cpu_path == "auto":
+    config.available_features.add("cpu-path-auto")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # mpt-run's object cache (docs/CompileTime.md) in the build tree, not the

@@ -1,10 +1,13 @@
 //===- CPUPath.cpp - which CPU path mpt-run compiles for ------------------===//
 #include "CPUPath.h"
+
+#include "llvm/ADT/StringSwitch.h"
 #include "Options.h"
 
 #include "mpt/Pipelines/LowerToCPU.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
@@ -15,6 +18,7 @@
 #include <unistd.h>
 #endif
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 using namespace llvm;
@@ -24,7 +28,9 @@ enum class CPUPath { Auto, Generic, AVX512, AMX };
 } // namespace
 
 static cl::opt<CPUPath> cpuPath(
-    "cpu-path", cl::desc("Code path for the host CPU"),
+    "cpu-path",
+    cl::desc("Code path for the host CPU (default: the environment's "
+             "MPT_CPU_PATH, else auto)"),
     cl::values(clEnumValN(CPUPath::Auto, "auto",
                           "the best path this CPU runs (default)"),
                clEnumValN(CPUPath::AMX, "amx",
@@ -108,22 +114,44 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
   bool amx = has("amx-tile") && has("amx-bf16");
   bool avx512 = has("avx512f");
 
+  // Without --cpu-path, MPT_CPU_PATH chooses (so that a whole test suite
+  // can run on the generic path: `lit --param cpu_path=generic`).
+  CPUPath path = cpuPath;
+  std::string pathSource = "--cpu-path";
+  if (const char *fromEnv = std::getenv("MPT_CPU_PATH");
+      fromEnv && !cpuPath.getNumOccurrences()) {
+    std::optional<CPUPath> parsed =
+        llvm::StringSwitch<std::optional<CPUPath>>(fromEnv)
+            .Case("auto", CPUPath::Auto)
+            .Case("amx", CPUPath::AMX)
+            .Case("avx512", CPUPath::AVX512)
+            .Case("generic", CPUPath::Generic)
+            .Default(std::nullopt);
+    if (!parsed) {
+      error = std::string("MPT_CPU_PATH=") + fromEnv +
+              ": expected auto, amx, avx512 or generic";
+      return false;
+    }
+    path = *parsed;
+    pathSource = "MPT_CPU_PATH";
+  }
+
   std::string amxUnavailable;
   if (!amx)
     amxUnavailable = "the CPU has no AMX (amx-tile, amx-bf16)";
-  else if (cpuPath == CPUPath::Auto || cpuPath == CPUPath::AMX)
+  else if (path == CPUPath::Auto || path == CPUPath::AMX)
     amx = requestAMXTileState(amxUnavailable);
 
-  CPUPath path = cpuPath;
   if (path == CPUPath::AMX && !amx) {
-    error = "--cpu-path=amx: " + amxUnavailable;
+    error = pathSource + "=amx: " + amxUnavailable;
     return false;
   }
   if (path == CPUPath::AVX512 && !avx512) {
-    error = "--cpu-path=avx512: the CPU has no AVX-512 (avx512f)";
+    error = pathSource + "=avx512: the CPU has no AVX-512 (avx512f)";
     return false;
   }
-  if (path == CPUPath::Auto)
+  bool automatic = path == CPUPath::Auto;
+  if (automatic)
     path = amx ? CPUPath::AMX : avx512 ? CPUPath::AVX512 : CPUPath::Generic;
 
   options.amx = path == CPUPath::AMX;
@@ -183,11 +211,11 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
     break;
   case CPUPath::AVX512:
     errs() << "avx512 (contractions on AVX-512, no AMX"
-           << (cpuPath == CPUPath::Auto ? ": " + amxUnavailable : "") << ")";
+           << (automatic ? ": " + amxUnavailable : "") << ")";
     break;
   default:
     errs() << "generic (no ISA-specific kernels"
-           << (cpuPath == CPUPath::Auto ? ": no AMX or AVX-512" : "") << ")";
+           << (automatic ? ": no AMX or AVX-512" : "") << ")";
     break;
   }
   errs() << ", " << numThreads
