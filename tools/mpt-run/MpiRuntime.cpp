@@ -11,6 +11,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -252,6 +253,20 @@ HostArray MpiJob::takeShard(const HostArray &batches, int64_t perRank,
                 batches.data.data() + (i * batch + rank * perRank) * sampleBytes,
                 rowBytes);
   return shard;
+}
+
+void MpiJob::broadcastFromRankZero(llvm::ArrayRef<HostArray *> arrays) {
+  for (HostArray *array : arrays) {
+    uint8_t *bytes = array->data.data();
+    // MPI counts are ints: at most 1 GiB a call.
+    for (size_t left = array->data.size(); left;) {
+      int count = static_cast<int>(std::min<size_t>(left, size_t(1) << 30));
+      if (mpi.bcast(bytes, count, kChar, /*root=*/0, kCommWorld) != 0)
+        failInJob("MPI_Bcast of rank 0's parameters failed");
+      bytes += count;
+      left -= count;
+    }
+  }
 }
 
 bool MpiJob::checkLockstep(llvm::ArrayRef<const HostArray *> arrays) {

@@ -74,6 +74,11 @@ public:
   /// The job while it is in its setup, or null.
   static MpiJob *getInSetup();
 
+  /// Overwrites `arrays` with rank 0's (the same shapes on every rank), so
+  /// that the replicas start in lockstep whatever seed or files each rank
+  /// was given.
+  void broadcastFromRankZero(llvm::ArrayRef<HostArray *> arrays);
+
   /// Compares a checksum of `arrays` with rank 0's. Returns true when this
   /// rank holds the same bytes as rank 0; every rank says which.
   bool checkLockstep(llvm::ArrayRef<const HostArray *> arrays);

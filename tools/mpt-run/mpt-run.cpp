@@ -1148,8 +1148,17 @@ static int run(int argc, char **argv) {
   }
 
   ArgValues values = gatherArgValues(*sig);
-  if (mpiJob)
+  if (mpiJob) {
     mpiJob->finishSetup(); // one rank's bad data: one error, by rank 0
+    // Every replica starts from rank 0's parameters and state (what the
+    // step updates), as DDP broadcasts the model at construction: ranks
+    // need not share an --init seed or read the same checkpoint.
+    SmallVector<HostArray *> state;
+    for (auto [i, arg] : llvm::enumerate(sig->args))
+      if (arg.updatedBy)
+        state.push_back(&values.current[i]);
+    mpiJob->broadcastFromRankZero(state);
+  }
 
   // --memory: the static estimate of the step as it runs, where its
   // training markers are still there to say what is kept.
