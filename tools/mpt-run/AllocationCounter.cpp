@@ -46,17 +46,30 @@ void *AllocationCounter::allocate(uint64_t size, uint64_t alignment,
                                   BufferOwner owner) {
   // Never a null pointer for an empty buffer: it is a live allocation too.
   size_t bytes = std::max<uint64_t>(size, 1);
+  bool aligned = alignment > alignof(std::max_align_t);
+  uint64_t key = aligned ? alignment : 0;
+  std::unique_lock<std::mutex> lock(mutex);
   void *buffer = nullptr;
-  if (alignment > alignof(std::max_align_t)) {
-    if (posix_memalign(&buffer, alignment, bytes) != 0)
-      buffer = nullptr;
-  } else {
-    buffer = std::malloc(bytes);
+  if (owner == BufferOwner::Step) {
+    auto it = cached.find({bytes, key});
+    if (it != cached.end() && !it->second.empty()) {
+      buffer = it->second.pop_back_val();
+      cachedBytes -= bytes;
+    }
   }
-  if (!buffer)
-    return nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  live[buffer] = {size, owner};
+  if (!buffer) {
+    lock.unlock();
+    if (aligned) {
+      if (posix_memalign(&buffer, alignment, bytes) != 0)
+        buffer = nullptr;
+    } else {
+      buffer = std::malloc(bytes);
+    }
+    if (!buffer)
+      return nullptr;
+    lock.lock();
+  }
+  live[buffer] = {size, key, owner};
   liveBytes[slot(owner)] += size;
   if (owner == BufferOwner::Step) {
     ++stepAllocations;
@@ -73,10 +86,18 @@ void AllocationCounter::release(void *buffer) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = live.find(buffer);
     if (it != live.end()) {
-      liveBytes[slot(it->second.owner)] -= it->second.size;
-      if (it->second.owner == BufferOwner::Step)
-        ++stepFrees;
+      Record record = it->second;
+      liveBytes[slot(record.owner)] -= record.size;
       live.erase(it);
+      if (record.owner == BufferOwner::Step) {
+        ++stepFrees;
+        uint64_t bytes = std::max<uint64_t>(record.size, 1);
+        if (bytes <= kCachedBlockBytes && cachedBytes + bytes <= kCacheBytes) {
+          cached[{bytes, record.alignment}].push_back(buffer);
+          cachedBytes += bytes;
+          return;
+        }
+      }
     }
   }
   std::free(buffer);
