@@ -17,6 +17,7 @@
 #include "mpt/Transforms/Autocast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -258,9 +259,10 @@ void Fp8Rewriter::quantize(Fp8Tensor &t) {
           ArrayRef<AffineMap>{identity, AffineMap::get(rank, 0, context)},
           reduction,
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value x = toF32(b, l, args[0]);
-            x = arith::MaximumFOp::create(b, l, x,
-                                          arith::NegFOp::create(b, l, x));
+            // |x| by clearing the sign (fabs): max(x, -x) gives -0 for a
+            // zero where maximumf is expanded into a compare and select
+            // (the generic CPU path), and the history then holds -0.
+            Value x = math::AbsFOp::create(b, l, toF32(b, l, args[0]));
             linalg::YieldOp::create(
                 b, l, ValueRange{arith::MaxNumFOp::create(b, l, args[1], x)});
           })

@@ -349,6 +349,7 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
            "history) or most_recent">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::linalg::LinalgDialect"];
 }
