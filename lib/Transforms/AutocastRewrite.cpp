@@ -450,8 +450,9 @@ static bool isCast(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp>(op);
 }
 
-void mpt::cleanupCasts(Operation *root,
+bool mpt::cleanupCasts(Operation *root,
                        SmallVectorImpl<Operation *> *detachedOps) {
+  bool changed = false;
   SmallVector<Operation *> castOps;
   root->walk([&](Operation *op) {
     if (isCast(op))
@@ -464,8 +465,11 @@ void mpt::cleanupCasts(Operation *root,
     if (!trunc)
       continue;
     auto ext = trunc.getIn().getDefiningOp<arith::ExtFOp>();
-    if (ext && ext.getIn().getType() == trunc.getType())
+    if (ext && ext.getIn().getType() == trunc.getType() &&
+        !trunc.use_empty()) {
       trunc.getResult().replaceAllUsesWith(ext.getIn());
+      changed = true;
+    }
   }
 
   // One cast per value and type, right after the producer, which
@@ -490,6 +494,7 @@ void mpt::cleanupCasts(Operation *root,
         first->moveBefore(&owner->front());
     }
     op->getResult(0).replaceAllUsesWith(first->getResult(0));
+    changed = true;
   }
 
   // Unused casts, users before producers. A caller that still reads them
@@ -498,6 +503,7 @@ void mpt::cleanupCasts(Operation *root,
   for (Operation *op : llvm::reverse(castOps)) {
     if (!op->use_empty())
       continue;
+    changed = true;
     if (!detachedOps) {
       op->erase();
       continue;
@@ -506,6 +512,7 @@ void mpt::cleanupCasts(Operation *root,
     op->remove();
     detachedOps->push_back(op);
   }
+  return changed;
 }
 
 CastCounts mpt::countCasts(Operation *root) {

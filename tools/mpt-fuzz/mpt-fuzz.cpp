@@ -590,11 +590,15 @@ private:
   Attribute mutateAttribute(Attribute attr) {
     MLIRContext *ctx = attr.getContext();
     if (auto i = dyn_cast<IntegerAttr>(attr)) {
-      int64_t values[] = {0, 1, -1, i.getValue().getSExtValue() + 1,
-                          INT32_MAX, INT64_MAX};
       unsigned width = i.getValue().getBitWidth();
+      unsigned choice = pick(6);
+      // The successor in the attribute's own width: it wraps there, and an
+      // earlier mutation may have left INT64_MAX or a value wider than 64 bits.
+      if (choice == 3)
+        return IntegerAttr::get(i.getType(), i.getValue() + 1);
+      int64_t values[] = {0, 1, -1, 0, INT32_MAX, INT64_MAX};
       return IntegerAttr::get(i.getType(),
-                              APInt(width, values[pick(6)], /*isSigned=*/true,
+                              APInt(width, values[choice], /*isSigned=*/true,
                                     /*implicitTrunc=*/true));
     }
     if (auto f = dyn_cast<FloatAttr>(attr)) {

@@ -58,7 +58,8 @@ unsigned readLowCopiesInBackward(mlir::FunctionOpInterface func,
 /// With `detachedOps`, unused casts are detached (operands dropped, removed
 /// from their block) and listed there instead of erased; the caller
 /// destroys them (Operation::destroy) once it no longer reads them.
-void cleanupCasts(
+/// Returns whether it changed anything.
+bool cleanupCasts(
     mlir::Operation *root,
     llvm::SmallVectorImpl<mlir::Operation *> *detachedOps = nullptr);
 
