@@ -40,7 +40,10 @@ Two mechanisms, torch's own first:
     - native_layer_norm (f32): mean and variance in f32, as eager's kernel
       (torch's decomposition uses var_mean, which torch-mlir computes in f64);
       its backward without torch's N x gradient intermediate (overflows f16
-      under a loss scale for wide layers).
+      under a loss scale for wide layers);
+    - constant_pad_nd with a negative amount (the backward of any padding):
+      a crop, then the non-negative padding (torch-mlir builds a tensor.pad
+      with negative high padding, invalid when run).
 
 Why one-hot and not a segment sum for the embedding gradient: a segment sum
 (scatter-add of each token's gradient row into its vocabulary row) costs
@@ -229,6 +232,23 @@ def _pad_or_crop(x, dim, before, after):
         pads = [0, 0] * (x.dim() - 1 - dim) + [before, after]
         x = F.pad(x, pads)
     return x
+
+
+def constant_pad_nd(self, pad, value=0):
+    """Constant padding with a negative amount somewhere: crop those sides
+    first (slices), then pad the rest.  A negative pad is what the backward
+    of any constant padding is (Swin's window padding: autograd pads its
+    gradient by the negated amounts), and torch-mlir lowers it to a
+    tensor.pad with negative high padding, which is invalid IR that fails
+    only when run.  Non-negative pads are left to torch-mlir."""
+    if all(p >= 0 for p in pad):
+        return NotImplemented
+    x = self
+    # pad lists (before, after) pairs from the last dimension backwards.
+    for k in range(len(pad) // 2):
+        x = _pad_or_crop(x, self.dim() - 1 - k, min(pad[2 * k], 0), min(pad[2 * k + 1], 0))
+    rest = [max(p, 0) for p in pad]
+    return F.pad(x, rest, value=value) if any(rest) else x.clone()
 
 
 def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
@@ -462,6 +482,7 @@ OWN = {
     aten.index_put.default: index_put,
     aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
     aten._unsafe_index_put.default: index_put,
+    aten.constant_pad_nd.default: constant_pad_nd,
 }
 
 

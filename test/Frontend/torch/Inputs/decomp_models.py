@@ -314,3 +314,28 @@ class AdaptivePool(nn.Module):
 
 def adaptive_pool():
     return AdaptivePool()
+
+
+class NegativePad(nn.Module):
+    """F.pad with negative amounts (a crop) mixed with positive ones, with a
+    fill value, and Swin's window padding (bottom/right, then cropped back),
+    whose backward pads the gradient by the negated amounts."""
+    example_input_shape = (2, 3, 5, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.fc = nn.Linear(4 * 5 * 7 + 4 * 8 * 8, 5)
+
+    def forward(self, x):
+        h = self.conv(x)
+        # Crop 1 left and 2 bottom, pad 2 right and 1 top with 0.5: [.., 5+1-2, 6-1+2] = [.., 4, 7].
+        a = F.pad(h, (-1, 2, 1, -2), value=0.5)
+        a = F.pad(a, (0, 0, -1, 2))  # [.., 5, 7]
+        # Swin: pad to the window size (8), attend, crop back.
+        b = F.pad(h, (0, 2, 0, 3)).tanh()
+        return self.fc(torch.cat([a.flatten(1), b.flatten(1)], 1))
+
+
+def negative_pad():
+    return NegativePad()
