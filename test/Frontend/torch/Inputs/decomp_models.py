@@ -339,3 +339,30 @@ class NegativePad(nn.Module):
 
 def negative_pad():
     return NegativePad()
+
+
+class ReadsValue(nn.Module):
+    """Reads tensor values in Python (XLM's `assert lengths.max().item() <=
+    slen`, an `if` on a tensor) and, through a tensor-op shape computation,
+    a constant of the trace (Longformer's chunk count)."""
+    example_input_shape = (2, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 5)
+
+    def make_example_input(self, shape, generator):
+        return torch.randint(0, 4, shape, generator=generator).float()
+
+    def forward(self, x):
+        lengths = (x != 0).sum(1)
+        assert lengths.max().item() <= x.shape[1]
+        chunks = int(torch.div(x.shape[1], 4, rounding_mode="trunc"))  # a constant: no guard
+        h = self.fc(x.view(x.shape[0], chunks, 4).flatten(1))
+        if (x == 3).any():
+            h = h * 2
+        return h
+
+
+def reads_value():
+    return ReadsValue()
