@@ -366,3 +366,45 @@ class ReadsValue(nn.Module):
 
 def reads_value():
     return ReadsValue()
+
+
+class StridedWrite(nn.Module):
+    """An in-place write through an as_strided view that is not the whole
+    tensor (Longformer's chunking): functionalized to as_strided_scatter."""
+    example_input_shape = (2, 12)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 12)
+        self.out = nn.Linear(12, 3)
+
+    def forward(self, x):
+        buf = self.fc(x) * 0.5
+        win = buf.as_strided((2, 2, 4), (12, 6, 1), 1)  # windows of 4 at 1 and 7 of each row
+        win.mul_(torch.tanh(win))
+        return self.out(buf)
+
+
+def strided_write():
+    return StridedWrite()
+
+
+class Cumsum(nn.Module):
+    """cumsum of an int mask (HF position ids from padding) and of floats
+    along an odd length (7: shifts 1, 2, 4, the last one partial)."""
+    example_input_shape = (2, 7)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(7, 7)
+        self.out = nn.Linear(14, 3)
+
+    def forward(self, x):
+        m = (x > 0).int()
+        pos = torch.cumsum(m, dim=1).type_as(m) * m
+        h = torch.cumsum(self.fc(x), -1)
+        return self.out(torch.cat([h, pos.float()], 1))
+
+
+def cumsum():
+    return Cumsum()
