@@ -19,2181 +19,2101 @@
 module {
   func.func @step(%arg0: tensor<32xf32> {mpt.role = "param"}, %arg1: tensor<32xf32> {mpt.role = "param"}, %arg2: tensor<96x32xf32> {mpt.role = "param"}, %arg3: tensor<96xf32> {mpt.role = "param"}, %arg4: tensor<32x32xf32> {mpt.role = "param"}, %arg5: tensor<32xf32> {mpt.role = "param"}, %arg6: tensor<32xf32> {mpt.role = "param"}, %arg7: tensor<32xf32> {mpt.role = "param"}, %arg8: tensor<128x32xf32> {mpt.role = "param"}, %arg9: tensor<128xf32> {mpt.role = "param"}, %arg10: tensor<32x128xf32> {mpt.role = "param"}, %arg11: tensor<32xf32> {mpt.role = "param"}, %arg12: tensor<32xf32> {mpt.role = "param"}, %arg13: tensor<32xf32> {mpt.role = "param"}, %arg14: tensor<16x32xf32> {mpt.role = "param"}, %arg15: tensor<16xf32> {mpt.role = "param"}, %arg16: tensor<2x8x32xf32> {mpt.role = "data"}, %arg17: tensor<2x8xi64> {mpt.role = "data"}, %arg18: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg19: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg20: tensor<96x32xf32> {mpt.role = "optimizer_state"}, %arg21: tensor<96xf32> {mpt.role = "optimizer_state"}, %arg22: tensor<32x32xf32> {mpt.role = "optimizer_state"}, %arg23: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg24: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg25: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg26: tensor<128x32xf32> {mpt.role = "optimizer_state"}, %arg27: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg28: tensor<32x128xf32> {mpt.role = "optimizer_state"}, %arg29: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg30: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg31: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg32: tensor<16x32xf32> {mpt.role = "optimizer_state"}, %arg33: tensor<16xf32> {mpt.role = "optimizer_state"}, %arg34: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg35: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg36: tensor<96x32xf32> {mpt.role = "optimizer_state"}, %arg37: tensor<96xf32> {mpt.role = "optimizer_state"}, %arg38: tensor<32x32xf32> {mpt.role = "optimizer_state"}, %arg39: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg40: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg41: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg42: tensor<128x32xf32> {mpt.role = "optimizer_state"}, %arg43: tensor<128xf32> {mpt.role = "optimizer_state"}, %arg44: tensor<32x128xf32> {mpt.role = "optimizer_state"}, %arg45: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg46: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg47: tensor<32xf32> {mpt.role = "optimizer_state"}, %arg48: tensor<16x32xf32> {mpt.role = "optimizer_state"}, %arg49: tensor<16xf32> {mpt.role = "optimizer_state"}, %arg50: tensor<f32> {mpt.role = "optimizer_state"}, %arg51: tensor<f32> {mpt.role = "hyperparameter"}) -> (tensor<f32> {mpt.role = "loss"}, tensor<32xf32> {mpt.updates = 0 : i64}, tensor<32xf32> {mpt.updates = 1 : i64}, tensor<96x32xf32> {mpt.updates = 2 : i64}, tensor<96xf32> {mpt.updates = 3 : i64}, tensor<32x32xf32> {mpt.updates = 4 : i64}, tensor<32xf32> {mpt.updates = 5 : i64}, tensor<32xf32> {mpt.updates = 6 : i64}, tensor<32xf32> {mpt.updates = 7 : i64}, tensor<128x32xf32> {mpt.updates = 8 : i64}, tensor<128xf32> {mpt.updates = 9 : i64}, tensor<32x128xf32> {mpt.updates = 10 : i64}, tensor<32xf32> {mpt.updates = 11 : i64}, tensor<32xf32> {mpt.updates = 12 : i64}, tensor<32xf32> {mpt.updates = 13 : i64}, tensor<16x32xf32> {mpt.updates = 14 : i64}, tensor<16xf32> {mpt.updates = 15 : i64}, tensor<32xf32> {mpt.updates = 18 : i64}, tensor<32xf32> {mpt.updates = 19 : i64}, tensor<96x32xf32> {mpt.updates = 20 : i64}, tensor<96xf32> {mpt.updates = 21 : i64}, tensor<32x32xf32> {mpt.updates = 22 : i64}, tensor<32xf32> {mpt.updates = 23 : i64}, tensor<32xf32> {mpt.updates = 24 : i64}, tensor<32xf32> {mpt.updates = 25 : i64}, tensor<128x32xf32> {mpt.updates = 26 : i64}, tensor<128xf32> {mpt.updates = 27 : i64}, tensor<32x128xf32> {mpt.updates = 28 : i64}, tensor<32xf32> {mpt.updates = 29 : i64}, tensor<32xf32> {mpt.updates = 30 : i64}, tensor<32xf32> {mpt.updates = 31 : i64}, tensor<16x32xf32> {mpt.updates = 32 : i64}, tensor<16xf32> {mpt.updates = 33 : i64}, tensor<32xf32> {mpt.updates = 34 : i64}, tensor<32xf32> {mpt.updates = 35 : i64}, tensor<96x32xf32> {mpt.updates = 36 : i64}, tensor<96xf32> {mpt.updates = 37 : i64}, tensor<32x32xf32> {mpt.updates = 38 : i64}, tensor<32xf32> {mpt.updates = 39 : i64}, tensor<32xf32> {mpt.updates = 40 : i64}, tensor<32xf32> {mpt.updates = 41 : i64}, tensor<128x32xf32> {mpt.updates = 42 : i64}, tensor<128xf32> {mpt.updates = 43 : i64}, tensor<32x128xf32> {mpt.updates = 44 : i64}, tensor<32xf32> {mpt.updates = 45 : i64}, tensor<32xf32> {mpt.updates = 46 : i64}, tensor<32xf32> {mpt.updates = 47 : i64}, tensor<16x32xf32> {mpt.updates = 48 : i64}, tensor<16xf32> {mpt.updates = 49 : i64}, tensor<f32> {mpt.updates = 50 : i64}) {
     %c0_i64 = arith.constant 0 : i64
-    %cst = arith.constant 0.000000e+00 : f64
-    %cst_0 = arith.constant 0.000000e+00 : f32
+    %cst = arith.constant 0.000000e+00 : f32
     %c0_i8 = arith.constant 0 : i8
     %true = arith.constant true
-    %cst_1 = arith.constant 0xFF800000 : f32
-    %cst_2 = arith.constant 1.000000e+00 : f32
-    %cst_3 = arith.constant 5.000000e-01 : f32
-    %cst_4 = arith.constant dense<0.000000e+00> : tensor<f32>
-    %cst_5 = arith.constant dense<0xFF800000> : tensor<f32>
-    %cst_6 = arith.constant 0.3989422804014327 : f64
-    %cst_7 = arith.constant 0.70710678118654757 : f64
-    %cst_8 = arith.constant 0.35355339059327373 : f64
-    %cst_9 = arith.constant 1.000000e-05 : f64
-    %cst_10 = arith.constant 3.200000e+01 : f64
-    %cst_11 = arith.constant 3.200000e+01 : f32
-    %cst_12 = arith.constant 1.41421354 : f32
-    %cst_13 = arith.constant 1.600000e+01 : f32
-    %cst_14 = arith.constant -5.000000e-01 : f32
-    %cst_15 = arith.constant dense_resource<torch_tensor_8_8_torch.uint8> : tensor<8x8xi8>
-    %0 = tensor.empty() : tensor<2x8x32xf64>
-    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16 : tensor<2x8x32xf32>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f32, %out: f64):
-      %484 = arith.extf %in : f32 to f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %2 = tensor.empty() : tensor<2x8x1xf64>
-    %3 = linalg.fill ins(%cst : f64) outs(%2 : tensor<2x8x1xf64>) -> tensor<2x8x1xf64>
-    %4 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%1 : tensor<2x8x32xf64>) outs(%3 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.addf %in, %out : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%4 : tensor<2x8x1xf64>) outs(%2 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.divf %in, %cst_10 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %6 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%1, %5 : tensor<2x8x32xf64>, tensor<2x8x1xf64>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f64, %in_92: f64, %out: f64):
-      %484 = arith.subf %in, %in_92 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %7 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%6, %6 : tensor<2x8x32xf64>, tensor<2x8x32xf64>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f64, %in_92: f64, %out: f64):
-      %484 = arith.mulf %in, %in_92 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %8 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%7 : tensor<2x8x32xf64>) outs(%3 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.addf %in, %out : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %9 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%8 : tensor<2x8x1xf64>) outs(%2 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.divf %in, %cst_10 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %10 = tensor.empty() : tensor<2x8x1xf32>
-    %11 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%9 : tensor<2x8x1xf64>) outs(%10 : tensor<2x8x1xf32>) {
-    ^bb0(%in: f64, %out: f32):
-      %484 = arith.truncf %in : f64 to f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x1xf32>
-    %12 = linalg.fill ins(%cst_0 : f32) outs(%10 : tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
-    %13 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg16 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %cst_0 = arith.constant 0xFF800000 : f32
+    %cst_1 = arith.constant 1.000000e+00 : f32
+    %cst_2 = arith.constant 5.000000e-01 : f32
+    %cst_3 = arith.constant dense<0.000000e+00> : tensor<f32>
+    %cst_4 = arith.constant dense<0xFF800000> : tensor<f32>
+    %cst_5 = arith.constant 0.3989422804014327 : f64
+    %cst_6 = arith.constant 0.70710678118654757 : f64
+    %cst_7 = arith.constant 0.35355339059327373 : f64
+    %cst_8 = arith.constant 1.000000e-05 : f64
+    %cst_9 = arith.constant 3.200000e+01 : f32
+    %cst_10 = arith.constant 1.41421354 : f32
+    %cst_11 = arith.constant 1.600000e+01 : f32
+    %cst_12 = arith.constant -5.000000e-01 : f32
+    %cst_13 = arith.constant dense_resource<torch_tensor_8_8_torch.uint8> : tensor<8x8xi8>
+    %0 = tensor.empty() : tensor<2x8x1xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
+    %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg16 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %14 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%13 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%2 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_11 : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %15 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%11 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %4 = tensor.empty() : tensor<2x8x32xf32>
+    %5 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16, %3 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %6 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%5, %5 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %7 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%6 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_9 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %16 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%15 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %8 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%7 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.rsqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %17 = tensor.empty() : tensor<2x8x32xf32>
-    %18 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16, %14 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %9 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%8 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = arith.truncf %cst_8 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
+    } -> tensor<2x8x1xf32>
+    %10 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%9 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = math.rsqrt %in : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x1xf32>
+    %11 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%5, %10 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %19 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%18, %16 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %12 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%11, %arg0 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %20 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%19, %arg0 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %13 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%12, %arg1 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %21 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%20, %arg1 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %22 = tensor.empty() : tensor<32x96xf32>
-    %transposed = linalg.transpose ins(%arg2 : tensor<96x32xf32>) outs(%22 : tensor<32x96xf32>) permutation = [1, 0] 
-    %collapsed = tensor.collapse_shape %21 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
-    %23 = tensor.empty() : tensor<16x96xf32>
-    %24 = linalg.fill ins(%cst_0 : f32) outs(%23 : tensor<16x96xf32>) -> tensor<16x96xf32>
-    %25 = linalg.matmul ins(%collapsed, %transposed : tensor<16x32xf32>, tensor<32x96xf32>) outs(%24 : tensor<16x96xf32>) -> tensor<16x96xf32>
-    %26 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg3 : tensor<96xf32>) outs(%23 : tensor<16x96xf32>) {
+    %14 = tensor.empty() : tensor<32x96xf32>
+    %transposed = linalg.transpose ins(%arg2 : tensor<96x32xf32>) outs(%14 : tensor<32x96xf32>) permutation = [1, 0] 
+    %collapsed = tensor.collapse_shape %13 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
+    %15 = tensor.empty() : tensor<16x96xf32>
+    %16 = linalg.fill ins(%cst : f32) outs(%15 : tensor<16x96xf32>) -> tensor<16x96xf32>
+    %17 = linalg.matmul ins(%collapsed, %transposed : tensor<16x32xf32>, tensor<32x96xf32>) outs(%16 : tensor<16x96xf32>) -> tensor<16x96xf32>
+    %18 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg3 : tensor<96xf32>) outs(%15 : tensor<16x96xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<16x96xf32>
-    %27 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%25, %26 : tensor<16x96xf32>, tensor<16x96xf32>) outs(%23 : tensor<16x96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %19 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%17, %18 : tensor<16x96xf32>, tensor<16x96xf32>) outs(%15 : tensor<16x96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x96xf32>
-    %expanded = tensor.expand_shape %27 [[0, 1], [2]] output_shape [2, 8, 96] : tensor<16x96xf32> into tensor<2x8x96xf32>
+    %expanded = tensor.expand_shape %19 [[0, 1], [2]] output_shape [2, 8, 96] : tensor<16x96xf32> into tensor<2x8x96xf32>
     %extracted_slice = tensor.extract_slice %expanded[0, 0, 0] [2, 8, 32] [1, 1, 1] : tensor<2x8x96xf32> to tensor<2x8x32xf32>
-    %extracted_slice_16 = tensor.extract_slice %expanded[0, 0, 32] [2, 8, 32] [1, 1, 1] : tensor<2x8x96xf32> to tensor<2x8x32xf32>
-    %extracted_slice_17 = tensor.extract_slice %expanded[0, 0, 64] [2, 8, 32] [1, 1, 1] : tensor<2x8x96xf32> to tensor<2x8x32xf32>
-    %expanded_18 = tensor.expand_shape %extracted_slice [[0], [1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<2x8x32xf32> into tensor<2x8x4x8xf32>
-    %28 = tensor.empty() : tensor<2x4x8x8xf32>
-    %transposed_19 = linalg.transpose ins(%expanded_18 : tensor<2x8x4x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) permutation = [0, 2, 1, 3] 
-    %expanded_20 = tensor.expand_shape %extracted_slice_16 [[0], [1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<2x8x32xf32> into tensor<2x8x4x8xf32>
-    %expanded_21 = tensor.expand_shape %extracted_slice_17 [[0], [1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<2x8x32xf32> into tensor<2x8x4x8xf32>
-    %transposed_22 = linalg.transpose ins(%expanded_21 : tensor<2x8x4x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) permutation = [0, 2, 1, 3] 
-    %transposed_23 = linalg.transpose ins(%expanded_20 : tensor<2x8x4x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) permutation = [0, 2, 3, 1] 
-    %collapsed_24 = tensor.collapse_shape %transposed_19 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
-    %collapsed_25 = tensor.collapse_shape %transposed_23 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
-    %29 = tensor.empty() : tensor<8x8x8xf32>
-    %30 = linalg.fill ins(%cst_0 : f32) outs(%29 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %31 = linalg.batch_matmul ins(%collapsed_24, %collapsed_25 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%30 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %expanded_26 = tensor.expand_shape %31 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
-    %32 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_26 : tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
+    %extracted_slice_14 = tensor.extract_slice %expanded[0, 0, 32] [2, 8, 32] [1, 1, 1] : tensor<2x8x96xf32> to tensor<2x8x32xf32>
+    %extracted_slice_15 = tensor.extract_slice %expanded[0, 0, 64] [2, 8, 32] [1, 1, 1] : tensor<2x8x96xf32> to tensor<2x8x32xf32>
+    %expanded_16 = tensor.expand_shape %extracted_slice [[0], [1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<2x8x32xf32> into tensor<2x8x4x8xf32>
+    %20 = tensor.empty() : tensor<2x4x8x8xf32>
+    %transposed_17 = linalg.transpose ins(%expanded_16 : tensor<2x8x4x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) permutation = [0, 2, 1, 3] 
+    %expanded_18 = tensor.expand_shape %extracted_slice_14 [[0], [1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<2x8x32xf32> into tensor<2x8x4x8xf32>
+    %expanded_19 = tensor.expand_shape %extracted_slice_15 [[0], [1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<2x8x32xf32> into tensor<2x8x4x8xf32>
+    %transposed_20 = linalg.transpose ins(%expanded_19 : tensor<2x8x4x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) permutation = [0, 2, 1, 3] 
+    %transposed_21 = linalg.transpose ins(%expanded_18 : tensor<2x8x4x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) permutation = [0, 2, 3, 1] 
+    %collapsed_22 = tensor.collapse_shape %transposed_17 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    %collapsed_23 = tensor.collapse_shape %transposed_21 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    %21 = tensor.empty() : tensor<8x8x8xf32>
+    %22 = linalg.fill ins(%cst : f32) outs(%21 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %23 = linalg.batch_matmul ins(%collapsed_22, %collapsed_23 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%22 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %expanded_24 = tensor.expand_shape %23 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
+    %24 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_24 : tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_8 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_7 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<2x4x8x8xf32>
-    %33 = tensor.empty() : tensor<8x8xi1>
-    %34 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%cst_15 : tensor<8x8xi8>) outs(%33 : tensor<8x8xi1>) {
+    %25 = tensor.empty() : tensor<8x8xi1>
+    %26 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%cst_13 : tensor<8x8xi8>) outs(%25 : tensor<8x8xi1>) {
     ^bb0(%in: i8, %out: i1):
-      %484 = arith.cmpi ne, %in, %c0_i8 : i8
-      linalg.yield %484 : i1
+      %466 = arith.cmpi ne, %in, %c0_i8 : i8
+      linalg.yield %466 : i1
     } -> tensor<8x8xi1>
-    %35 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%34 : tensor<8x8xi1>) outs(%33 : tensor<8x8xi1>) {
+    %27 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%26 : tensor<8x8xi1>) outs(%25 : tensor<8x8xi1>) {
     ^bb0(%in: i1, %out: i1):
-      %484 = arith.xori %in, %true : i1
-      linalg.yield %484 : i1
+      %466 = arith.xori %in, %true : i1
+      linalg.yield %466 : i1
     } -> tensor<8x8xi1>
-    %36 = linalg.generic {indexing_maps = [#map6, #map7, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%35, %cst_5, %32 : tensor<8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: i1, %in_92: f32, %in_93: f32, %out: f32):
-      %484 = arith.select %in, %in_92, %in_93 : f32
-      linalg.yield %484 : f32
+    %28 = linalg.generic {indexing_maps = [#map6, #map7, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%27, %cst_4, %24 : tensor<8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: i1, %in_90: f32, %in_91: f32, %out: f32):
+      %466 = arith.select %in, %in_90, %in_91 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %37 = tensor.empty() : tensor<2x4x8xi64>
-    %38 = linalg.fill ins(%c0_i64 : i64) outs(%37 : tensor<2x4x8xi64>) -> tensor<2x4x8xi64>
-    %39 = tensor.empty() : tensor<2x4x8xf32>
-    %40 = linalg.fill ins(%cst_1 : f32) outs(%39 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-    %41:2 = linalg.generic {indexing_maps = [#map5, #map8, #map8], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%36 : tensor<2x4x8x8xf32>) outs(%40, %38 : tensor<2x4x8xf32>, tensor<2x4x8xi64>) {
-    ^bb0(%in: f32, %out: f32, %out_92: i64):
-      %484 = linalg.index 3 : index
-      %485 = arith.index_cast %484 : index to i64
-      %486 = arith.maximumf %in, %out : f32
-      %487 = arith.cmpf ogt, %in, %out : f32
-      %488 = arith.select %487, %485, %out_92 : i64
-      linalg.yield %486, %488 : f32, i64
+    %29 = tensor.empty() : tensor<2x4x8xi64>
+    %30 = linalg.fill ins(%c0_i64 : i64) outs(%29 : tensor<2x4x8xi64>) -> tensor<2x4x8xi64>
+    %31 = tensor.empty() : tensor<2x4x8xf32>
+    %32 = linalg.fill ins(%cst_0 : f32) outs(%31 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+    %33:2 = linalg.generic {indexing_maps = [#map5, #map8, #map8], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%28 : tensor<2x4x8x8xf32>) outs(%32, %30 : tensor<2x4x8xf32>, tensor<2x4x8xi64>) {
+    ^bb0(%in: f32, %out: f32, %out_90: i64):
+      %466 = linalg.index 3 : index
+      %467 = arith.index_cast %466 : index to i64
+      %468 = arith.maximumf %in, %out : f32
+      %469 = arith.cmpf ogt, %in, %out : f32
+      %470 = arith.select %469, %467, %out_90 : i64
+      linalg.yield %468, %470 : f32, i64
     } -> (tensor<2x4x8xf32>, tensor<2x4x8xi64>)
-    %expanded_27 = tensor.expand_shape %41#0 [[0], [1], [2, 3]] output_shape [2, 4, 8, 1] : tensor<2x4x8xf32> into tensor<2x4x8x1xf32>
-    %42 = linalg.generic {indexing_maps = [#map5, #map9, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%36, %expanded_27 : tensor<2x4x8x8xf32>, tensor<2x4x8x1xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %expanded_25 = tensor.expand_shape %33#0 [[0], [1], [2, 3]] output_shape [2, 4, 8, 1] : tensor<2x4x8xf32> into tensor<2x4x8x1xf32>
+    %34 = linalg.generic {indexing_maps = [#map5, #map9, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%28, %expanded_25 : tensor<2x4x8x8xf32>, tensor<2x4x8x1xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %43 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%42 : tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
+    %35 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%34 : tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.exp %in : f32
-      linalg.yield %484 : f32
+      %466 = math.exp %in : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %44 = tensor.empty() : tensor<2x4x8x1xf32>
-    %45 = linalg.fill ins(%cst_0 : f32) outs(%44 : tensor<2x4x8x1xf32>) -> tensor<2x4x8x1xf32>
-    %46 = linalg.generic {indexing_maps = [#map5, #map9], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%43 : tensor<2x4x8x8xf32>) outs(%45 : tensor<2x4x8x1xf32>) {
+    %36 = tensor.empty() : tensor<2x4x8x1xf32>
+    %37 = linalg.fill ins(%cst : f32) outs(%36 : tensor<2x4x8x1xf32>) -> tensor<2x4x8x1xf32>
+    %38 = linalg.generic {indexing_maps = [#map5, #map9], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%35 : tensor<2x4x8x8xf32>) outs(%37 : tensor<2x4x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x1xf32>
-    %47 = linalg.generic {indexing_maps = [#map5, #map9, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%43, %46 : tensor<2x4x8x8xf32>, tensor<2x4x8x1xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %39 = linalg.generic {indexing_maps = [#map5, #map9, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%35, %38 : tensor<2x4x8x8xf32>, tensor<2x4x8x1xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %collapsed_28 = tensor.collapse_shape %47 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
-    %collapsed_29 = tensor.collapse_shape %transposed_22 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
-    %48 = linalg.batch_matmul ins(%collapsed_28, %collapsed_29 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%30 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %expanded_30 = tensor.expand_shape %48 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
-    %49 = tensor.empty() : tensor<2x8x4x8xf32>
-    %transposed_31 = linalg.transpose ins(%expanded_30 : tensor<2x4x8x8xf32>) outs(%49 : tensor<2x8x4x8xf32>) permutation = [0, 2, 1, 3] 
-    %50 = tensor.empty() : tensor<32x32xf32>
-    %transposed_32 = linalg.transpose ins(%arg4 : tensor<32x32xf32>) outs(%50 : tensor<32x32xf32>) permutation = [1, 0] 
-    %collapsed_33 = tensor.collapse_shape %transposed_31 [[0, 1], [2, 3]] : tensor<2x8x4x8xf32> into tensor<16x32xf32>
-    %51 = tensor.empty() : tensor<16x32xf32>
-    %52 = linalg.fill ins(%cst_0 : f32) outs(%51 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %53 = linalg.matmul ins(%collapsed_33, %transposed_32 : tensor<16x32xf32>, tensor<32x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %54 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg5 : tensor<32xf32>) outs(%51 : tensor<16x32xf32>) {
+    %collapsed_26 = tensor.collapse_shape %39 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    %collapsed_27 = tensor.collapse_shape %transposed_20 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    %40 = linalg.batch_matmul ins(%collapsed_26, %collapsed_27 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%22 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %expanded_28 = tensor.expand_shape %40 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
+    %41 = tensor.empty() : tensor<2x8x4x8xf32>
+    %transposed_29 = linalg.transpose ins(%expanded_28 : tensor<2x4x8x8xf32>) outs(%41 : tensor<2x8x4x8xf32>) permutation = [0, 2, 1, 3] 
+    %42 = tensor.empty() : tensor<32x32xf32>
+    %transposed_30 = linalg.transpose ins(%arg4 : tensor<32x32xf32>) outs(%42 : tensor<32x32xf32>) permutation = [1, 0] 
+    %collapsed_31 = tensor.collapse_shape %transposed_29 [[0, 1], [2, 3]] : tensor<2x8x4x8xf32> into tensor<16x32xf32>
+    %43 = tensor.empty() : tensor<16x32xf32>
+    %44 = linalg.fill ins(%cst : f32) outs(%43 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %45 = linalg.matmul ins(%collapsed_31, %transposed_30 : tensor<16x32xf32>, tensor<32x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %46 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg5 : tensor<32xf32>) outs(%43 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<16x32xf32>
-    %55 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%53, %54 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%51 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %47 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%45, %46 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%43 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %expanded_34 = tensor.expand_shape %55 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
-    %56 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16, %expanded_34 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %expanded_32 = tensor.expand_shape %47 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+    %48 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg16, %expanded_32 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %57 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%56 : tensor<2x8x32xf32>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f32, %out: f64):
-      %484 = arith.extf %in : f32 to f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %58 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%57 : tensor<2x8x32xf64>) outs(%3 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.addf %in, %out : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %59 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%58 : tensor<2x8x1xf64>) outs(%2 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.divf %in, %cst_10 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %60 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%57, %59 : tensor<2x8x32xf64>, tensor<2x8x1xf64>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f64, %in_92: f64, %out: f64):
-      %484 = arith.subf %in, %in_92 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %61 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%60, %60 : tensor<2x8x32xf64>, tensor<2x8x32xf64>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f64, %in_92: f64, %out: f64):
-      %484 = arith.mulf %in, %in_92 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %62 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%61 : tensor<2x8x32xf64>) outs(%3 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.addf %in, %out : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %63 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%62 : tensor<2x8x1xf64>) outs(%2 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.divf %in, %cst_10 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %64 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%63 : tensor<2x8x1xf64>) outs(%10 : tensor<2x8x1xf32>) {
-    ^bb0(%in: f64, %out: f32):
-      %484 = arith.truncf %in : f64 to f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x1xf32>
-    %65 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%56 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %49 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%48 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %66 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%65 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %50 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%49 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_11 : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %67 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%64 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %51 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%48, %50 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %52 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%51, %51 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %53 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%52 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_9 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %68 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%67 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %54 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%53 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.rsqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %69 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%56, %66 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %55 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%54 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = arith.truncf %cst_8 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
+    } -> tensor<2x8x1xf32>
+    %56 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%55 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = math.rsqrt %in : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x1xf32>
+    %57 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%51, %56 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %70 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%69, %68 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %58 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%57, %arg6 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %71 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%70, %arg6 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %59 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%58, %arg7 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %72 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%71, %arg7 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %73 = tensor.empty() : tensor<32x128xf32>
-    %transposed_35 = linalg.transpose ins(%arg8 : tensor<128x32xf32>) outs(%73 : tensor<32x128xf32>) permutation = [1, 0] 
-    %collapsed_36 = tensor.collapse_shape %72 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
-    %74 = tensor.empty() : tensor<16x128xf32>
-    %75 = linalg.fill ins(%cst_0 : f32) outs(%74 : tensor<16x128xf32>) -> tensor<16x128xf32>
-    %76 = linalg.matmul ins(%collapsed_36, %transposed_35 : tensor<16x32xf32>, tensor<32x128xf32>) outs(%75 : tensor<16x128xf32>) -> tensor<16x128xf32>
-    %77 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg9 : tensor<128xf32>) outs(%74 : tensor<16x128xf32>) {
+    %60 = tensor.empty() : tensor<32x128xf32>
+    %transposed_33 = linalg.transpose ins(%arg8 : tensor<128x32xf32>) outs(%60 : tensor<32x128xf32>) permutation = [1, 0] 
+    %collapsed_34 = tensor.collapse_shape %59 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
+    %61 = tensor.empty() : tensor<16x128xf32>
+    %62 = linalg.fill ins(%cst : f32) outs(%61 : tensor<16x128xf32>) -> tensor<16x128xf32>
+    %63 = linalg.matmul ins(%collapsed_34, %transposed_33 : tensor<16x32xf32>, tensor<32x128xf32>) outs(%62 : tensor<16x128xf32>) -> tensor<16x128xf32>
+    %64 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg9 : tensor<128xf32>) outs(%61 : tensor<16x128xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<16x128xf32>
-    %78 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%76, %77 : tensor<16x128xf32>, tensor<16x128xf32>) outs(%74 : tensor<16x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %65 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%63, %64 : tensor<16x128xf32>, tensor<16x128xf32>) outs(%61 : tensor<16x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x128xf32>
-    %expanded_37 = tensor.expand_shape %78 [[0, 1], [2]] output_shape [2, 8, 128] : tensor<16x128xf32> into tensor<2x8x128xf32>
-    %79 = tensor.empty() : tensor<2x8x128xf32>
-    %80 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_37 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %expanded_35 = tensor.expand_shape %65 [[0, 1], [2]] output_shape [2, 8, 128] : tensor<16x128xf32> into tensor<2x8x128xf32>
+    %66 = tensor.empty() : tensor<2x8x128xf32>
+    %67 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_35 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_12 : f32
-      %485 = math.erf %484 : f32
-      %486 = arith.addf %485, %cst_2 : f32
-      %487 = arith.mulf %486, %cst_3 : f32
-      %488 = arith.mulf %in, %487 : f32
-      linalg.yield %488 : f32
+      %466 = arith.divf %in, %cst_10 : f32
+      %467 = math.erf %466 : f32
+      %468 = arith.addf %467, %cst_1 : f32
+      %469 = arith.mulf %468, %cst_2 : f32
+      %470 = arith.mulf %in, %469 : f32
+      linalg.yield %470 : f32
     } -> tensor<2x8x128xf32>
-    %81 = tensor.empty() : tensor<128x32xf32>
-    %transposed_38 = linalg.transpose ins(%arg10 : tensor<32x128xf32>) outs(%81 : tensor<128x32xf32>) permutation = [1, 0] 
-    %collapsed_39 = tensor.collapse_shape %80 [[0, 1], [2]] : tensor<2x8x128xf32> into tensor<16x128xf32>
-    %82 = linalg.matmul ins(%collapsed_39, %transposed_38 : tensor<16x128xf32>, tensor<128x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %83 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg11 : tensor<32xf32>) outs(%51 : tensor<16x32xf32>) {
+    %68 = tensor.empty() : tensor<128x32xf32>
+    %transposed_36 = linalg.transpose ins(%arg10 : tensor<32x128xf32>) outs(%68 : tensor<128x32xf32>) permutation = [1, 0] 
+    %collapsed_37 = tensor.collapse_shape %67 [[0, 1], [2]] : tensor<2x8x128xf32> into tensor<16x128xf32>
+    %69 = linalg.matmul ins(%collapsed_37, %transposed_36 : tensor<16x128xf32>, tensor<128x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %70 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg11 : tensor<32xf32>) outs(%43 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<16x32xf32>
-    %84 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%82, %83 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%51 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %71 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%69, %70 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%43 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %expanded_40 = tensor.expand_shape %84 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
-    %85 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%56, %expanded_40 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %expanded_38 = tensor.expand_shape %71 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+    %72 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%48, %expanded_38 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %86 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%85 : tensor<2x8x32xf32>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f32, %out: f64):
-      %484 = arith.extf %in : f32 to f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %87 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%86 : tensor<2x8x32xf64>) outs(%3 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.addf %in, %out : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %88 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%87 : tensor<2x8x1xf64>) outs(%2 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.divf %in, %cst_10 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %89 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%86, %88 : tensor<2x8x32xf64>, tensor<2x8x1xf64>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f64, %in_92: f64, %out: f64):
-      %484 = arith.subf %in, %in_92 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %90 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%89, %89 : tensor<2x8x32xf64>, tensor<2x8x32xf64>) outs(%0 : tensor<2x8x32xf64>) {
-    ^bb0(%in: f64, %in_92: f64, %out: f64):
-      %484 = arith.mulf %in, %in_92 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x32xf64>
-    %91 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%90 : tensor<2x8x32xf64>) outs(%3 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.addf %in, %out : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %92 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%91 : tensor<2x8x1xf64>) outs(%2 : tensor<2x8x1xf64>) {
-    ^bb0(%in: f64, %out: f64):
-      %484 = arith.divf %in, %cst_10 : f64
-      linalg.yield %484 : f64
-    } -> tensor<2x8x1xf64>
-    %93 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%92 : tensor<2x8x1xf64>) outs(%10 : tensor<2x8x1xf32>) {
-    ^bb0(%in: f64, %out: f32):
-      %484 = arith.truncf %in : f64 to f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x1xf32>
-    %94 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%85 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %73 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%72 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %95 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%94 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %74 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%73 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_11 : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %96 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%93 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %75 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%72, %74 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %76 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%75, %75 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %77 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%76 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_9 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %97 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%96 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %78 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%77 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.rsqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %98 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%85, %95 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %79 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%78 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = arith.truncf %cst_8 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
+    } -> tensor<2x8x1xf32>
+    %80 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%79 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = math.rsqrt %in : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x1xf32>
+    %81 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%75, %80 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %99 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%98, %97 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %82 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%81, %arg12 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %100 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %arg12 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %83 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%82, %arg13 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %101 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%100, %arg13 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %102 = tensor.empty() : tensor<32x16xf32>
-    %transposed_41 = linalg.transpose ins(%arg14 : tensor<16x32xf32>) outs(%102 : tensor<32x16xf32>) permutation = [1, 0] 
-    %collapsed_42 = tensor.collapse_shape %101 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
-    %103 = tensor.empty() : tensor<16x16xf32>
-    %104 = linalg.fill ins(%cst_0 : f32) outs(%103 : tensor<16x16xf32>) -> tensor<16x16xf32>
-    %105 = linalg.matmul ins(%collapsed_42, %transposed_41 : tensor<16x32xf32>, tensor<32x16xf32>) outs(%104 : tensor<16x16xf32>) -> tensor<16x16xf32>
-    %106 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg15 : tensor<16xf32>) outs(%103 : tensor<16x16xf32>) {
+    %84 = tensor.empty() : tensor<32x16xf32>
+    %transposed_39 = linalg.transpose ins(%arg14 : tensor<16x32xf32>) outs(%84 : tensor<32x16xf32>) permutation = [1, 0] 
+    %collapsed_40 = tensor.collapse_shape %83 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
+    %85 = tensor.empty() : tensor<16x16xf32>
+    %86 = linalg.fill ins(%cst : f32) outs(%85 : tensor<16x16xf32>) -> tensor<16x16xf32>
+    %87 = linalg.matmul ins(%collapsed_40, %transposed_39 : tensor<16x32xf32>, tensor<32x16xf32>) outs(%86 : tensor<16x16xf32>) -> tensor<16x16xf32>
+    %88 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg15 : tensor<16xf32>) outs(%85 : tensor<16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<16x16xf32>
-    %107 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%105, %106 : tensor<16x16xf32>, tensor<16x16xf32>) outs(%103 : tensor<16x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %89 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%87, %88 : tensor<16x16xf32>, tensor<16x16xf32>) outs(%85 : tensor<16x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x16xf32>
-    %expanded_43 = tensor.expand_shape %107 [[0, 1], [2]] output_shape [2, 8, 16] : tensor<16x16xf32> into tensor<2x8x16xf32>
-    %108 = tensor.empty() : tensor<16xi64>
-    %109 = linalg.generic {indexing_maps = [#map10], iterator_types = ["parallel"]} outs(%108 : tensor<16xi64>) {
+    %expanded_41 = tensor.expand_shape %89 [[0, 1], [2]] output_shape [2, 8, 16] : tensor<16x16xf32> into tensor<2x8x16xf32>
+    %90 = tensor.empty() : tensor<16xi64>
+    %91 = linalg.generic {indexing_maps = [#map10], iterator_types = ["parallel"]} outs(%90 : tensor<16xi64>) {
     ^bb0(%out: i64):
-      %484 = linalg.index 0 : index
-      %485 = arith.index_cast %484 : index to i64
-      linalg.yield %485 : i64
+      %466 = linalg.index 0 : index
+      %467 = arith.index_cast %466 : index to i64
+      linalg.yield %467 : i64
     } -> tensor<16xi64>
-    %expanded_44 = tensor.expand_shape %arg17 [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xi64> into tensor<2x8x1xi64>
-    %110 = tensor.empty() : tensor<2x8x16xi1>
-    %111 = linalg.generic {indexing_maps = [#map1, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_44, %109 : tensor<2x8x1xi64>, tensor<16xi64>) outs(%110 : tensor<2x8x16xi1>) {
-    ^bb0(%in: i64, %in_92: i64, %out: i1):
-      %484 = arith.cmpi eq, %in, %in_92 : i64
-      linalg.yield %484 : i1
+    %expanded_42 = tensor.expand_shape %arg17 [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xi64> into tensor<2x8x1xi64>
+    %92 = tensor.empty() : tensor<2x8x16xi1>
+    %93 = linalg.generic {indexing_maps = [#map1, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_42, %91 : tensor<2x8x1xi64>, tensor<16xi64>) outs(%92 : tensor<2x8x16xi1>) {
+    ^bb0(%in: i64, %in_90: i64, %out: i1):
+      %466 = arith.cmpi eq, %in, %in_90 : i64
+      linalg.yield %466 : i1
     } -> tensor<2x8x16xi1>
-    %112 = tensor.empty() : tensor<2x8x16xf32>
-    %113 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%111 : tensor<2x8x16xi1>) outs(%112 : tensor<2x8x16xf32>) {
+    %94 = tensor.empty() : tensor<2x8x16xf32>
+    %95 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%93 : tensor<2x8x16xi1>) outs(%94 : tensor<2x8x16xf32>) {
     ^bb0(%in: i1, %out: f32):
-      %484 = arith.uitofp %in : i1 to f32
-      linalg.yield %484 : f32
+      %466 = arith.uitofp %in : i1 to f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %114 = tensor.empty() : tensor<2x8xi64>
-    %115 = linalg.fill ins(%c0_i64 : i64) outs(%114 : tensor<2x8xi64>) -> tensor<2x8xi64>
-    %116 = tensor.empty() : tensor<2x8xf32>
-    %117 = linalg.fill ins(%cst_1 : f32) outs(%116 : tensor<2x8xf32>) -> tensor<2x8xf32>
-    %118:2 = linalg.generic {indexing_maps = [#map, #map11, #map11], iterator_types = ["parallel", "parallel", "reduction"]} ins(%expanded_43 : tensor<2x8x16xf32>) outs(%117, %115 : tensor<2x8xf32>, tensor<2x8xi64>) {
-    ^bb0(%in: f32, %out: f32, %out_92: i64):
-      %484 = linalg.index 2 : index
-      %485 = arith.index_cast %484 : index to i64
-      %486 = arith.maximumf %in, %out : f32
-      %487 = arith.cmpf ogt, %in, %out : f32
-      %488 = arith.select %487, %485, %out_92 : i64
-      linalg.yield %486, %488 : f32, i64
+    %96 = tensor.empty() : tensor<2x8xi64>
+    %97 = linalg.fill ins(%c0_i64 : i64) outs(%96 : tensor<2x8xi64>) -> tensor<2x8xi64>
+    %98 = tensor.empty() : tensor<2x8xf32>
+    %99 = linalg.fill ins(%cst_0 : f32) outs(%98 : tensor<2x8xf32>) -> tensor<2x8xf32>
+    %100:2 = linalg.generic {indexing_maps = [#map, #map11, #map11], iterator_types = ["parallel", "parallel", "reduction"]} ins(%expanded_41 : tensor<2x8x16xf32>) outs(%99, %97 : tensor<2x8xf32>, tensor<2x8xi64>) {
+    ^bb0(%in: f32, %out: f32, %out_90: i64):
+      %466 = linalg.index 2 : index
+      %467 = arith.index_cast %466 : index to i64
+      %468 = arith.maximumf %in, %out : f32
+      %469 = arith.cmpf ogt, %in, %out : f32
+      %470 = arith.select %469, %467, %out_90 : i64
+      linalg.yield %468, %470 : f32, i64
     } -> (tensor<2x8xf32>, tensor<2x8xi64>)
-    %expanded_45 = tensor.expand_shape %118#0 [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xf32> into tensor<2x8x1xf32>
-    %119 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_43, %expanded_45 : tensor<2x8x16xf32>, tensor<2x8x1xf32>) outs(%112 : tensor<2x8x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %expanded_43 = tensor.expand_shape %100#0 [[0], [1, 2]] output_shape [2, 8, 1] : tensor<2x8xf32> into tensor<2x8x1xf32>
+    %101 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_41, %expanded_43 : tensor<2x8x16xf32>, tensor<2x8x1xf32>) outs(%94 : tensor<2x8x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %120 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%119 : tensor<2x8x16xf32>) outs(%112 : tensor<2x8x16xf32>) {
+    %102 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%101 : tensor<2x8x16xf32>) outs(%94 : tensor<2x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.exp %in : f32
-      linalg.yield %484 : f32
+      %466 = math.exp %in : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %121 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%120 : tensor<2x8x16xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %103 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%102 : tensor<2x8x16xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %122 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%121 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %104 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%103 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.log %in : f32
-      linalg.yield %484 : f32
+      %466 = math.log %in : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %123 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%119, %122 : tensor<2x8x16xf32>, tensor<2x8x1xf32>) outs(%112 : tensor<2x8x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %105 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%101, %104 : tensor<2x8x16xf32>, tensor<2x8x1xf32>) outs(%94 : tensor<2x8x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %124 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%113, %123 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%112 : tensor<2x8x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %106 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%95, %105 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%94 : tensor<2x8x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %125 = linalg.fill ins(%cst_0 : f32) outs(%116 : tensor<2x8xf32>) -> tensor<2x8xf32>
-    %126 = linalg.generic {indexing_maps = [#map, #map11], iterator_types = ["parallel", "parallel", "reduction"]} ins(%124 : tensor<2x8x16xf32>) outs(%125 : tensor<2x8xf32>) {
+    %107 = linalg.fill ins(%cst : f32) outs(%98 : tensor<2x8xf32>) -> tensor<2x8xf32>
+    %108 = linalg.generic {indexing_maps = [#map, #map11], iterator_types = ["parallel", "parallel", "reduction"]} ins(%106 : tensor<2x8x16xf32>) outs(%107 : tensor<2x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8xf32>
-    %127 = tensor.empty() : tensor<f32>
-    %128 = linalg.fill ins(%cst_0 : f32) outs(%127 : tensor<f32>) -> tensor<f32>
-    %129 = linalg.generic {indexing_maps = [#map4, #map12], iterator_types = ["reduction", "reduction"]} ins(%126 : tensor<2x8xf32>) outs(%128 : tensor<f32>) {
+    %109 = tensor.empty() : tensor<f32>
+    %110 = linalg.fill ins(%cst : f32) outs(%109 : tensor<f32>) -> tensor<f32>
+    %111 = linalg.generic {indexing_maps = [#map4, #map12], iterator_types = ["reduction", "reduction"]} ins(%108 : tensor<2x8xf32>) outs(%110 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %130 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%129 : tensor<f32>) outs(%127 : tensor<f32>) {
+    %112 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%111 : tensor<f32>) outs(%109 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_13 : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_11 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %131 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%130 : tensor<f32>) outs(%127 : tensor<f32>) {
+    %113 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%112 : tensor<f32>) outs(%109 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.negf %in : f32
-      linalg.yield %484 : f32
+      %466 = arith.negf %in : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %132 = "mpt.grad_seed"(%131) : (tensor<f32>) -> tensor<f32>
-    %133 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%132 : tensor<f32>) outs(%127 : tensor<f32>) {
+    %114 = "mpt.grad_seed"(%113) : (tensor<f32>) -> tensor<f32>
+    %115 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%114 : tensor<f32>) outs(%109 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.negf %in : f32
-      linalg.yield %484 : f32
+      %466 = arith.negf %in : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %134 = linalg.generic {indexing_maps = [#map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%133 : tensor<f32>) outs(%116 : tensor<2x8xf32>) {
+    %116 = linalg.generic {indexing_maps = [#map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%115 : tensor<f32>) outs(%98 : tensor<2x8xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<2x8xf32>
-    %135 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%134 : tensor<2x8xf32>) outs(%116 : tensor<2x8xf32>) {
+    %117 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%116 : tensor<2x8xf32>) outs(%98 : tensor<2x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_13 : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_11 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8xf32>
-    %136 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%135 : tensor<2x8xf32>) outs(%112 : tensor<2x8x16xf32>) {
+    %118 = linalg.generic {indexing_maps = [#map11, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%117 : tensor<2x8xf32>) outs(%94 : tensor<2x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<2x8x16xf32>
-    %137 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%136, %113 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%112 : tensor<2x8x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %119 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%118, %95 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%94 : tensor<2x8x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %138 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%123 : tensor<2x8x16xf32>) outs(%112 : tensor<2x8x16xf32>) {
+    %120 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%105 : tensor<2x8x16xf32>) outs(%94 : tensor<2x8x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.exp %in : f32
-      linalg.yield %484 : f32
+      %466 = math.exp %in : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %139 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%137 : tensor<2x8x16xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %121 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%119 : tensor<2x8x16xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %140 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%138, %139 : tensor<2x8x16xf32>, tensor<2x8x1xf32>) outs(%112 : tensor<2x8x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %122 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%120, %121 : tensor<2x8x16xf32>, tensor<2x8x1xf32>) outs(%94 : tensor<2x8x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %141 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%137, %140 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%112 : tensor<2x8x16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %123 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%119, %122 : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%94 : tensor<2x8x16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x16xf32>
-    %collapsed_46 = tensor.collapse_shape %141 [[0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
-    %142 = linalg.matmul ins(%collapsed_46, %arg14 : tensor<16x16xf32>, tensor<16x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %transposed_47 = linalg.transpose ins(%collapsed_46 : tensor<16x16xf32>) outs(%103 : tensor<16x16xf32>) permutation = [1, 0] 
-    %143 = linalg.matmul ins(%transposed_47, %collapsed_42 : tensor<16x16xf32>, tensor<16x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %144 = tensor.empty() : tensor<1x16xf32>
-    %145 = linalg.fill ins(%cst_0 : f32) outs(%144 : tensor<1x16xf32>) -> tensor<1x16xf32>
-    %146 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_46 : tensor<16x16xf32>) outs(%145 : tensor<1x16xf32>) {
+    %collapsed_44 = tensor.collapse_shape %123 [[0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+    %124 = linalg.matmul ins(%collapsed_44, %arg14 : tensor<16x16xf32>, tensor<16x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %transposed_45 = linalg.transpose ins(%collapsed_44 : tensor<16x16xf32>) outs(%85 : tensor<16x16xf32>) permutation = [1, 0] 
+    %125 = linalg.matmul ins(%transposed_45, %collapsed_40 : tensor<16x16xf32>, tensor<16x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %126 = tensor.empty() : tensor<1x16xf32>
+    %127 = linalg.fill ins(%cst : f32) outs(%126 : tensor<1x16xf32>) -> tensor<1x16xf32>
+    %128 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_44 : tensor<16x16xf32>) outs(%127 : tensor<1x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<1x16xf32>
-    %collapsed_48 = tensor.collapse_shape %146 [[0, 1]] : tensor<1x16xf32> into tensor<16xf32>
-    %expanded_49 = tensor.expand_shape %142 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
-    %147 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_49, %arg12 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %collapsed_46 = tensor.collapse_shape %128 [[0, 1]] : tensor<1x16xf32> into tensor<16xf32>
+    %expanded_47 = tensor.expand_shape %124 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+    %129 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_47, %arg12 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %148 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%147 : tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
+    %130 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%129 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.mulf %in, %cst_11 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %149 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%147 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %150 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%147, %99 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %151 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%150 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %131 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%130 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %152 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%99, %151 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %132 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%129, %131 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %153 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%148, %149 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %133 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%129, %81 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %154 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153, %152 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %155 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%97 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %134 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%133 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_11 : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %156 = linalg.generic {indexing_maps = [#map1, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%155, %154 : tensor<2x8x1xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %157 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_49, %99 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %158 = tensor.empty() : tensor<32xf32>
-    %159 = linalg.fill ins(%cst_0 : f32) outs(%158 : tensor<32xf32>) -> tensor<32xf32>
-    %160 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%157 : tensor<2x8x32xf32>) outs(%159 : tensor<32xf32>) {
+    %135 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%134 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x1xf32>
+    %136 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%81, %135 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %137 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%132, %136 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %138 = linalg.generic {indexing_maps = [#map1, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%80, %137 : tensor<2x8x1xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %139 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_47, %81 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %140 = tensor.empty() : tensor<32xf32>
+    %141 = linalg.fill ins(%cst : f32) outs(%140 : tensor<32xf32>) -> tensor<32xf32>
+    %142 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%139 : tensor<2x8x32xf32>) outs(%141 : tensor<32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %161 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%expanded_49 : tensor<2x8x32xf32>) outs(%159 : tensor<32xf32>) {
+    %143 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%expanded_47 : tensor<2x8x32xf32>) outs(%141 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %collapsed_50 = tensor.collapse_shape %156 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
-    %162 = linalg.matmul ins(%collapsed_50, %arg10 : tensor<16x32xf32>, tensor<32x128xf32>) outs(%75 : tensor<16x128xf32>) -> tensor<16x128xf32>
-    %transposed_51 = linalg.transpose ins(%collapsed_50 : tensor<16x32xf32>) outs(%102 : tensor<32x16xf32>) permutation = [1, 0] 
-    %163 = linalg.fill ins(%cst_0 : f32) outs(%73 : tensor<32x128xf32>) -> tensor<32x128xf32>
-    %164 = linalg.matmul ins(%transposed_51, %collapsed_39 : tensor<32x16xf32>, tensor<16x128xf32>) outs(%163 : tensor<32x128xf32>) -> tensor<32x128xf32>
-    %165 = tensor.empty() : tensor<1x32xf32>
-    %166 = linalg.fill ins(%cst_0 : f32) outs(%165 : tensor<1x32xf32>) -> tensor<1x32xf32>
-    %167 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_50 : tensor<16x32xf32>) outs(%166 : tensor<1x32xf32>) {
+    %collapsed_48 = tensor.collapse_shape %138 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
+    %144 = linalg.matmul ins(%collapsed_48, %arg10 : tensor<16x32xf32>, tensor<32x128xf32>) outs(%62 : tensor<16x128xf32>) -> tensor<16x128xf32>
+    %transposed_49 = linalg.transpose ins(%collapsed_48 : tensor<16x32xf32>) outs(%84 : tensor<32x16xf32>) permutation = [1, 0] 
+    %145 = linalg.fill ins(%cst : f32) outs(%60 : tensor<32x128xf32>) -> tensor<32x128xf32>
+    %146 = linalg.matmul ins(%transposed_49, %collapsed_37 : tensor<32x16xf32>, tensor<16x128xf32>) outs(%145 : tensor<32x128xf32>) -> tensor<32x128xf32>
+    %147 = tensor.empty() : tensor<1x32xf32>
+    %148 = linalg.fill ins(%cst : f32) outs(%147 : tensor<1x32xf32>) -> tensor<1x32xf32>
+    %149 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_48 : tensor<16x32xf32>) outs(%148 : tensor<1x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<1x32xf32>
-    %collapsed_52 = tensor.collapse_shape %167 [[0, 1]] : tensor<1x32xf32> into tensor<32xf32>
-    %expanded_53 = tensor.expand_shape %162 [[0, 1], [2]] output_shape [2, 8, 128] : tensor<16x128xf32> into tensor<2x8x128xf32>
-    %168 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_37 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %collapsed_50 = tensor.collapse_shape %149 [[0, 1]] : tensor<1x32xf32> into tensor<32xf32>
+    %expanded_51 = tensor.expand_shape %144 [[0, 1], [2]] output_shape [2, 8, 128] : tensor<16x128xf32> into tensor<2x8x128xf32>
+    %150 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_35 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_7 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_6 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<2x8x128xf32>
-    %169 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%168 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %151 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%150 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.erf %in : f32
-      linalg.yield %484 : f32
+      %466 = math.erf %in : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %170 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%169 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %152 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%151 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %cst_2 : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %cst_1 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %171 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%170 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %153 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%152 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.mulf %in, %cst_3 : f32
-      linalg.yield %484 : f32
+      %466 = arith.mulf %in, %cst_2 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %172 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_37, %expanded_37 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %154 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_35, %expanded_35 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %173 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%172 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %155 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%154 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.mulf %in, %cst_14 : f32
-      linalg.yield %484 : f32
+      %466 = arith.mulf %in, %cst_12 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %174 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %156 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%155 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.exp %in : f32
-      linalg.yield %484 : f32
+      %466 = math.exp %in : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %175 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%174 : tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
+    %157 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%156 : tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_6 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_5 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<2x8x128xf32>
-    %176 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_37, %175 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %158 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_35, %157 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %177 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%171, %176 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %159 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%153, %158 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %178 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_53, %177 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%79 : tensor<2x8x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %160 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_51, %159 : tensor<2x8x128xf32>, tensor<2x8x128xf32>) outs(%66 : tensor<2x8x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x128xf32>
-    %collapsed_54 = tensor.collapse_shape %178 [[0, 1], [2]] : tensor<2x8x128xf32> into tensor<16x128xf32>
-    %179 = linalg.matmul ins(%collapsed_54, %arg8 : tensor<16x128xf32>, tensor<128x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %180 = tensor.empty() : tensor<128x16xf32>
-    %transposed_55 = linalg.transpose ins(%collapsed_54 : tensor<16x128xf32>) outs(%180 : tensor<128x16xf32>) permutation = [1, 0] 
-    %181 = linalg.fill ins(%cst_0 : f32) outs(%81 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %182 = linalg.matmul ins(%transposed_55, %collapsed_36 : tensor<128x16xf32>, tensor<16x32xf32>) outs(%181 : tensor<128x32xf32>) -> tensor<128x32xf32>
-    %183 = tensor.empty() : tensor<1x128xf32>
-    %184 = linalg.fill ins(%cst_0 : f32) outs(%183 : tensor<1x128xf32>) -> tensor<1x128xf32>
-    %185 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_54 : tensor<16x128xf32>) outs(%184 : tensor<1x128xf32>) {
+    %collapsed_52 = tensor.collapse_shape %160 [[0, 1], [2]] : tensor<2x8x128xf32> into tensor<16x128xf32>
+    %161 = linalg.matmul ins(%collapsed_52, %arg8 : tensor<16x128xf32>, tensor<128x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %162 = tensor.empty() : tensor<128x16xf32>
+    %transposed_53 = linalg.transpose ins(%collapsed_52 : tensor<16x128xf32>) outs(%162 : tensor<128x16xf32>) permutation = [1, 0] 
+    %163 = linalg.fill ins(%cst : f32) outs(%68 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %164 = linalg.matmul ins(%transposed_53, %collapsed_34 : tensor<128x16xf32>, tensor<16x32xf32>) outs(%163 : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %165 = tensor.empty() : tensor<1x128xf32>
+    %166 = linalg.fill ins(%cst : f32) outs(%165 : tensor<1x128xf32>) -> tensor<1x128xf32>
+    %167 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_52 : tensor<16x128xf32>) outs(%166 : tensor<1x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<1x128xf32>
-    %collapsed_56 = tensor.collapse_shape %185 [[0, 1]] : tensor<1x128xf32> into tensor<128xf32>
-    %expanded_57 = tensor.expand_shape %179 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
-    %186 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_57, %arg6 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %collapsed_54 = tensor.collapse_shape %167 [[0, 1]] : tensor<1x128xf32> into tensor<128xf32>
+    %expanded_55 = tensor.expand_shape %161 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+    %168 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_55, %arg6 : tensor<2x8x32xf32>, tensor<32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %187 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%186 : tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
+    %169 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%168 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.mulf %in, %cst_11 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %188 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%186 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %189 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%186, %70 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %190 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%189 : tensor<2x8x32xf32>) outs(%12 : tensor<2x8x1xf32>) {
+    %170 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%169 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %191 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%70, %190 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %171 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%168, %170 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %192 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%187, %188 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %172 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%168, %57 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %193 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%192, %191 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %194 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%68 : tensor<2x8x1xf32>) outs(%10 : tensor<2x8x1xf32>) {
+    %173 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "reduction"]} ins(%172 : tensor<2x8x32xf32>) outs(%1 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.divf %in, %cst_11 : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x1xf32>
-    %195 = linalg.generic {indexing_maps = [#map1, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%194, %193 : tensor<2x8x1xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %196 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_57, %70 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
-    } -> tensor<2x8x32xf32>
-    %197 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%196 : tensor<2x8x32xf32>) outs(%159 : tensor<32xf32>) {
+    %174 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%173 : tensor<2x8x1xf32>) outs(%0 : tensor<2x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.divf %in, %cst_9 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x1xf32>
+    %175 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%57, %174 : tensor<2x8x32xf32>, tensor<2x8x1xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %176 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%171, %175 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %177 = linalg.generic {indexing_maps = [#map1, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%56, %176 : tensor<2x8x1xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %178 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_55, %57 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
+    } -> tensor<2x8x32xf32>
+    %179 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%178 : tensor<2x8x32xf32>) outs(%141 : tensor<32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %198 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%expanded_57 : tensor<2x8x32xf32>) outs(%159 : tensor<32xf32>) {
+    %180 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%expanded_55 : tensor<2x8x32xf32>) outs(%141 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %199 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%156, %195 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %181 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%138, %177 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %collapsed_58 = tensor.collapse_shape %199 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
-    %200 = linalg.matmul ins(%collapsed_58, %arg4 : tensor<16x32xf32>, tensor<32x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %transposed_59 = linalg.transpose ins(%collapsed_58 : tensor<16x32xf32>) outs(%102 : tensor<32x16xf32>) permutation = [1, 0] 
-    %201 = linalg.fill ins(%cst_0 : f32) outs(%50 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %202 = linalg.matmul ins(%transposed_59, %collapsed_33 : tensor<32x16xf32>, tensor<16x32xf32>) outs(%201 : tensor<32x32xf32>) -> tensor<32x32xf32>
-    %203 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_58 : tensor<16x32xf32>) outs(%166 : tensor<1x32xf32>) {
+    %collapsed_56 = tensor.collapse_shape %181 [[0, 1], [2]] : tensor<2x8x32xf32> into tensor<16x32xf32>
+    %182 = linalg.matmul ins(%collapsed_56, %arg4 : tensor<16x32xf32>, tensor<32x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %transposed_57 = linalg.transpose ins(%collapsed_56 : tensor<16x32xf32>) outs(%84 : tensor<32x16xf32>) permutation = [1, 0] 
+    %183 = linalg.fill ins(%cst : f32) outs(%42 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %184 = linalg.matmul ins(%transposed_57, %collapsed_31 : tensor<32x16xf32>, tensor<16x32xf32>) outs(%183 : tensor<32x32xf32>) -> tensor<32x32xf32>
+    %185 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_56 : tensor<16x32xf32>) outs(%148 : tensor<1x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<1x32xf32>
-    %collapsed_60 = tensor.collapse_shape %203 [[0, 1]] : tensor<1x32xf32> into tensor<32xf32>
-    %expanded_61 = tensor.expand_shape %200 [[0, 1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<16x32xf32> into tensor<2x8x4x8xf32>
-    %transposed_62 = linalg.transpose ins(%expanded_61 : tensor<2x8x4x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) permutation = [0, 2, 1, 3] 
-    %collapsed_63 = tensor.collapse_shape %transposed_62 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
-    %transposed_64 = linalg.transpose ins(%collapsed_28 : tensor<8x8x8xf32>) outs(%29 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
-    %204 = linalg.batch_matmul ins(%transposed_64, %collapsed_63 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%30 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %transposed_65 = linalg.transpose ins(%collapsed_29 : tensor<8x8x8xf32>) outs(%29 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
-    %205 = linalg.batch_matmul ins(%collapsed_63, %transposed_65 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%30 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %expanded_66 = tensor.expand_shape %204 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
-    %expanded_67 = tensor.expand_shape %205 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
-    %206 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_67, %47 : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %collapsed_58 = tensor.collapse_shape %185 [[0, 1]] : tensor<1x32xf32> into tensor<32xf32>
+    %expanded_59 = tensor.expand_shape %182 [[0, 1], [2, 3]] output_shape [2, 8, 4, 8] : tensor<16x32xf32> into tensor<2x8x4x8xf32>
+    %transposed_60 = linalg.transpose ins(%expanded_59 : tensor<2x8x4x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) permutation = [0, 2, 1, 3] 
+    %collapsed_61 = tensor.collapse_shape %transposed_60 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    %transposed_62 = linalg.transpose ins(%collapsed_26 : tensor<8x8x8xf32>) outs(%21 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
+    %186 = linalg.batch_matmul ins(%transposed_62, %collapsed_61 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%22 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %transposed_63 = linalg.transpose ins(%collapsed_27 : tensor<8x8x8xf32>) outs(%21 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
+    %187 = linalg.batch_matmul ins(%collapsed_61, %transposed_63 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%22 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %expanded_64 = tensor.expand_shape %186 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
+    %expanded_65 = tensor.expand_shape %187 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
+    %188 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_65, %39 : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %207 = linalg.generic {indexing_maps = [#map5, #map9], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%206 : tensor<2x4x8x8xf32>) outs(%45 : tensor<2x4x8x1xf32>) {
+    %189 = linalg.generic {indexing_maps = [#map5, #map9], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%188 : tensor<2x4x8x8xf32>) outs(%37 : tensor<2x4x8x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x1xf32>
-    %208 = linalg.generic {indexing_maps = [#map5, #map9, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%47, %207 : tensor<2x4x8x8xf32>, tensor<2x4x8x1xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %190 = linalg.generic {indexing_maps = [#map5, #map9, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%39, %189 : tensor<2x4x8x8xf32>, tensor<2x4x8x1xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %209 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%206, %208 : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %191 = linalg.generic {indexing_maps = [#map5, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188, %190 : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %210 = linalg.generic {indexing_maps = [#map6, #map7, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%35, %cst_4, %209 : tensor<8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
-    ^bb0(%in: i1, %in_92: f32, %in_93: f32, %out: f32):
-      %484 = arith.select %in, %in_92, %in_93 : f32
-      linalg.yield %484 : f32
+    %192 = linalg.generic {indexing_maps = [#map6, #map7, #map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%27, %cst_3, %191 : tensor<8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
+    ^bb0(%in: i1, %in_90: f32, %in_91: f32, %out: f32):
+      %466 = arith.select %in, %in_90, %in_91 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x4x8x8xf32>
-    %211 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%210 : tensor<2x4x8x8xf32>) outs(%28 : tensor<2x4x8x8xf32>) {
+    %193 = linalg.generic {indexing_maps = [#map5, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%192 : tensor<2x4x8x8xf32>) outs(%20 : tensor<2x4x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_8 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_7 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<2x4x8x8xf32>
-    %collapsed_68 = tensor.collapse_shape %211 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
-    %transposed_69 = linalg.transpose ins(%collapsed_24 : tensor<8x8x8xf32>) outs(%29 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
-    %212 = linalg.batch_matmul ins(%transposed_69, %collapsed_68 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%30 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %transposed_70 = linalg.transpose ins(%collapsed_25 : tensor<8x8x8xf32>) outs(%29 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
-    %213 = linalg.batch_matmul ins(%collapsed_68, %transposed_70 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%30 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
-    %expanded_71 = tensor.expand_shape %212 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
-    %expanded_72 = tensor.expand_shape %213 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
-    %transposed_73 = linalg.transpose ins(%expanded_66 : tensor<2x4x8x8xf32>) outs(%49 : tensor<2x8x4x8xf32>) permutation = [0, 2, 1, 3] 
+    %collapsed_66 = tensor.collapse_shape %193 [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    %transposed_67 = linalg.transpose ins(%collapsed_22 : tensor<8x8x8xf32>) outs(%21 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
+    %194 = linalg.batch_matmul ins(%transposed_67, %collapsed_66 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%22 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %transposed_68 = linalg.transpose ins(%collapsed_23 : tensor<8x8x8xf32>) outs(%21 : tensor<8x8x8xf32>) permutation = [0, 2, 1] 
+    %195 = linalg.batch_matmul ins(%collapsed_66, %transposed_68 : tensor<8x8x8xf32>, tensor<8x8x8xf32>) outs(%22 : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    %expanded_69 = tensor.expand_shape %194 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
+    %expanded_70 = tensor.expand_shape %195 [[0, 1], [2], [3]] output_shape [2, 4, 8, 8] : tensor<8x8x8xf32> into tensor<2x4x8x8xf32>
+    %transposed_71 = linalg.transpose ins(%expanded_64 : tensor<2x4x8x8xf32>) outs(%41 : tensor<2x8x4x8xf32>) permutation = [0, 2, 1, 3] 
+    %collapsed_72 = tensor.collapse_shape %transposed_71 [[0], [1], [2, 3]] : tensor<2x8x4x8xf32> into tensor<2x8x32xf32>
+    %transposed_73 = linalg.transpose ins(%expanded_69 : tensor<2x4x8x8xf32>) outs(%41 : tensor<2x8x4x8xf32>) permutation = [0, 3, 1, 2] 
     %collapsed_74 = tensor.collapse_shape %transposed_73 [[0], [1], [2, 3]] : tensor<2x8x4x8xf32> into tensor<2x8x32xf32>
-    %transposed_75 = linalg.transpose ins(%expanded_71 : tensor<2x4x8x8xf32>) outs(%49 : tensor<2x8x4x8xf32>) permutation = [0, 3, 1, 2] 
+    %transposed_75 = linalg.transpose ins(%expanded_70 : tensor<2x4x8x8xf32>) outs(%41 : tensor<2x8x4x8xf32>) permutation = [0, 2, 1, 3] 
     %collapsed_76 = tensor.collapse_shape %transposed_75 [[0], [1], [2, 3]] : tensor<2x8x4x8xf32> into tensor<2x8x32xf32>
-    %transposed_77 = linalg.transpose ins(%expanded_72 : tensor<2x4x8x8xf32>) outs(%49 : tensor<2x8x4x8xf32>) permutation = [0, 2, 1, 3] 
-    %collapsed_78 = tensor.collapse_shape %transposed_77 [[0], [1], [2, 3]] : tensor<2x8x4x8xf32> into tensor<2x8x32xf32>
-    %concat = tensor.concat dim(2) %collapsed_78, %collapsed_76, %collapsed_74 : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<2x8x32xf32>) -> tensor<2x8x96xf32>
-    %collapsed_79 = tensor.collapse_shape %concat [[0, 1], [2]] : tensor<2x8x96xf32> into tensor<16x96xf32>
-    %214 = linalg.matmul ins(%collapsed_79, %arg2 : tensor<16x96xf32>, tensor<96x32xf32>) outs(%52 : tensor<16x32xf32>) -> tensor<16x32xf32>
-    %215 = tensor.empty() : tensor<96x16xf32>
-    %transposed_80 = linalg.transpose ins(%collapsed_79 : tensor<16x96xf32>) outs(%215 : tensor<96x16xf32>) permutation = [1, 0] 
-    %216 = tensor.empty() : tensor<96x32xf32>
-    %217 = linalg.fill ins(%cst_0 : f32) outs(%216 : tensor<96x32xf32>) -> tensor<96x32xf32>
-    %218 = linalg.matmul ins(%transposed_80, %collapsed : tensor<96x16xf32>, tensor<16x32xf32>) outs(%217 : tensor<96x32xf32>) -> tensor<96x32xf32>
-    %219 = tensor.empty() : tensor<1x96xf32>
-    %220 = linalg.fill ins(%cst_0 : f32) outs(%219 : tensor<1x96xf32>) -> tensor<1x96xf32>
-    %221 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_79 : tensor<16x96xf32>) outs(%220 : tensor<1x96xf32>) {
+    %concat = tensor.concat dim(2) %collapsed_76, %collapsed_74, %collapsed_72 : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<2x8x32xf32>) -> tensor<2x8x96xf32>
+    %collapsed_77 = tensor.collapse_shape %concat [[0, 1], [2]] : tensor<2x8x96xf32> into tensor<16x96xf32>
+    %196 = linalg.matmul ins(%collapsed_77, %arg2 : tensor<16x96xf32>, tensor<96x32xf32>) outs(%44 : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %197 = tensor.empty() : tensor<96x16xf32>
+    %transposed_78 = linalg.transpose ins(%collapsed_77 : tensor<16x96xf32>) outs(%197 : tensor<96x16xf32>) permutation = [1, 0] 
+    %198 = tensor.empty() : tensor<96x32xf32>
+    %199 = linalg.fill ins(%cst : f32) outs(%198 : tensor<96x32xf32>) -> tensor<96x32xf32>
+    %200 = linalg.matmul ins(%transposed_78, %collapsed : tensor<96x16xf32>, tensor<16x32xf32>) outs(%199 : tensor<96x32xf32>) -> tensor<96x32xf32>
+    %201 = tensor.empty() : tensor<1x96xf32>
+    %202 = linalg.fill ins(%cst : f32) outs(%201 : tensor<1x96xf32>) -> tensor<1x96xf32>
+    %203 = linalg.generic {indexing_maps = [#map4, #map14], iterator_types = ["reduction", "parallel"]} ins(%collapsed_77 : tensor<16x96xf32>) outs(%202 : tensor<1x96xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<1x96xf32>
-    %collapsed_81 = tensor.collapse_shape %221 [[0, 1]] : tensor<1x96xf32> into tensor<96xf32>
-    %expanded_82 = tensor.expand_shape %214 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
-    %222 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_82, %19 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%17 : tensor<2x8x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %collapsed_79 = tensor.collapse_shape %203 [[0, 1]] : tensor<1x96xf32> into tensor<96xf32>
+    %expanded_80 = tensor.expand_shape %196 [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+    %204 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded_80, %11 : tensor<2x8x32xf32>, tensor<2x8x32xf32>) outs(%4 : tensor<2x8x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<2x8x32xf32>
-    %223 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%222 : tensor<2x8x32xf32>) outs(%159 : tensor<32xf32>) {
+    %205 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%204 : tensor<2x8x32xf32>) outs(%141 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %224 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%expanded_82 : tensor<2x8x32xf32>) outs(%159 : tensor<32xf32>) {
+    %206 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["reduction", "reduction", "parallel"]} ins(%expanded_80 : tensor<2x8x32xf32>) outs(%141 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %out : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %out : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %225 = "mpt.gradient"(%223) : (tensor<32xf32>) -> tensor<32xf32>
-    %226 = "mpt.gradient"(%224) : (tensor<32xf32>) -> tensor<32xf32>
-    %227 = "mpt.gradient"(%218) : (tensor<96x32xf32>) -> tensor<96x32xf32>
-    %228 = "mpt.gradient"(%collapsed_81) : (tensor<96xf32>) -> tensor<96xf32>
-    %229 = "mpt.gradient"(%202) : (tensor<32x32xf32>) -> tensor<32x32xf32>
-    %230 = "mpt.gradient"(%collapsed_60) : (tensor<32xf32>) -> tensor<32xf32>
-    %231 = "mpt.gradient"(%197) : (tensor<32xf32>) -> tensor<32xf32>
-    %232 = "mpt.gradient"(%198) : (tensor<32xf32>) -> tensor<32xf32>
-    %233 = "mpt.gradient"(%182) : (tensor<128x32xf32>) -> tensor<128x32xf32>
-    %234 = "mpt.gradient"(%collapsed_56) : (tensor<128xf32>) -> tensor<128xf32>
-    %235 = "mpt.gradient"(%164) : (tensor<32x128xf32>) -> tensor<32x128xf32>
-    %236 = "mpt.gradient"(%collapsed_52) : (tensor<32xf32>) -> tensor<32xf32>
-    %237 = "mpt.gradient"(%160) : (tensor<32xf32>) -> tensor<32xf32>
-    %238 = "mpt.gradient"(%161) : (tensor<32xf32>) -> tensor<32xf32>
-    %239 = "mpt.gradient"(%143) : (tensor<16x32xf32>) -> tensor<16x32xf32>
-    %240 = "mpt.gradient"(%collapsed_48) : (tensor<16xf32>) -> tensor<16xf32>
-    %cst_83 = arith.constant dense<1.000000e+00> : tensor<f32>
-    %cst_84 = arith.constant 1.000000e-08 : f64
-    %cst_85 = arith.constant 0.0010000000000000009 : f64
-    %cst_86 = arith.constant 0.99899999999999999 : f64
-    %cst_87 = arith.constant 0.099999999999999978 : f64
-    %cst_88 = arith.constant 1.000000e-02 : f64
-    %cst_89 = arith.constant dense<9.990000e-01> : tensor<f32>
-    %cst_90 = arith.constant dense<0.899999976> : tensor<f32>
-    %cst_91 = arith.constant 1.000000e+00 : f32
-    %241 = tensor.empty() : tensor<f32>
-    %242 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%arg50 : tensor<f32>) outs(%241 : tensor<f32>) {
+    %207 = "mpt.gradient"(%205) : (tensor<32xf32>) -> tensor<32xf32>
+    %208 = "mpt.gradient"(%206) : (tensor<32xf32>) -> tensor<32xf32>
+    %209 = "mpt.gradient"(%200) : (tensor<96x32xf32>) -> tensor<96x32xf32>
+    %210 = "mpt.gradient"(%collapsed_79) : (tensor<96xf32>) -> tensor<96xf32>
+    %211 = "mpt.gradient"(%184) : (tensor<32x32xf32>) -> tensor<32x32xf32>
+    %212 = "mpt.gradient"(%collapsed_58) : (tensor<32xf32>) -> tensor<32xf32>
+    %213 = "mpt.gradient"(%179) : (tensor<32xf32>) -> tensor<32xf32>
+    %214 = "mpt.gradient"(%180) : (tensor<32xf32>) -> tensor<32xf32>
+    %215 = "mpt.gradient"(%164) : (tensor<128x32xf32>) -> tensor<128x32xf32>
+    %216 = "mpt.gradient"(%collapsed_54) : (tensor<128xf32>) -> tensor<128xf32>
+    %217 = "mpt.gradient"(%146) : (tensor<32x128xf32>) -> tensor<32x128xf32>
+    %218 = "mpt.gradient"(%collapsed_50) : (tensor<32xf32>) -> tensor<32xf32>
+    %219 = "mpt.gradient"(%142) : (tensor<32xf32>) -> tensor<32xf32>
+    %220 = "mpt.gradient"(%143) : (tensor<32xf32>) -> tensor<32xf32>
+    %221 = "mpt.gradient"(%125) : (tensor<16x32xf32>) -> tensor<16x32xf32>
+    %222 = "mpt.gradient"(%collapsed_46) : (tensor<16xf32>) -> tensor<16xf32>
+    %cst_81 = arith.constant dense<1.000000e+00> : tensor<f32>
+    %cst_82 = arith.constant 1.000000e-08 : f64
+    %cst_83 = arith.constant 0.0010000000000000009 : f64
+    %cst_84 = arith.constant 0.99899999999999999 : f64
+    %cst_85 = arith.constant 0.099999999999999978 : f64
+    %cst_86 = arith.constant 1.000000e-02 : f64
+    %cst_87 = arith.constant dense<9.990000e-01> : tensor<f32>
+    %cst_88 = arith.constant dense<0.899999976> : tensor<f32>
+    %cst_89 = arith.constant 1.000000e+00 : f32
+    %223 = tensor.empty() : tensor<f32>
+    %224 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%arg50 : tensor<f32>) outs(%223 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.addf %in, %cst_91 : f32
-      linalg.yield %484 : f32
+      %466 = arith.addf %in, %cst_89 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %243 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_90, %242 : tensor<f32>, tensor<f32>) outs(%241 : tensor<f32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = math.powf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %225 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_88, %224 : tensor<f32>, tensor<f32>) outs(%223 : tensor<f32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = math.powf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %244 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_83, %243 : tensor<f32>, tensor<f32>) outs(%241 : tensor<f32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %226 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_81, %225 : tensor<f32>, tensor<f32>) outs(%223 : tensor<f32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %245 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_89, %242 : tensor<f32>, tensor<f32>) outs(%241 : tensor<f32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = math.powf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %227 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_87, %224 : tensor<f32>, tensor<f32>) outs(%223 : tensor<f32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = math.powf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %246 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_83, %245 : tensor<f32>, tensor<f32>) outs(%241 : tensor<f32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %228 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_81, %227 : tensor<f32>, tensor<f32>) outs(%223 : tensor<f32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %247 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%arg51, %244 : tensor<f32>, tensor<f32>) outs(%241 : tensor<f32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %229 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%arg51, %226 : tensor<f32>, tensor<f32>) outs(%223 : tensor<f32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %248 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%246 : tensor<f32>) outs(%241 : tensor<f32>) {
+    %230 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%228 : tensor<f32>) outs(%223 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %249 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%arg51 : tensor<f32>) outs(%241 : tensor<f32>) {
+    %231 = linalg.generic {indexing_maps = [#map13, #map13], iterator_types = []} ins(%arg51 : tensor<f32>) outs(%223 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_88 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_86 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<f32>
-    %250 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_83, %249 : tensor<f32>, tensor<f32>) outs(%241 : tensor<f32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %232 = linalg.generic {indexing_maps = [#map13, #map13, #map13], iterator_types = []} ins(%cst_81, %231 : tensor<f32>, tensor<f32>) outs(%223 : tensor<f32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<f32>
-    %251 = tensor.empty() : tensor<32xf32>
-    %252 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg0, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %233 = tensor.empty() : tensor<32xf32>
+    %234 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg0, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %253 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%225, %arg18 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %235 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%207, %arg18 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %254 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%253 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %236 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%235 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %255 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg18, %254 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %237 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg18, %236 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %256 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg34 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %238 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg34 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %257 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%225 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %239 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%207 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %258 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%257, %225 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %240 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%239, %207 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %259 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%256, %258 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %241 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%238, %240 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %260 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%259 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %242 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%241 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %261 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%260, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %243 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%242, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %262 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%261 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %244 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%243 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %263 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%255, %262 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %245 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%237, %244 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %264 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %263 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %246 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %245 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %265 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%252, %264 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %247 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%234, %246 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %266 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg1, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %248 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg1, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %267 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%226, %arg19 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %249 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%208, %arg19 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %268 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%267 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %250 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%249 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %269 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg19, %268 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %251 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg19, %250 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %270 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg35 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %252 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg35 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %271 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%226 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %253 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%208 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %272 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%271, %226 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %254 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%253, %208 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %273 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%270, %272 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %255 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%252, %254 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %274 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%273 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %256 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%255 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %275 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%274, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %257 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%256, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %276 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%275 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %258 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%257 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %277 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%269, %276 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %259 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%251, %258 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %278 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %277 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %260 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %259 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %279 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%266, %278 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %261 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%248, %260 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %280 = tensor.empty() : tensor<96x32xf32>
-    %281 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg2, %250 : tensor<96x32xf32>, tensor<f32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %262 = tensor.empty() : tensor<96x32xf32>
+    %263 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg2, %232 : tensor<96x32xf32>, tensor<f32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %282 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%227, %arg20 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %264 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%209, %arg20 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %283 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%282 : tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
+    %265 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%264 : tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96x32xf32>
-    %284 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg20, %283 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %266 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg20, %265 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %285 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg36 : tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
+    %267 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg36 : tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96x32xf32>
-    %286 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%227 : tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
+    %268 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%209 : tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96x32xf32>
-    %287 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%286, %227 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %269 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%268, %209 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %288 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%285, %287 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %270 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%267, %269 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %289 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%288 : tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
+    %271 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%270 : tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %290 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%289, %248 : tensor<96x32xf32>, tensor<f32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %272 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%271, %230 : tensor<96x32xf32>, tensor<f32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %291 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%290 : tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
+    %273 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%272 : tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96x32xf32>
-    %292 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%284, %291 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %274 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%266, %273 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %293 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%247, %292 : tensor<f32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %275 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229, %274 : tensor<f32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %294 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%281, %293 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%280 : tensor<96x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %276 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%263, %275 : tensor<96x32xf32>, tensor<96x32xf32>) outs(%262 : tensor<96x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96x32xf32>
-    %295 = tensor.empty() : tensor<96xf32>
-    %296 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg3, %250 : tensor<96xf32>, tensor<f32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %277 = tensor.empty() : tensor<96xf32>
+    %278 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg3, %232 : tensor<96xf32>, tensor<f32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %297 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%228, %arg21 : tensor<96xf32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %279 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%210, %arg21 : tensor<96xf32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %298 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%297 : tensor<96xf32>) outs(%295 : tensor<96xf32>) {
+    %280 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%279 : tensor<96xf32>) outs(%277 : tensor<96xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96xf32>
-    %299 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg21, %298 : tensor<96xf32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %281 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg21, %280 : tensor<96xf32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %300 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg37 : tensor<96xf32>) outs(%295 : tensor<96xf32>) {
+    %282 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg37 : tensor<96xf32>) outs(%277 : tensor<96xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96xf32>
-    %301 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%228 : tensor<96xf32>) outs(%295 : tensor<96xf32>) {
+    %283 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%210 : tensor<96xf32>) outs(%277 : tensor<96xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96xf32>
-    %302 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%301, %228 : tensor<96xf32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %284 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%283, %210 : tensor<96xf32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %303 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%300, %302 : tensor<96xf32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %285 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%282, %284 : tensor<96xf32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %304 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%303 : tensor<96xf32>) outs(%295 : tensor<96xf32>) {
+    %286 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%285 : tensor<96xf32>) outs(%277 : tensor<96xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %305 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%304, %248 : tensor<96xf32>, tensor<f32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %287 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%286, %230 : tensor<96xf32>, tensor<f32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %306 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%305 : tensor<96xf32>) outs(%295 : tensor<96xf32>) {
+    %288 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%287 : tensor<96xf32>) outs(%277 : tensor<96xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<96xf32>
-    %307 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%299, %306 : tensor<96xf32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %289 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%281, %288 : tensor<96xf32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %308 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %307 : tensor<f32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %290 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %289 : tensor<f32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %309 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%296, %308 : tensor<96xf32>, tensor<96xf32>) outs(%295 : tensor<96xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %291 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%278, %290 : tensor<96xf32>, tensor<96xf32>) outs(%277 : tensor<96xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<96xf32>
-    %310 = tensor.empty() : tensor<32x32xf32>
-    %311 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg4, %250 : tensor<32x32xf32>, tensor<f32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %292 = tensor.empty() : tensor<32x32xf32>
+    %293 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg4, %232 : tensor<32x32xf32>, tensor<f32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %312 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229, %arg22 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %294 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%211, %arg22 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %313 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%312 : tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
+    %295 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%294 : tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x32xf32>
-    %314 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg22, %313 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %296 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg22, %295 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %315 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg38 : tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
+    %297 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg38 : tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x32xf32>
-    %316 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229 : tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
+    %298 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%211 : tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x32xf32>
-    %317 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%316, %229 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %299 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%298, %211 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %318 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%315, %317 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %300 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%297, %299 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %319 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%318 : tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
+    %301 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%300 : tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %320 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%319, %248 : tensor<32x32xf32>, tensor<f32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %302 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%301, %230 : tensor<32x32xf32>, tensor<f32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %321 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%320 : tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
+    %303 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%302 : tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x32xf32>
-    %322 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%314, %321 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %304 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%296, %303 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %323 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%247, %322 : tensor<f32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %305 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229, %304 : tensor<f32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %324 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%311, %323 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%310 : tensor<32x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %306 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%293, %305 : tensor<32x32xf32>, tensor<32x32xf32>) outs(%292 : tensor<32x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x32xf32>
-    %325 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg5, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %307 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg5, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %326 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%230, %arg23 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %308 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%212, %arg23 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %327 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%326 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %309 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%308 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %328 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg23, %327 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %310 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg23, %309 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %329 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg39 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %311 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg39 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %330 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%230 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %312 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%212 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %331 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%330, %230 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %313 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%312, %212 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %332 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%329, %331 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %314 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%311, %313 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %333 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%332 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %315 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%314 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %334 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%333, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %316 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%315, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %335 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%334 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %317 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%316 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %336 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%328, %335 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %318 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%310, %317 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %337 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %336 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %319 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %318 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %338 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%325, %337 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %320 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%307, %319 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %339 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg6, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %321 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg6, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %340 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%231, %arg24 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %322 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%213, %arg24 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %341 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%340 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %323 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%322 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %342 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg24, %341 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %324 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg24, %323 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %343 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg40 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %325 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg40 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %344 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%231 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %326 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%213 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %345 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%344, %231 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %327 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%326, %213 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %346 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%343, %345 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %328 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%325, %327 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %347 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%346 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %329 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%328 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %348 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%347, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %330 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%329, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %349 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%348 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %331 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%330 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %350 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%342, %349 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %332 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%324, %331 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %351 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %350 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %333 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %332 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %352 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%339, %351 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %334 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%321, %333 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %353 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg7, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %335 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg7, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %354 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%232, %arg25 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %336 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%214, %arg25 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %355 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%354 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %337 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%336 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %356 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg25, %355 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %338 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg25, %337 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %357 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg41 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %339 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg41 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %358 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%232 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %340 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%214 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %359 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%358, %232 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %341 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%340, %214 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %360 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%357, %359 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %342 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%339, %341 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %361 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%360 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %343 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%342 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %362 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%361, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %344 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%343, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %363 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%362 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %345 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%344 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %364 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%356, %363 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %346 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%338, %345 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %365 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %364 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %347 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %346 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %366 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%353, %365 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %348 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%335, %347 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %367 = tensor.empty() : tensor<128x32xf32>
-    %368 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg8, %250 : tensor<128x32xf32>, tensor<f32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %349 = tensor.empty() : tensor<128x32xf32>
+    %350 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg8, %232 : tensor<128x32xf32>, tensor<f32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %369 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%233, %arg26 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %351 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%215, %arg26 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %370 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%369 : tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
+    %352 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%351 : tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128x32xf32>
-    %371 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg26, %370 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %353 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg26, %352 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %372 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg42 : tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
+    %354 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg42 : tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128x32xf32>
-    %373 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%233 : tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
+    %355 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%215 : tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128x32xf32>
-    %374 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%373, %233 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %356 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%355, %215 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %375 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%372, %374 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %357 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%354, %356 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %376 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%375 : tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
+    %358 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%357 : tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %377 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%376, %248 : tensor<128x32xf32>, tensor<f32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %359 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%358, %230 : tensor<128x32xf32>, tensor<f32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %378 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%377 : tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
+    %360 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%359 : tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128x32xf32>
-    %379 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%371, %378 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %361 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%353, %360 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %380 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%247, %379 : tensor<f32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %362 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229, %361 : tensor<f32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %381 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%368, %380 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%367 : tensor<128x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %363 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%350, %362 : tensor<128x32xf32>, tensor<128x32xf32>) outs(%349 : tensor<128x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128x32xf32>
-    %382 = tensor.empty() : tensor<128xf32>
-    %383 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg9, %250 : tensor<128xf32>, tensor<f32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %364 = tensor.empty() : tensor<128xf32>
+    %365 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg9, %232 : tensor<128xf32>, tensor<f32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %384 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%234, %arg27 : tensor<128xf32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %366 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%216, %arg27 : tensor<128xf32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %385 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%384 : tensor<128xf32>) outs(%382 : tensor<128xf32>) {
+    %367 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%366 : tensor<128xf32>) outs(%364 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128xf32>
-    %386 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg27, %385 : tensor<128xf32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %368 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg27, %367 : tensor<128xf32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %387 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg43 : tensor<128xf32>) outs(%382 : tensor<128xf32>) {
+    %369 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg43 : tensor<128xf32>) outs(%364 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128xf32>
-    %388 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%234 : tensor<128xf32>) outs(%382 : tensor<128xf32>) {
+    %370 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%216 : tensor<128xf32>) outs(%364 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128xf32>
-    %389 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%388, %234 : tensor<128xf32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %371 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%370, %216 : tensor<128xf32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %390 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%387, %389 : tensor<128xf32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %372 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%369, %371 : tensor<128xf32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %391 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%390 : tensor<128xf32>) outs(%382 : tensor<128xf32>) {
+    %373 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%372 : tensor<128xf32>) outs(%364 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %392 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%391, %248 : tensor<128xf32>, tensor<f32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %374 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%373, %230 : tensor<128xf32>, tensor<f32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %393 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%392 : tensor<128xf32>) outs(%382 : tensor<128xf32>) {
+    %375 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%374 : tensor<128xf32>) outs(%364 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<128xf32>
-    %394 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%386, %393 : tensor<128xf32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %376 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%368, %375 : tensor<128xf32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %395 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %394 : tensor<f32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %377 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %376 : tensor<f32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %396 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%383, %395 : tensor<128xf32>, tensor<128xf32>) outs(%382 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %378 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%365, %377 : tensor<128xf32>, tensor<128xf32>) outs(%364 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<128xf32>
-    %397 = tensor.empty() : tensor<32x128xf32>
-    %398 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg10, %250 : tensor<32x128xf32>, tensor<f32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %379 = tensor.empty() : tensor<32x128xf32>
+    %380 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg10, %232 : tensor<32x128xf32>, tensor<f32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %399 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%235, %arg28 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %381 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%217, %arg28 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %400 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%399 : tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
+    %382 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%381 : tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x128xf32>
-    %401 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg28, %400 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %383 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg28, %382 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %402 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg44 : tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
+    %384 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg44 : tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x128xf32>
-    %403 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%235 : tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
+    %385 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%217 : tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x128xf32>
-    %404 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%403, %235 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %386 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%385, %217 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %405 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%402, %404 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %387 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%384, %386 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %406 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%405 : tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
+    %388 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%387 : tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %407 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%406, %248 : tensor<32x128xf32>, tensor<f32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %389 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%388, %230 : tensor<32x128xf32>, tensor<f32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %408 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%407 : tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
+    %390 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%389 : tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32x128xf32>
-    %409 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%401, %408 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %391 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%383, %390 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %410 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%247, %409 : tensor<f32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %392 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229, %391 : tensor<f32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %411 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%398, %410 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%397 : tensor<32x128xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %393 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%380, %392 : tensor<32x128xf32>, tensor<32x128xf32>) outs(%379 : tensor<32x128xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32x128xf32>
-    %412 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg11, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %394 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg11, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %413 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%236, %arg29 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %395 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%218, %arg29 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %414 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%413 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %396 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%395 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %415 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg29, %414 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %397 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg29, %396 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %416 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg45 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %398 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg45 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %417 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%236 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %399 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%218 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %418 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%417, %236 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %400 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%399, %218 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %419 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%416, %418 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %401 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%398, %400 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %420 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%419 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %402 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%401 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %421 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%420, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %403 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%402, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %422 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%421 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %404 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%403 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %423 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%415, %422 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %405 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%397, %404 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %424 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %423 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %406 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %405 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %425 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%412, %424 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %407 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%394, %406 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %426 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg12, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %408 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg12, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %427 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%237, %arg30 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %409 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%219, %arg30 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %428 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%427 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %410 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%409 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %429 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg30, %428 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %411 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg30, %410 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %430 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg46 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %412 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg46 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %431 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%237 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %413 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%219 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %432 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%431, %237 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %414 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%413, %219 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %433 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%430, %432 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %415 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%412, %414 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %434 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%433 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %416 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%415 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %435 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%434, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %417 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%416, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %436 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%435 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %418 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%417 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %437 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%429, %436 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %419 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%411, %418 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %438 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %437 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %420 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %419 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %439 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%426, %438 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %421 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%408, %420 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %440 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg13, %250 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %422 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg13, %232 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %441 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%238, %arg31 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %423 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%220, %arg31 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %442 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%441 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %424 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%423 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %443 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg31, %442 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %425 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg31, %424 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %444 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg47 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %426 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg47 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %445 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%238 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %427 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%220 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %446 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%445, %238 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %428 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%427, %220 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %447 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%444, %446 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %429 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%426, %428 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %448 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%447 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %430 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%429 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %449 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%448, %248 : tensor<32xf32>, tensor<f32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %431 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%430, %230 : tensor<32xf32>, tensor<f32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %450 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%449 : tensor<32xf32>) outs(%251 : tensor<32xf32>) {
+    %432 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%431 : tensor<32xf32>) outs(%233 : tensor<32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<32xf32>
-    %451 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%443, %450 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %433 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%425, %432 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %452 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %451 : tensor<f32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %434 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %433 : tensor<f32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %453 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%440, %452 : tensor<32xf32>, tensor<32xf32>) outs(%251 : tensor<32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %435 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%422, %434 : tensor<32xf32>, tensor<32xf32>) outs(%233 : tensor<32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<32xf32>
-    %454 = tensor.empty() : tensor<16x32xf32>
-    %455 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg14, %250 : tensor<16x32xf32>, tensor<f32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %436 = tensor.empty() : tensor<16x32xf32>
+    %437 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg14, %232 : tensor<16x32xf32>, tensor<f32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %456 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%239, %arg32 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %438 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%221, %arg32 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %457 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%456 : tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
+    %439 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%438 : tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16x32xf32>
-    %458 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg32, %457 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %440 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg32, %439 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %459 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg48 : tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
+    %441 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%arg48 : tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16x32xf32>
-    %460 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%239 : tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
+    %442 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%221 : tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16x32xf32>
-    %461 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%460, %239 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %443 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%442, %221 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %462 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%459, %461 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %444 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%441, %443 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %463 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%462 : tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
+    %445 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%444 : tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %464 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%463, %248 : tensor<16x32xf32>, tensor<f32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %446 = linalg.generic {indexing_maps = [#map4, #map12, #map4], iterator_types = ["parallel", "parallel"]} ins(%445, %230 : tensor<16x32xf32>, tensor<f32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %465 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%464 : tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
+    %447 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%446 : tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16x32xf32>
-    %466 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%458, %465 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %448 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%440, %447 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %467 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%247, %466 : tensor<f32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %449 = linalg.generic {indexing_maps = [#map12, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%229, %448 : tensor<f32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %468 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%455, %467 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%454 : tensor<16x32xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %450 = linalg.generic {indexing_maps = [#map4, #map4, #map4], iterator_types = ["parallel", "parallel"]} ins(%437, %449 : tensor<16x32xf32>, tensor<16x32xf32>) outs(%436 : tensor<16x32xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16x32xf32>
-    %469 = tensor.empty() : tensor<16xf32>
-    %470 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg15, %250 : tensor<16xf32>, tensor<f32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %451 = tensor.empty() : tensor<16xf32>
+    %452 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%arg15, %232 : tensor<16xf32>, tensor<f32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %471 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%240, %arg33 : tensor<16xf32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %453 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%222, %arg33 : tensor<16xf32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %472 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%471 : tensor<16xf32>) outs(%469 : tensor<16xf32>) {
+    %454 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%453 : tensor<16xf32>) outs(%451 : tensor<16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_87 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_85 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16xf32>
-    %473 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg33, %472 : tensor<16xf32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %455 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%arg33, %454 : tensor<16xf32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %474 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg49 : tensor<16xf32>) outs(%469 : tensor<16xf32>) {
+    %456 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%arg49 : tensor<16xf32>) outs(%451 : tensor<16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_86 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_84 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16xf32>
-    %475 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%240 : tensor<16xf32>) outs(%469 : tensor<16xf32>) {
+    %457 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%222 : tensor<16xf32>) outs(%451 : tensor<16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_85 : f64 to f32
-      %485 = arith.mulf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_83 : f64 to f32
+      %467 = arith.mulf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16xf32>
-    %476 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%475, %240 : tensor<16xf32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %458 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%457, %222 : tensor<16xf32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %477 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%474, %476 : tensor<16xf32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.addf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %459 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%456, %458 : tensor<16xf32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.addf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %478 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%477 : tensor<16xf32>) outs(%469 : tensor<16xf32>) {
+    %460 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%459 : tensor<16xf32>) outs(%451 : tensor<16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = math.sqrt %in : f32
-      linalg.yield %484 : f32
+      %466 = math.sqrt %in : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %479 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%478, %248 : tensor<16xf32>, tensor<f32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %461 = linalg.generic {indexing_maps = [#map10, #map15, #map10], iterator_types = ["parallel"]} ins(%460, %230 : tensor<16xf32>, tensor<f32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %480 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%479 : tensor<16xf32>) outs(%469 : tensor<16xf32>) {
+    %462 = linalg.generic {indexing_maps = [#map10, #map10], iterator_types = ["parallel"]} ins(%461 : tensor<16xf32>) outs(%451 : tensor<16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %484 = arith.truncf %cst_84 : f64 to f32
-      %485 = arith.addf %in, %484 : f32
-      linalg.yield %485 : f32
+      %466 = arith.truncf %cst_82 : f64 to f32
+      %467 = arith.addf %in, %466 : f32
+      linalg.yield %467 : f32
     } -> tensor<16xf32>
-    %481 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%473, %480 : tensor<16xf32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.divf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %463 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%455, %462 : tensor<16xf32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.divf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %482 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%247, %481 : tensor<f32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.mulf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %464 = linalg.generic {indexing_maps = [#map15, #map10, #map10], iterator_types = ["parallel"]} ins(%229, %463 : tensor<f32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.mulf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    %483 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%470, %482 : tensor<16xf32>, tensor<16xf32>) outs(%469 : tensor<16xf32>) {
-    ^bb0(%in: f32, %in_92: f32, %out: f32):
-      %484 = arith.subf %in, %in_92 : f32
-      linalg.yield %484 : f32
+    %465 = linalg.generic {indexing_maps = [#map10, #map10, #map10], iterator_types = ["parallel"]} ins(%452, %464 : tensor<16xf32>, tensor<16xf32>) outs(%451 : tensor<16xf32>) {
+    ^bb0(%in: f32, %in_90: f32, %out: f32):
+      %466 = arith.subf %in, %in_90 : f32
+      linalg.yield %466 : f32
     } -> tensor<16xf32>
-    return %131, %265, %279, %294, %309, %324, %338, %352, %366, %381, %396, %411, %425, %439, %453, %468, %483, %255, %269, %284, %299, %314, %328, %342, %356, %371, %386, %401, %415, %429, %443, %458, %473, %259, %273, %288, %303, %318, %332, %346, %360, %375, %390, %405, %419, %433, %447, %462, %477, %242 : tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<32x128xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<32x128xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<32x128xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<f32>
+    return %113, %247, %261, %276, %291, %306, %320, %334, %348, %363, %378, %393, %407, %421, %435, %450, %465, %237, %251, %266, %281, %296, %310, %324, %338, %353, %368, %383, %397, %411, %425, %440, %455, %241, %255, %270, %285, %300, %314, %328, %342, %357, %372, %387, %401, %415, %429, %444, %459, %224 : tensor<f32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<32x128xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<32x128xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<32xf32>, tensor<32xf32>, tensor<96x32xf32>, tensor<96xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32xf32>, tensor<128xf32>, tensor<32x128xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<f32>
   }
 }
 

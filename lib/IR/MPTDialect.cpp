@@ -113,17 +113,45 @@ LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
 
 // The contract's result attributes: `mpt.role = "loss"` and
 // `mpt.updates = N`, where argument N exists, has the result's type and is
-// updated by no other result.
+// updated by no other result; `mpt.role = "guard"` on a tensor<i1> with its
+// `mpt.message` (a condition the driver checks after every step).
 LogicalResult MPTDialect::verifyRegionResultAttribute(Operation *op,
                                                       unsigned regionIndex,
                                                       unsigned resultIndex,
                                                       NamedAttribute attr) {
   StringRef name = attr.getName().strref();
+  auto func = dyn_cast<FunctionOpInterface>(op);
   if (name == kRoleAttrName) {
     auto role = dyn_cast<StringAttr>(attr.getValue());
+    if (role && role.getValue() == "guard") {
+      auto type = func ? dyn_cast<RankedTensorType>(
+                             func.getResultTypes()[resultIndex])
+                       : RankedTensorType();
+      if (!type || type.getRank() != 0 ||
+          !type.getElementType().isInteger(1))
+        return op->emitError()
+               << "result #" << resultIndex
+               << ": a guard (mpt.role = \"guard\") must be a tensor<i1>";
+      if (!func.getResultAttrOfType<StringAttr>(resultIndex, "mpt.message"))
+        return op->emitError() << "result #" << resultIndex
+                               << ": a guard needs its 'mpt.message' string";
+      return success();
+    }
     if (!role || role.getValue() != "loss")
       return op->emitError() << "result #" << resultIndex << ": '" << name
-                             << "' must be \"loss\", got " << attr.getValue();
+                             << "' must be \"loss\" or \"guard\", got "
+                             << attr.getValue();
+    return success();
+  }
+  if (name == "mpt.message") {
+    auto role = func ? func.getResultAttrOfType<StringAttr>(resultIndex,
+                                                            kRoleAttrName)
+                     : StringAttr();
+    if (!isa<StringAttr>(attr.getValue()) || !role ||
+        role.getValue() != "guard")
+      return op->emitError()
+             << "result #" << resultIndex
+             << ": 'mpt.message' is a string on a guard result only";
     return success();
   }
   if (name != kUpdatesAttrName)
@@ -135,7 +163,6 @@ LogicalResult MPTDialect::verifyRegionResultAttribute(Operation *op,
     return op->emitError() << "result #" << resultIndex << ": '" << name
                            << "' must be an integer argument index, got "
                            << attr.getValue();
-  auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func)
     return op->emitError() << "'" << name
                            << "' is only meaningful on function results";

@@ -84,8 +84,12 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     if spec.opt.name != "sgd":
         atol = max(atol, 0.1 * spec.opt.lr)
     want = [loss] + list(params) + list(state)
-    if len(res) != len(want):
-        raise UserError(f"imported step returns {len(res)} results, expected {len(want)}")
+    if len(res) != len(want) + len(spec.guards):
+        raise UserError(f"imported step returns {len(res)} results, expected {len(want) + len(spec.guards)}")
+    for g, msg in zip(res[len(want):], spec.guards):
+        if not bool(g):
+            raise UserError(f"guard false on the traced batch: {msg}")
+    res = res[:len(want)]
     ref64 = None
     worst, n_f64 = 0.0, 0
     for i, (r, w) in enumerate(zip(res, want)):

@@ -102,6 +102,8 @@ def manifest(spec, args, desc):
     updated = [i for i, x in enumerate(spec.args) if x.role in ("param", "rng_state", "buffer", "optimizer_state")]
     for r, i in enumerate(updated, start=1):
         res.append({"index": r, "updates": i, "name": spec.args[i].name})
+    for r, msg in enumerate(spec.guards, start=len(res)):
+        res.append({"index": r, "role": "guard", "shape": [], "dtype": "bool", "message": msg})
     return {"format": FORMAT, "func": args.func_name, "model": args.model, "model_description": desc,
             "input_shape": list(spec.args[spec.n_params].value.shape), "loss": spec.loss_name,
             "optimizer": spec.opt.describe(), "seed": args.seed, "data_seed": args.data_seed,
@@ -132,6 +134,10 @@ def run(argv=None):
         msg = check.check_against_torch_optim(spec)
         print(f"{PROG}: check: {msg}", file=sys.stderr)
     mod = stitch.import_step(spec, func_name=args.func_name)
+    for msg in spec.guards:
+        print(f"{PROG}: warning: {msg.split(' read a tensor', 1)[0]}: the model reads a tensor's value in "
+              "Python; specialized to the traced batch's value, with a guard result that stops mpt-run "
+              "where a batch's value differs", file=sys.stderr)
     asm = mod.operation.get_asm(print_generic_op_form=args.generic, enable_debug_info=args.debug_info,
                                 use_name_loc_as_prefix=True)
     if args.run_check:
@@ -146,7 +152,8 @@ def run(argv=None):
               + f"{spec.n_state} optimizer_state, "
               + (f"1 hyperparameter (lr)" if spec.n_hparams == 1 else
                  f"{spec.n_hparams} hyperparameter (" + ", ".join(a.name for a in spec.args if a.role == "hyperparameter") + ")")
-              + "; results: loss, then updated params and state.\n")
+              + "; results: loss, then updated params and state"
+              + (f", then {len(spec.guards)} guard" if spec.guards else "") + ".\n")
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(header + asm)

@@ -32,7 +32,9 @@ Two mechanisms, torch's own first:
     - as_strided / as_strided_scatter over a whole contiguous tensor in
       row-major order: a reshape (ATen's 1x1 adaptive average pool of a
       channels-last-looking input restrides it; torch-mlir's form of the
-      backward scatter does not legalize);
+      backward scatter does not legalize); as_strided_scatter into any other
+      view of a contiguous tensor (Longformer's chunks): a gather with a
+      constant index map;
     - embedding_dense_backward: a one-hot contraction, chunked over the
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter);
       an accumulating index_put with one index tensor (the backward of
@@ -40,7 +42,11 @@ Two mechanisms, torch's own first:
     - native_layer_norm (f32): mean and variance in f32, as eager's kernel
       (torch's decomposition uses var_mean, which torch-mlir computes in f64);
       its backward without torch's N x gradient intermediate (overflows f16
-      under a loss scale for wide layers).
+      under a loss scale for wide layers);
+    - cumsum: log2(n) shifted additions (torch-mlir: tm_tensor.scan);
+    - constant_pad_nd with a negative amount (the backward of any padding):
+      a crop, then the non-negative padding (torch-mlir builds a tensor.pad
+      with negative high padding, invalid when run).
 
 Why one-hot and not a segment sum for the embedding gradient: a segment sum
 (scatter-add of each token's gradient row into its vocabulary row) costs
@@ -229,6 +235,43 @@ def _pad_or_crop(x, dim, before, after):
         pads = [0, 0] * (x.dim() - 1 - dim) + [before, after]
         x = F.pad(x, pads)
     return x
+
+
+def constant_pad_nd(self, pad, value=0):
+    """Constant padding with a negative amount somewhere: crop those sides
+    first (slices), then pad the rest.  A negative pad is what the backward
+    of any constant padding is (Swin's window padding: autograd pads its
+    gradient by the negated amounts), and torch-mlir lowers it to a
+    tensor.pad with negative high padding, which is invalid IR that fails
+    only when run.  Non-negative pads are left to torch-mlir."""
+    if all(p >= 0 for p in pad):
+        return NotImplemented
+    x = self
+    # pad lists (before, after) pairs from the last dimension backwards.
+    for k in range(len(pad) // 2):
+        x = _pad_or_crop(x, self.dim() - 1 - k, min(pad[2 * k], 0), min(pad[2 * k + 1], 0))
+    rest = [max(p, 0) for p in pad]
+    return F.pad(x, rest, value=value) if any(rest) else x.clone()
+
+
+def cumsum(self, dim, dtype=None):
+    """Prefix sum in ceil(log2 n) shifted additions (Hillis-Steele): x +=
+    x shifted by 1, 2, 4, ... along `dim` (zeros shifted in).  torch-mlir
+    lowers cumsum to tm_tensor.scan, outside upstream MLIR (HF position ids
+    from a padding mask: Longformer, RoBERTa).  Integers are exact; floats
+    are summed in another order than the sequential kernel (error ~log2(n)
+    ulp, not n)."""
+    if dtype is None and not (self.is_floating_point() or self.is_complex()):
+        dtype = torch.int64  # torch's cumsum promotes integers and bool
+    x = self.to(dtype) if dtype is not None and dtype != self.dtype else self
+    if x.dim() == 0:
+        return x.clone()
+    dim = dim % x.dim()
+    n, shift = x.shape[dim], 1
+    while shift < n:
+        x = x + _pad_or_crop(x.narrow(dim, 0, n - shift), dim, shift, 0)
+        shift *= 2
+    return x if x is not self else x.clone()
 
 
 def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
@@ -444,10 +487,30 @@ def as_strided(self, size, stride, storage_offset=None):
 
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """Scattering into the whole of a contiguous base in row-major order
-    replaces it: src reshaped to the base's shape (see as_strided)."""
+    replaces it: src reshaped to the base's shape (see as_strided).  Any
+    other view of a contiguous base (Longformer's overlapping chunks, whose
+    in-place writes functionalize to this) is a gather with a constant index
+    map: element j of the base takes the src element written to it (the last
+    one where windows overlap), or keeps its value; torch-mlir's own form does
+    not legalize."""
     if _whole_contiguous_view(self, size, stride, storage_offset):
         return src.reshape(self.shape).clone()
-    return NotImplemented
+    offset = self.storage_offset() if storage_offset is None else storage_offset
+    if not self.is_contiguous() or self.storage_offset() != 0:
+        return NotImplemented
+    with disable_proxy_modes_tracing():  # constants of the graph
+        pos = torch.full((), offset, dtype=torch.int64)
+        for n, st in zip(size, stride):
+            pos = pos.unsqueeze(-1) + torch.arange(n, dtype=torch.int64) * st
+        pos = pos.reshape(-1)
+        if pos.numel() and (int(pos.min()) < 0 or int(pos.max()) >= self.numel()):
+            return NotImplemented
+        source = torch.full((self.numel(),), -1, dtype=torch.int64)
+        source[pos] = torch.arange(pos.numel(), dtype=torch.int64)  # repeated positions: the last wins
+        written = source >= 0
+        source = source.clamp(min=0)
+    out = torch.where(written, src.reshape(-1)[source], self.reshape(-1))
+    return out.reshape(self.shape)
 
 
 OWN = {
@@ -462,6 +525,8 @@ OWN = {
     aten.index_put.default: index_put,
     aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
     aten._unsafe_index_put.default: index_put,
+    aten.constant_pad_nd.default: constant_pad_nd,
+    aten.cumsum.default: cumsum,
 }
 
 

@@ -41,6 +41,9 @@ class StepSpec:
     n_rng: int = 0      # 1: an rng_state argument after the data (the model draws random numbers)
     rng_calls: int = 0  # random ops per step (the offset's increment)
     n_buffers: int = 0  # BatchNorm running mean/var pairs' arguments, after rng_state
+    # One message per guard result (trace: a tensor value the model read in
+    # Python, specialized to its traced value), filled in by trace().
+    guards: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def n_hparams(self):
@@ -183,22 +186,84 @@ def eager_step(spec, params, x, y, state, hparams):
     return loss, new_p, new_r + list(new_b) + list(new_s)
 
 
+def _model_frame(frames):
+    """The innermost frame (traceback.FrameSummary) outside torch,
+    torch-mlir and this importer: the model's own line, or None."""
+    import os
+    import torch_mlir
+    libs = tuple(os.path.abspath(d) + os.sep for m in (torch, torch_mlir) for d in m.__path__) + (
+        os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+    return next((f for f in reversed(frames) if not f.filename.startswith("<")  # generated code
+                 and not os.path.abspath(f.filename).startswith(libs)), None)
+
+
+def _reads_inputs(node):
+    """Whether an FX node depends on a placeholder (an argument of the step)."""
+    seen, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if n.op == "placeholder":
+            return True
+        for m in n.all_input_nodes:
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return False
+
+
+class ValueSpecializer:
+    """aten._local_scalar_dense (the model reads a tensor's value in Python:
+    .item(), bool(), int(), `x in tensor`, an if or assert on a tensor) as
+    torch.jit.trace does it, the traced batch's value, but guarded: the step
+    also returns `tensor == value` (a result marked mpt.role = "guard", whose
+    mpt.message names the model line) and mpt-run stops with that message at
+    the first step where it is false, i.e. where the specialized program would
+    not be the model's.  Values of tensors that are constants of the trace
+    (shapes computed with tensor ops) are not data and stay plain constants."""
+
+    def __init__(self):
+        self.busy = False
+        self.nodes = []     # the guards' FX nodes, in trace order
+        self.messages = []
+
+    def __call__(self, t):
+        from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing, get_proxy_slot
+        if self.busy:
+            return NotImplemented  # make_fx's own handling: constants, else its error
+        self.busy = True
+        try:
+            return torch.ops.aten._local_scalar_dense.default(t)
+        except RuntimeError as e:
+            if "_local_scalar_dense" not in str(e):
+                raise
+        finally:
+            self.busy = False
+        import traceback
+        where = _model_frame(traceback.extract_stack())
+        with disable_proxy_modes_tracing():  # make_fx traces real tensors: the batch's value
+            value = torch.ops.aten._local_scalar_dense.default(t)
+        mode = torch._C._get_dispatch_mode(torch._C._TorchDispatchModeKey.PROXY)
+        if not _reads_inputs(get_proxy_slot(t, mode.tracer).proxy.node):
+            return value  # computed from constants only (torch.div of two sizes): the same in every step
+        guard = torch.ops.aten.eq.Scalar(t, value).reshape(())
+        self.nodes.append(get_proxy_slot(guard, mode.tracer).proxy.node)
+        at = f"{where.filename}:{where.lineno} ({(where.line or '').strip()})" if where else "the model"
+        self.messages.append(f"{at} read a tensor's value in Python; the step is specialized to the traced "
+                             f"value {value!r}, and this batch's differs")
+        return value
+
+
 def trace_error(e):
     """One UserError for an exception of make_fx: the model's own line (the
     innermost frame outside torch, torch-mlir and this importer, with its
     source text) and what went wrong, first line only."""
     import re
     import traceback
-    import os
-    import torch_mlir
-    libs = tuple(os.path.abspath(d) + os.sep for m in (torch, torch_mlir) for d in m.__path__) + (
-        os.path.dirname(os.path.abspath(__file__)) + os.sep,)
     frames, seen = [], e
     while seen is not None:  # with the exceptions torch re-raised from (their frames are deeper)
         frames = traceback.extract_tb(seen.__traceback__) + frames
         seen = seen.__cause__ or seen.__context__
-    where = next((f for f in reversed(frames) if not f.filename.startswith("<")  # generated code
-                  and not os.path.abspath(f.filename).startswith(libs)), None)
+    where = _model_frame(frames)
     text = str(e).strip()
     msg = text.splitlines()[0] if text else type(e).__name__
     if "_local_scalar_dense" in msg:
@@ -252,12 +317,22 @@ def trace(spec, decomposition_table=None):
 
     table = dict(decomposition_table or {})
     table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
+    values = ValueSpecializer()
+    table[torch.ops.aten._local_scalar_dense.default] = values
     try:
-        return _trace(fwd_bwd, opt_fn, spec, table)
+        gm_a, gm_b = _trace(fwd_bwd, opt_fn, spec, table)
     except UserError:
         raise
     except Exception as e:  # make_fx's errors: a traceback through torch's tracer
         raise trace_error(e) from None
+    if any(n.graph is not gm_a.graph for n in values.nodes):
+        raise UserError("the optimizer reads a tensor's value in Python (.item(), bool()): not supported")
+    if values.nodes:  # the guards become fwd_bwd's last results
+        out = gm_a.graph.output_node()
+        out.args = (tuple(out.args[0]) + tuple(values.nodes),)
+        gm_a.recompile()
+    spec.guards = list(values.messages)
+    return gm_a, gm_b
 
 
 def _trace(fwd_bwd, opt_fn, spec, table):

@@ -122,11 +122,12 @@ def _index_in_block(block, op):
 
 
 def fuse(text_a, text_b, spec, func_name="step"):
-    """text_a: fwd_bwd(params, data, [rng_state], buffers, seed) -> (loss, grads, new_buffers);
+    """text_a: fwd_bwd(params, data, [rng_state], buffers, seed) -> (loss, grads, new_buffers, guards);
     text_b: opt(params, grads, [rng_state], state, lr) -> (new_params, [new rng_state], new_state).
     The step: (params, data, [rng_state], buffers, state, lr) ->
-    (loss, new_params, [new rng_state], new_buffers, new_state)."""
+    (loss, new_params, [new rng_state], new_buffers, new_state, guards)."""
     n_p, n_d, n_s, n_r, n_b = spec.n_params, spec.n_data, spec.n_state, spec.n_rng, spec.n_buffers
+    n_g = len(spec.guards)
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = True
     with ctx, ir.Location.unknown():
@@ -140,7 +141,7 @@ def fuse(text_a, text_b, spec, func_name="step"):
         assert len(blk_a.arguments) == n_p + n_d + n_r + n_b + 1
         n_h = spec.n_hparams
         assert len(blk_b.arguments) == 2 * n_p + n_r + n_s + n_h
-        assert len(ret_a.operands) == 1 + n_p + n_b and len(ret_b.operands) == n_p + n_r + n_s
+        assert len(ret_a.operands) == 1 + n_p + n_b + n_g and len(ret_b.operands) == n_p + n_r + n_s
 
         # New arguments: optimizer state and lr, appended after the seed.
         new_args = [blk_a.add_argument(blk_b.arguments[2 * n_p + n_r + i].type, ir.Location.unknown())
@@ -173,9 +174,10 @@ def fuse(text_a, text_b, spec, func_name="step"):
         repl = list(blk_a.arguments[:n_p]) + grads + list(blk_a.arguments[n_p + n_d:n_p + n_d + n_r]) + new_args
         for b_arg, v in zip(blk_b.arguments, repl):
             b_arg.replace_all_uses_with(v)
-        new_buffers = list(ret_a.operands[1 + n_p:])
+        new_buffers = list(ret_a.operands[1 + n_p:1 + n_p + n_b])
+        guards = list(ret_a.operands[1 + n_p + n_b:])
         b_res = list(ret_b.operands)
-        results = [loss] + b_res[:n_p + n_r] + new_buffers + b_res[n_p + n_r:]
+        results = [loss] + b_res[:n_p + n_r] + new_buffers + b_res[n_p + n_r:] + guards
         func_d.ReturnOp(results, ip=ir.InsertionPoint(ret_a))
         ret_a.operation.erase()
         blk_a.erase_argument(n_p + n_d + n_r + n_b)
@@ -207,6 +209,9 @@ def fuse(text_a, text_b, spec, func_name="step"):
             res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, n_p + n_d + i)}))
         for i in range(n_s):
             res_attrs.append(ir.DictAttr.get({"mpt.updates": ir.IntegerAttr.get(i64, first_state + i)}))
+        for msg in spec.guards:
+            res_attrs.append(ir.DictAttr.get({"mpt.role": ir.StringAttr.get("guard"),
+                                              "mpt.message": ir.StringAttr.get(msg)}))
         fa.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
         # Printed as %rng_state (get_asm(use_name_loc_as_prefix=True)): the
         # name mpt-run gives the argument (--save, --input).

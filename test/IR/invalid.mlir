@@ -136,8 +136,29 @@ func.func @updated_twice_later(%w: tensor<2xf32> {mpt.role = "param"},
 
 // -----
 
-// expected-error @+1 {{result #0: 'mpt.role' must be "loss", got "output"}}
+// expected-error @+1 {{result #0: 'mpt.role' must be "loss" or "guard", got "output"}}
 func.func @result_role(%w: tensor<f32>) -> (tensor<f32> {mpt.role = "output"}) {
+  return %w : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{result #0: a guard (mpt.role = "guard") must be a tensor<i1>}}
+func.func @guard_not_i1(%w: tensor<f32>) -> (tensor<f32> {mpt.role = "guard", mpt.message = "m"}) {
+  return %w : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{result #0: a guard needs its 'mpt.message' string}}
+func.func @guard_no_message(%g: tensor<i1>) -> (tensor<i1> {mpt.role = "guard"}) {
+  return %g : tensor<i1>
+}
+
+// -----
+
+// expected-error @+1 {{result #0: 'mpt.message' is a string on a guard result only}}
+func.func @message_not_guard(%w: tensor<f32>) -> (tensor<f32> {mpt.message = "m"}) {
   return %w : tensor<f32>
 }
 

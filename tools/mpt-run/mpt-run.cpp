@@ -239,6 +239,9 @@ struct ResultInfo {
   ElementKind kind;
   SmallVector<int64_t> shape;
   std::optional<unsigned> updates;
+  /// A guard's message (mpt.role = "guard"): the step is only the program it
+  /// was built as while this result is true.
+  std::optional<std::string> guard;
 };
 
 struct StepSignature {
@@ -427,6 +430,10 @@ analyseStep(func::FuncOp func, ArrayRef<std::string> argNames) {
       return failure();
     std::tie(info.kind, info.shape) = *kindShape;
     info.updates = getUpdatedArg(func, i);
+    if (auto role = func.getResultAttrOfType<StringAttr>(i, "mpt.role");
+        role && role.getValue() == "guard")
+      info.guard =
+          func.getResultAttrOfType<StringAttr>(i, "mpt.message").str();
     if (info.updates)
       sig.args[*info.updates].updatedBy = i;
     sig.results.push_back(std::move(info));
@@ -1362,6 +1369,10 @@ static int run(int argc, char **argv) {
     StepOutputs out = callStep(stepEntry, *sig, values.current, updated);
     timer.stepFinished();
     double loss = out.results[sig->lossResult].getAsDouble(0);
+    for (auto [i, result] : llvm::enumerate(sig->results))
+      if (result.guard && out.results[i].getAsDouble(0) == 0)
+        fail("step " + Twine(step) + ": guard (result #" + Twine(i) +
+             ") is false: " + *result.guard);
     bool skipped = false;
     if (hasSkip) {
       // An overflowing step resets the tracker and never raises the scale;

@@ -314,3 +314,97 @@ class AdaptivePool(nn.Module):
 
 def adaptive_pool():
     return AdaptivePool()
+
+
+class NegativePad(nn.Module):
+    """F.pad with negative amounts (a crop) mixed with positive ones, with a
+    fill value, and Swin's window padding (bottom/right, then cropped back),
+    whose backward pads the gradient by the negated amounts."""
+    example_input_shape = (2, 3, 5, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.fc = nn.Linear(4 * 5 * 7 + 4 * 8 * 8, 5)
+
+    def forward(self, x):
+        h = self.conv(x)
+        # Crop 1 left and 2 bottom, pad 2 right and 1 top with 0.5: [.., 5+1-2, 6-1+2] = [.., 4, 7].
+        a = F.pad(h, (-1, 2, 1, -2), value=0.5)
+        a = F.pad(a, (0, 0, -1, 2))  # [.., 5, 7]
+        # Swin: pad to the window size (8), attend, crop back.
+        b = F.pad(h, (0, 2, 0, 3)).tanh()
+        return self.fc(torch.cat([a.flatten(1), b.flatten(1)], 1))
+
+
+def negative_pad():
+    return NegativePad()
+
+
+class ReadsValue(nn.Module):
+    """Reads tensor values in Python (XLM's `assert lengths.max().item() <=
+    slen`, an `if` on a tensor) and, through a tensor-op shape computation,
+    a constant of the trace (Longformer's chunk count)."""
+    example_input_shape = (2, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 5)
+
+    def make_example_input(self, shape, generator):
+        return torch.randint(0, 4, shape, generator=generator).float()
+
+    def forward(self, x):
+        lengths = (x != 0).sum(1)
+        assert lengths.max().item() <= x.shape[1]
+        chunks = int(torch.div(x.shape[1], 4, rounding_mode="trunc"))  # a constant: no guard
+        h = self.fc(x.view(x.shape[0], chunks, 4).flatten(1))
+        if (x == 3).any():
+            h = h * 2
+        return h
+
+
+def reads_value():
+    return ReadsValue()
+
+
+class StridedWrite(nn.Module):
+    """An in-place write through an as_strided view that is not the whole
+    tensor (Longformer's chunking): functionalized to as_strided_scatter."""
+    example_input_shape = (2, 12)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 12)
+        self.out = nn.Linear(12, 3)
+
+    def forward(self, x):
+        buf = self.fc(x) * 0.5
+        win = buf.as_strided((2, 2, 4), (12, 6, 1), 1)  # windows of 4 at 1 and 7 of each row
+        win.mul_(torch.tanh(win))
+        return self.out(buf)
+
+
+def strided_write():
+    return StridedWrite()
+
+
+class Cumsum(nn.Module):
+    """cumsum of an int mask (HF position ids from padding) and of floats
+    along an odd length (7: shifts 1, 2, 4, the last one partial)."""
+    example_input_shape = (2, 7)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(7, 7)
+        self.out = nn.Linear(14, 3)
+
+    def forward(self, x):
+        m = (x > 0).int()
+        pos = torch.cumsum(m, dim=1).type_as(m) * m
+        h = torch.cumsum(self.fc(x), -1)
+        return self.out(torch.cat([h, pos.float()], 1))
+
+
+def cumsum():
+    return Cumsum()
