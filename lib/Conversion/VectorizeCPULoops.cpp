@@ -71,6 +71,14 @@ static bool isCandidate(linalg::LinalgOp op) {
   return op.getStaticLoopRanges().back() > 1;
 }
 
+/// The iterations of `op`'s loop nest (static ranges).
+static int64_t getIterations(linalg::LinalgOp op) {
+  int64_t iterations = 1;
+  for (int64_t range : op.getStaticLoopRanges())
+    iterations *= range;
+  return iterations;
+}
+
 /// A transfer_read that reads one element for every lane (a scalar operand
 /// broadcast over the loop, such as a learning rate in a memref<f32>): one
 /// load and a broadcast, where the strided-transfer lowering below would
@@ -554,11 +562,8 @@ struct VectorizeCPULoopsPass
         !llvm::is_contained(iterators, utils::IteratorType::reduction))
       return std::nullopt;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t iterations = 1;
-    for (int64_t range : ranges)
-      iterations *= range;
     if (ranges.back() % lanes != 0 || ranges.back() / lanes < 2 ||
-        iterations < parallelMin)
+        getIterations(op) < parallelMin)
       return std::nullopt;
     SmallVector<int64_t> tileSizes(ranges.size(), 0);
     tileSizes.back() = lanes;
@@ -597,7 +602,8 @@ struct VectorizeCPULoopsPass
       tileSizes[d] = 1;
       chunks *= ranges[d];
     }
-    (void)tileLoops(rewriter, op, tileSizes, /*inParallel=*/true);
+    if (chunks > 1)
+      (void)tileLoops(rewriter, op, tileSizes, /*inParallel=*/true);
   }
 
   /// Whether `op`'s tile loops are to be one scf.parallel: with `parallel`,
@@ -614,10 +620,7 @@ struct VectorizeCPULoopsPass
                  b == utils::IteratorType::reduction;
         }))
       return false;
-    int64_t iterations = 1;
-    for (int64_t range : op.getStaticLoopRanges())
-      iterations *= range;
-    return iterations >= parallelMin;
+    return getIterations(op) >= parallelMin;
   }
 
   /// A transpose one element per lane would read with one scalar load per
