@@ -228,27 +228,22 @@ struct DataParallelPass
       GradientOp last = bucket.back();
       Location loc = last.getLoc();
       b.setInsertionPointAfter(last);
-      // The ops that read the markers to pack the bucket: the existing
-      // readers are the ones whose uses are redirected.
-      llvm::SmallPtrSet<Operation *, 8> readersBefore;
-      for (GradientOp grad : bucket)
-        for (Operation *user : grad->getUsers())
-          readersBefore.insert(user);
+      // The bucket packs the markers' inputs, and each marker moves to its
+      // reduced gradient: a marker stands at the complete (all ranks')
+      // gradient, and what reads it (the unscale, the update) reads that.
+      // A marker left before the packing would flow into every gradient of
+      // its bucket, and the training graph could no longer tell its
+      // parameter from others of the same type.
       SmallVector<Value> pieces;
       for (GradientOp grad : bucket)
-        pieces.push_back(
-            convertFloat(b, grad.getLoc(), flatten(b, loc, grad), f32));
+        pieces.push_back(convertFloat(b, grad.getLoc(),
+                                      flatten(b, loc, grad.getInput()), f32));
       Value packed = pieces.size() == 1
                          ? pieces.front()
                          : Value(tensor::ConcatOp::create(
                                b, loc, /*dim=*/int64_t(0), pieces));
       auto reduced = AllReduceOp::create(b, loc, packed.getType(), packed,
                                          gradKind, wire);
-      llvm::SmallPtrSet<Operation *, 8> packing;
-      for (GradientOp grad : bucket)
-        for (Operation *user : grad->getUsers())
-          if (!readersBefore.contains(user))
-            packing.insert(user);
       int64_t offset = 0;
       for (GradientOp grad : bucket) {
         RankedTensorType type = grad.getType();
@@ -262,11 +257,9 @@ struct DataParallelPass
         offset += size;
         Value restored = unflatten(
             b, loc, convertFloat(b, loc, flat, type.getElementType()), type);
-        // Every reader of the gradient but the packing reads the reduced
-        // value.
-        grad.getResult().replaceUsesWithIf(restored, [&](OpOperand &use) {
-          return !packing.contains(use.getOwner());
-        });
+        grad->moveAfter(restored.getDefiningOp());
+        grad.getInputMutable().assign(restored);
+        b.setInsertionPointAfter(grad);
       }
     }
 

@@ -1,5 +1,6 @@
 // What --mpt-data-parallel inserts: bucketed all-reduces of the gradients
-// between the markers and the update, the loss all-reduced for logging,
+// before the markers (each marker moves to its reduced gradient, so that it
+// still flows to its own parameter's update only), the loss all-reduced for logging,
 // loss scaling's found-inf flag all-reduced with max before the guards.
 // RUN: mpt-opt %s --split-input-file --mpt-data-parallel | FileCheck %s
 // RUN: mpt-opt %s --split-input-file --mpt-data-parallel="bucket-bytes=16 average=false reduce-dtype=bf16" | FileCheck %s --check-prefix=SMALL
@@ -10,18 +11,19 @@
 // CHECK-LABEL: func.func @three_params(
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<4x3xf32> {mpt.role = "param"}, %[[B:[a-z0-9]+]]: tensor<4xf32> {mpt.role = "param"}, %[[C:[a-z0-9]+]]: tensor<f32> {mpt.role = "param"}
 // CHECK-SAME: attributes {mpt.data_parallel = "f32"}
-// CHECK: %[[GW:.*]] = mpt.gradient %{{.*}} : tensor<4x3xf32>
-// CHECK: %[[GB:.*]] = mpt.gradient %{{.*}} : tensor<4xf32>
-// CHECK: %[[GC:.*]] = mpt.gradient %{{.*}} : tensor<f32>
-// CHECK-NEXT: %[[FW:.*]] = tensor.collapse_shape %[[GW]] {{\[\[}}0, 1]] : tensor<4x3xf32> into tensor<12xf32>
-// CHECK-NEXT: %[[FC:.*]] = tensor.expand_shape %[[GC]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
-// CHECK-NEXT: %[[PACK:.*]] = tensor.concat dim(0) %[[FW]], %[[GB]], %[[FC]] : (tensor<12xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<17xf32>
+// CHECK-NOT: mpt.gradient
+// CHECK: %[[FW:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<4x3xf32> into tensor<12xf32>
+// CHECK-NEXT: %[[FC:.*]] = tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK-NEXT: %[[PACK:.*]] = tensor.concat dim(0) %[[FW]], %{{.*}}, %[[FC]] : (tensor<12xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<17xf32>
 // CHECK-NEXT: %[[SUM:.*]] = mpt.all_reduce mean %[[PACK]] : tensor<17xf32>
 // CHECK-NEXT: %[[SW:.*]] = tensor.extract_slice %[[SUM]][0] [12] [1]
-// CHECK-NEXT: %[[RW:.*]] = tensor.expand_shape %[[SW]] {{\[\[}}0, 1]] output_shape [4, 3]
-// CHECK-NEXT: %[[RB:.*]] = tensor.extract_slice %[[SUM]][12] [4] [1]
+// CHECK-NEXT: %[[EW:.*]] = tensor.expand_shape %[[SW]] {{\[\[}}0, 1]] output_shape [4, 3]
+// CHECK-NEXT: %[[RW:.*]] = mpt.gradient %[[EW]] : tensor<4x3xf32>
+// CHECK-NEXT: %[[SB:.*]] = tensor.extract_slice %[[SUM]][12] [4] [1]
+// CHECK-NEXT: %[[RB:.*]] = mpt.gradient %[[SB]] : tensor<4xf32>
 // CHECK-NEXT: %[[SC:.*]] = tensor.extract_slice %[[SUM]][16] [1] [1]
-// CHECK-NEXT: %[[RC:.*]] = tensor.collapse_shape %[[SC]] [] : tensor<1xf32> into tensor<f32>
+// CHECK-NEXT: %[[CC:.*]] = tensor.collapse_shape %[[SC]] [] : tensor<1xf32> into tensor<f32>
+// CHECK-NEXT: %[[RC:.*]] = mpt.gradient %[[CC]] : tensor<f32>
 // CHECK-NEXT: arith.subf %[[W]], %[[RW]]
 // CHECK-NEXT: arith.subf %[[B]], %[[RB]]
 // CHECK-NEXT: arith.subf %[[C]], %[[RC]]
@@ -79,19 +81,24 @@ func.func @three_params(
 // found-inf flag of the one check is all-reduced (max) and every guard and
 // the scale update read the reduced flag.
 // CHECK-LABEL: func.func @interleaved_update(
-// CHECK: %[[GW:.*]] = mpt.gradient
-// CHECK-NEXT: %[[RW:.*]] = mpt.all_reduce mean %[[GW]] : tensor<4xf32>
-// CHECK-NEXT: arith.subf %{{.*}}, %[[RW]]
-// CHECK: %[[GB:.*]] = mpt.gradient
-// CHECK-NEXT: %[[RB:.*]] = mpt.all_reduce mean %[[GB]] : tensor<4xf32>
-// CHECK-NEXT: arith.subf %{{.*}}, %[[RB]]
+// CHECK: mpt.grad_seed
+// CHECK-NEXT: %[[DW:.*]] = arith.mulf
+// CHECK-NEXT: %[[RW:.*]] = mpt.all_reduce mean %[[DW]] : tensor<4xf32>
+// CHECK-NEXT: %[[GW:.*]] = mpt.gradient %[[RW]]
+// CHECK-NEXT: arith.subf %{{.*}}, %[[GW]]
+// CHECK: %[[DB:.*]] = arith.mulf
+// CHECK-NEXT: %[[RB:.*]] = mpt.all_reduce mean %[[DB]] : tensor<4xf32>
+// CHECK-NEXT: %[[GB:.*]] = mpt.gradient %[[RB]]
+// CHECK-NEXT: arith.subf %{{.*}}, %[[GB]]
 
 // SCALED-LABEL: func.func @interleaved_update(
-// SCALED: %[[GW:.*]] = mpt.gradient
-// SCALED: %[[GB:.*]] = mpt.gradient
-// SCALED-NEXT: %[[PACK:.*]] = tensor.concat dim(0) %[[GW]], %[[GB]]
+// SCALED: %[[PACK:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>)
 // SCALED-NEXT: %[[SUM:.*]] = mpt.all_reduce mean %[[PACK]] : tensor<8xf32>
-// SCALED: %[[U:.*]]:2, %[[FOUND:.*]] = mpt.unscale_and_check
+// SCALED-NEXT: %[[SW:.*]] = tensor.extract_slice %[[SUM]][0] [4] [1]
+// SCALED-NEXT: %[[GW:.*]] = mpt.gradient %[[SW]]
+// SCALED-NEXT: %[[SB:.*]] = tensor.extract_slice %[[SUM]][4] [4] [1]
+// SCALED-NEXT: %[[GB:.*]] = mpt.gradient %[[SB]]
+// SCALED-NEXT: %[[U:.*]]:2, %[[FOUND:.*]] = mpt.unscale_and_check %[[GW]], %[[GB]]
 // SCALED-NEXT: %[[I32:.*]] = arith.extui %[[FOUND]] : tensor<i1> to tensor<i32>
 // SCALED-NEXT: %[[FLAT:.*]] = tensor.expand_shape %[[I32]] [] output_shape [1]
 // SCALED-NEXT: %[[MAX:.*]] = mpt.all_reduce max %[[FLAT]] : tensor<1xi32>
@@ -124,11 +131,13 @@ func.func @interleaved_update(
 // f16 gradients travel as f32 and come back as f16; a function that is no
 // step is left alone.
 // CHECK-LABEL: func.func @half_gradient(
-// CHECK: %[[G:.*]] = mpt.gradient %{{.*}} : tensor<4xf16>
-// CHECK-NEXT: %[[WIDE:.*]] = arith.extf %[[G]] : tensor<4xf16> to tensor<4xf32>
+// CHECK: mpt.grad_seed
+// CHECK-NEXT: %[[D:.*]] = arith.mulf %{{.*}} : tensor<4xf16>
+// CHECK-NEXT: %[[WIDE:.*]] = arith.extf %[[D]] : tensor<4xf16> to tensor<4xf32>
 // CHECK-NEXT: %[[SUM:.*]] = mpt.all_reduce mean %[[WIDE]] : tensor<4xf32>
 // CHECK-NEXT: %[[NARROW:.*]] = arith.truncf %[[SUM]] : tensor<4xf32> to tensor<4xf16>
-// CHECK-NEXT: arith.subf %{{.*}}, %[[NARROW]]
+// CHECK-NEXT: %[[G:.*]] = mpt.gradient %[[NARROW]] : tensor<4xf16>
+// CHECK-NEXT: arith.subf %{{.*}}, %[[G]]
 // CHECK: %[[LOSS:.*]] = arith.extf %{{.*}} : tensor<4xf16> to tensor<4xf32>
 // CHECK-NEXT: %[[MEAN:.*]] = mpt.all_reduce mean %[[LOSS]] : tensor<4xf32>
 // CHECK-NEXT: %[[BACK:.*]] = arith.truncf %[[MEAN]] : tensor<4xf32> to tensor<4xf16>

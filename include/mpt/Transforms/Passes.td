@@ -431,8 +431,8 @@ def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
     * packs the `mpt.gradient` values, flattened, into buckets of at most
       `bucket-bytes` bytes (a gradient larger than that has a bucket of its
       own) and all-reduces each bucket once (`mpt.all_reduce`), right after
-      the last marker and before the first op that reads a gradient; every
-      reader then sees the reduced gradient;
+      the last marker and before the first op that reads a gradient; each
+      marker moves onto its reduced gradient, so every reader sees that;
     * averages (`average=true`, `mean`: the sum divided by the number of
       ranks) or sums them;
     * all-reduces the loss result (mean), so that the loss every rank
