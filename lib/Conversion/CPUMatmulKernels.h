@@ -98,20 +98,21 @@ func.func private @__mpt_amx_matmul_bf16(
   // otherwise.
 @TASK_COUNT@
   %rowBlocks = arith.ceildivui %M, %c32 : index
-  %rowRanges0 = arith.constant 1 : index
+  // At least one of each, so that an empty C (N or M 0) divides by nothing:
+  // its task has no rows or no columns.
   %colBlocks0 = arith.ceildivui %Nb, %c32 : index
-  %cfWantCols = arith.ceildivui %cTasks, %rowRanges0 : index
-  %cfMoreCols = arith.minui %Nb, %cfWantCols : index
-  %cfCols = arith.maxui %colBlocks0, %cfMoreCols : index
+  %colBlocks1 = arith.maxui %colBlocks0, %c1 : index
+  %cfMoreCols = arith.minui %Nb, %cTasks : index
+  %cfCols = arith.maxui %colBlocks1, %cfMoreCols : index
   %cfWantRows = arith.ceildivui %cTasks, %cfCols : index
   %cfMoreRows = arith.minui %rowBlocks, %cfWantRows : index
-  %cfRows = arith.maxui %rowRanges0, %cfMoreRows : index
-  %rfWantRows = arith.ceildivui %cTasks, %colBlocks0 : index
+  %cfRows = arith.maxui %cfMoreRows, %c1 : index
+  %rfWantRows = arith.ceildivui %cTasks, %colBlocks1 : index
   %rfMoreRows = arith.minui %rowBlocks, %rfWantRows : index
-  %rfRows = arith.maxui %rowRanges0, %rfMoreRows : index
+  %rfRows = arith.maxui %rfMoreRows, %c1 : index
   %rfWantCols = arith.ceildivui %cTasks, %rfRows : index
   %rfMoreCols = arith.minui %Nb, %rfWantCols : index
-  %rfCols = arith.maxui %colBlocks0, %rfMoreCols : index
+  %rfCols = arith.maxui %colBlocks1, %rfMoreCols : index
   %colsFirst = arith.cmpi ult, %M, %N : index
   %rowRanges = arith.select %colsFirst, %cfRows, %rfRows : index
   %colBlocks = arith.select %colsFirst, %cfCols, %rfCols : index
