@@ -5,7 +5,8 @@ same number of threads: matmul kernels (GFLOP/s) and whole training steps
 
   kernels  C = A @ B for A, B in f32 / bf16 / f16 (mpt: f32 accumulator and
            result; torch.matmul: result in the input type), shapes MxNxK.
-           mpt: --mpt-lower-to-cpu="amx=1 avx512=1" run by mlir-runner -O3;
+           mpt: --mpt-lower-to-cpu with the targets this CPU has (amx, avx512,
+           avx512-bf16, as mpt-run picks them) run by mlir-runner -O3;
            PyTorch: torch.matmul (oneDNN). Best of --trials timed runs, in
            each of --rounds rounds that alternate mpt and PyTorch, so that a
            change of load during the run reaches both (the best is kept).
@@ -122,13 +123,22 @@ def kernel_module(trials):
     return "\n".join(out), [(m, n, k, dt) for m, n, k in SHAPES for dt in DTYPES]
 
 
+def kernel_targets():
+    """The --mpt-lower-to-cpu target options of this CPU (what mpt-run picks)."""
+    flags = set(re.search(r"flags\s*:\s*(.*)", open("/proc/cpuinfo").read()).group(1).split())
+    amx = {"amx_tile", "amx_bf16"} <= flags
+    return " ".join([f"amx={int(amx)}", f"avx512={int('avx512f' in flags)}",
+                     f"avx512-bf16={int('avx512_bf16' in flags and not amx)}"])
+
+
 def mpt_kernels(args):
     text, cases = kernel_module(args.trials)
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "kernels.mlir")
         low = os.path.join(tmp, "kernels.ll.mlir")
         open(src, "w").write(text)
-        subprocess.run([args.mpt_opt, src, "--mpt-lower-to-cpu=amx=1 avx512=1 c-interface=0", "-o", low], check=True)
+        subprocess.run([args.mpt_opt, src, "--mpt-lower-to-cpu=" + kernel_targets() + " c-interface=0",
+                        "-o", low], check=True)
         libs = [os.path.join(REPO, "build", "lib", "libmpt_amx_runtime.so"),
                 os.path.join(args.mlir_lib, "libmlir_runner_utils.so"),
                 os.path.join(args.mlir_lib, "libmlir_c_runner_utils.so")]

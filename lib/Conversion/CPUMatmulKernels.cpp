@@ -185,6 +185,14 @@ std::string mpt::cpu::amxKernel(bool parallel) {
 }
 
 std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
+  return avx512Kernel(elt, parallel, /*dot=*/false);
+}
+
+std::string mpt::cpu::avx512BF16Kernel(bool parallel) {
+  return avx512Kernel("bf16", parallel, /*dot=*/true);
+}
+
+std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // The register block: 14 x 32 f32, 28 of the 32 zmm registers as
   // accumulators, 2 for B, 1 for the broadcast of A. Sizes measured with
   // bench/cpu/bench.py (12x32, 8x32, 6x64 and K blocks 128-384 were within
@@ -202,15 +210,24 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
   std::string in = formatv("memref<?x?x{0}, strided<[?, 1], offset: ?>>", elt);
   std::string out = "memref<?x?xf32, strided<[?, 1], offset: ?>>";
   // A's panels: per range of row blocks, one row block's (8 panels).
+  // With `dot`, the packs keep bf16 in k pairs: a row of a B panel is a k
+  // pair of its 32 columns interleaved (64 bf16, two dot operands), a row
+  // of an A panel is the K block's pairs as dwords (one broadcast each).
   const int panels = rowBlock / rows;
+  const int kSteps = dot ? kBlock / 2 : kBlock;
+  StringRef apElt = dot ? "i32" : "f32";
   std::string apType =
-      formatv("memref<{0}x{1}x{2}xf32, strided<[{3}, {2}, 1], offset: ?>>",
-              panels, rows, kBlock, rows * kBlock);
-  std::string bpType = formatv("memref<?x{0}x{1}xf32>", kBlock, cols);
-  bool widen = elt != "f32";
+      formatv("memref<{0}x{1}x{2}x{4}, strided<[{3}, {2}, 1], offset: ?>>",
+              panels, rows, kSteps, rows * kSteps, apElt);
+  std::string apAllType = formatv("memref<?x{0}x{1}x{2}>", rows, kSteps, apElt);
+  std::string bpType =
+      dot ? formatv("memref<?x{0}x{1}xbf16>", kSteps, 2 * cols).str()
+          : formatv("memref<?x{0}x{1}xf32>", kBlock, cols).str();
+  bool widen = elt != "f32" && !dot;
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
                 "%zeroC: i1) {{\n",
-                avx512KernelName(elt), in, out);
+                dot ? kAVX512BF16KernelName.str() : avx512KernelName(elt),
+                in, out);
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
   os << formatv(R"(  %c16 = arith.constant 16 : index
@@ -223,6 +240,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
   %zin = arith.constant dense<0.0> : vector<{2}x{0}>
   %zin16 = arith.constant dense<0.0> : vector<16x{0}>
   %z16 = arith.constant dense<0.0> : vector<16xf32>
+  %zi8 = arith.constant dense<0> : vector<8xi32>
   %M = memref.dim %A, %c0 : {1}
   %K = memref.dim %A, %c1 : {1}
   %N = memref.dim %B, %c1 : {1}
@@ -235,16 +253,45 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
   %rowBlocks = arith.ceildivui %M, %cMB : index
   %chunks = arith.minui %rowBlocks, %cChunks : index
   %apBlocks = arith.muli %cChunks, %cPB : index
-  %ApAll = memref.alloc(%apBlocks) {{alignment = 64 : i64} : memref<?x{3}x{4}xf32>
+  %ApAll = memref.alloc(%apBlocks) {{alignment = 64 : i64} : {9}
   scf.for %kb = %c0 to %K step %cKB {{
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %K : index
     %kbl = arith.subi %kend, %kb : index
+    // The inner loop's steps: k, or (dot) k pairs, the last one padded.
+    %ksteps = {10} : index
     // With %zeroC, the first K block starts from zeros, not from C.
     %firstK = arith.cmpi eq, %kb, %c0 : index
     %fromZero = arith.andi %zeroC, %firstK : i1
     %loadC = arith.xori %fromZero, %true : i1
-    // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded, in f32.
+)",
+                elt, in, cols, rows, kBlock, rowBlock, bpType,
+                parallel ? 8 : 1, panels, apAllType,
+                dot ? "arith.ceildivui %kbl, %c2" : "arith.addi %kbl, %c0");
+  if (dot)
+    os << formatv(R"(    // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded; per k
+    // pair, rows k and k + 1 interleaved (a zero row past K).
+    scf.for %k = %c0 to %ksteps step %c1 {{
+      %kl = arith.muli %k, %c2 : index
+      %kg = arith.addi %kb, %kl : index
+      %kg1 = arith.addi %kg, %c1 : index
+      %in1 = arith.cmpi ult, %kg1, %K : index
+      scf.for %nb = %c0 to %Nb step %c1 {{
+        %n = arith.muli %nb, %cNR : index
+        %rem = arith.subi %N, %n : index
+        %m = vector.create_mask %rem : vector<{2}xi1>
+        %v0 = vector.maskedload %B[%kg, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}xbf16> into vector<{2}xbf16>
+        %v1 = scf.if %in1 -> (vector<{2}xbf16>) {{
+          %r = vector.maskedload %B[%kg1, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}xbf16> into vector<{2}xbf16>
+          scf.yield %r : vector<{2}xbf16>
+        } else {{
+          scf.yield %zin : vector<{2}xbf16>
+        }
+        %v = vector.interleave %v0, %v1 : vector<{2}xbf16> -> vector<{3}xbf16>
+)",
+                  elt, in, cols, 2 * cols);
+  else
+    os << formatv(R"(    // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded, in f32.
     scf.for %k = %c0 to %kbl step %c1 {{
       %kg = arith.addi %kb, %k : index
       scf.for %nb = %c0 to %Nb step %c1 {{
@@ -253,18 +300,17 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
         %m = vector.create_mask %rem : vector<{2}xi1>
         %v = vector.maskedload %B[%kg, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}x{0}> into vector<{2}x{0}>
 )",
-                elt, in, cols, rows, kBlock, rowBlock, bpType,
-                parallel ? 8 : 1, panels);
+                  elt, in, cols);
   if (widen)
     os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "
                   "vector<{0}xf32>\n",
                   cols, elt);
-  os << formatv(R"(        vector.store {0}, %Bp[%nb, %k, %c0] : {1}, vector<{2}xf32>
+  os << formatv(R"(        vector.store {0}, %Bp[%nb, %k, %c0] : {1}, vector<{2}x{10}>
       }
     }
     {6} {{
       %apOff = arith.muli %ch, %cPB : index
-      %Ap = memref.subview %ApAll[%apOff, 0, 0] [{7}, {3}, {8}] [1, 1, 1] : memref<?x{3}x{8}xf32> to {9}
+      %Ap = memref.subview %ApAll[%apOff, 0, 0] [{7}, {3}, {8}] [1, 1, 1] : {11} to {9}
       %ch1 = arith.addi %ch, %c1 : index
       %rb0n = arith.muli %ch, %rowBlocks : index
       %rb0 = arith.divui %rb0n, %chunks : index
@@ -292,27 +338,43 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
               %km = vector.create_mask %krem : vector<16xi1>
               %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {4}, vector<16xi1>, vector<16x{5}> into vector<16x{5}>
 )",
-                widen ? "%vf" : "%v", bpType, cols, rows, in, elt,
+                widen ? "%vf" : "%v", bpType, dot ? 2 * cols : cols, rows,
+                in, elt,
                 parallel ? "scf.parallel (%ch) = (%c0) to (%chunks) step (%c1)"
                          : "scf.for %ch = %c0 to %chunks step %c1",
-                panels, kBlock, apType);
+                panels, kSteps, apType, dot ? "bf16" : "f32", apAllType);
   if (widen)
     os << formatv("              %xf = arith.extf %x : vector<16x{0}> to "
                   "vector<16xf32>\n",
                   elt);
-  os << formatv(R"(              vector.store {0}, %Ap[%p, %r, %k] : {1}, vector<16xf32>
+  if (dot)
+    os << formatv(R"(              %xd = vector.bitcast %x : vector<16xbf16> to vector<8xi32>
+              %kh = arith.divui %k, %c2 : index
+              vector.store %xd, %Ap[%p, %r, %kh] : {0}, vector<8xi32>
+            }
+          } else {{
+            scf.for %k = %c0 to %kbl step %c16 {{
+              %kh = arith.divui %k, %c2 : index
+              vector.store %zi8, %Ap[%p, %r, %kh] : {0}, vector<8xi32>
+            }
+          }
+)",
+                  apType);
+  else
+    os << formatv(R"(              vector.store {0}, %Ap[%p, %r, %k] : {1}, vector<16xf32>
             }
           } else {{
             scf.for %k = %c0 to %kbl step %c16 {{
               vector.store %z16, %Ap[%p, %r, %k] : {1}, vector<16xf32>
             }
           }
-        }
-      }
-      scf.for %jb = %c0 to %Nb step %c1 {{
-        %j0 = arith.muli %jb, %cNR : index
 )",
-                widen ? "%xf" : "%x", apType);
+                  widen ? "%xf" : "%x", apType);
+  os << R"(        }
+      }
+      scf.for %jb = %c0 to %Nb step %c1 {
+        %j0 = arith.muli %jb, %cNR : index
+)";
   for (int v = 0; v < vectors; ++v)
     os << formatv(R"(        %jo{0} = arith.addi %j0, %c{1}x16 : index
         %rem{0} = arith.subi %N, %jo{0} : index
@@ -357,21 +419,32 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
                         q % vectors);
     yields += formatv("{0}%n{1}", q ? ", " : "", q);
   }
-  os << formatv("          %acc:{0} = scf.for %k = %c0 to %kbl step %c1 "
+  os << formatv("          %acc:{0} = scf.for %k = %c0 to %ksteps step %c1 "
                 "iter_args({1}) -> ({2}) {{\n",
                 rows * vectors, iterArgs, types);
+  // Per step: the B row (16 columns per vector; with `dot`, 16 column
+  // pairs), a broadcast of A per row, one FMA or vdpbf16ps per accumulator.
   for (int v = 0; v < vectors; ++v)
-    os << formatv("            %b{0} = vector.load %Bp[%jb, %k, %c{0}x16] : "
-                  "{1}, vector<16xf32>\n",
-                  v, bpType);
+    os << formatv("            %b{0} = vector.load %Bp[%jb, %k, %c{0}x{2}] : "
+                  "{1}, vector<{2}x{3}>\n",
+                  v, bpType, dot ? 32 : 16, dot ? "bf16" : "f32");
   for (int r = 0; r < rows; ++r) {
-    os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
+    if (dot)
+      os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
+            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
+            %s{0} = vector.bitcast %d{0} : vector<16xi32> to vector<32xbf16>
+)",
+                    r, apType);
+    else
+      os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
             %s{0} = vector.broadcast %e{0} : f32 to vector<16xf32>
 )",
-                  r, apType);
+                    r, apType);
     for (int v = 0; v < vectors; ++v)
-      os << formatv("            %n{0} = vector.fma %s{1}, %b{2}, %a{0} : "
-                    "vector<16xf32>\n",
+      os << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
+                          "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"
+                        : "            %n{0} = vector.fma %s{1}, %b{2}, %a{0} "
+                          ": vector<16xf32>\n",
                     r * vectors + v, r, v);
   }
   os << formatv("            scf.yield {0} : {1}\n          }\n", yields,
@@ -389,16 +462,19 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
       }
     }
   }
-  memref.dealloc %ApAll : memref<?x{1}x{2}xf32>
+  memref.dealloc %ApAll : {1}
   memref.dealloc %Bp : {0}
   return
 }
 )",
-                bpType, rows, kBlock);
-  // Constants v * 16 for the column offsets within a panel.
+                bpType, apAllType);
+  // Constants v * 16 (and v * 32) for the column (pair) offsets within a
+  // panel.
   std::string consts;
   for (int v = 0; v < vectors; ++v)
-    consts += formatv("  %c{0}x16 = arith.constant {1} : index\n", v, v * 16);
+    consts += formatv("  %c{0}x16 = arith.constant {1} : index\n"
+                      "  %c{0}x32 = arith.constant {2} : index\n",
+                      v, v * 16, v * 32);
   size_t body = text.find('\n') + 1;
   text.insert(body, consts);
   return text;

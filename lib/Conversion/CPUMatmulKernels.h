@@ -376,6 +376,21 @@ func.func private @__mpt_amx_matmul_bf16(
 std::string avx512KernelName(llvm::StringRef elementType);
 std::string avx512Kernel(llvm::StringRef elementType, bool parallel);
 
+/// bf16 x bf16 -> f32 with AVX512-BF16 (a CPU without AMX): the AVX-512
+/// kernel's blocking and register block, but the packs keep bf16 in k pairs
+/// (B: per k pair, rows k and k + 1 interleaved; A: each pair one dword)
+/// and each step is one `x86vector.avx512.dot` (vdpbf16ps) per accumulator,
+/// two k at once: twice the f32 kernel's multiply-adds per instruction.
+/// Numerics: products of bf16 are exact in f32; vdpbf16ps adds a pair's
+/// two products to the accumulator one after the other, each rounded to
+/// nearest even, and flushes f32 denormals (inputs and results) to zero:
+/// the AMX kernel's order within a pair, not the scalar loops'.
+inline constexpr llvm::StringLiteral kAVX512BF16KernelName =
+    "__mpt_avx512bf16_matmul_bf16";
+std::string avx512BF16Kernel(bool parallel);
+/// Both of the above: `dot` selects the AVX512-BF16 form (bf16 only).
+std::string avx512Kernel(llvm::StringRef elementType, bool parallel, bool dot);
+
 } // namespace mpt::cpu
 
 #endif // MPT_LIB_CONVERSION_CPUMATMULKERNELS_H

@@ -27,10 +27,10 @@ using namespace mlir;
 
 namespace {
 
-enum class Kernel { AMX, AVX512 };
+enum class Kernel { AMX, AVX512, AVX512BF16 };
 /// What the target has (the pass options).
 struct Targets {
-  bool amx, avx512;
+  bool amx, avx512, avx512bf16;
 };
 /// A contraction a kernel covers: the kernel, the input element type and
 /// the loop dimension of each role.
@@ -87,6 +87,8 @@ std::optional<ContractionPlan> classify(linalg::LinalgOp op,
   }
   if (a.isBF16() && targets.amx) {
     plan.kernel = Kernel::AMX;
+  } else if (a.isBF16() && targets.avx512 && targets.avx512bf16) {
+    plan.kernel = Kernel::AVX512BF16;
   } else if (targets.avx512) {
     plan.kernel = Kernel::AVX512;
   } else {
@@ -373,16 +375,19 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                                             bool parallelKernel) {
     std::string elt;
     llvm::raw_string_ostream(elt) << plan.elementType;
-    std::string name = plan.kernel == Kernel::AMX
-                           ? mpt::cpu::kAMXKernelName.str()
+    std::string name = plan.kernel == Kernel::AMX ? mpt::cpu::kAMXKernelName.str()
+                       : plan.kernel == Kernel::AVX512BF16
+                           ? mpt::cpu::kAVX512BF16KernelName.str()
                            : mpt::cpu::avx512KernelName(elt);
     if (parallel && !parallelKernel)
       name += "_serial";
     if (auto fn = symbols.lookup<func::FuncOp>(name))
       return fn;
-    std::string text = plan.kernel == Kernel::AMX
-                           ? mpt::cpu::amxKernel(parallelKernel)
-                           : mpt::cpu::avx512Kernel(elt, parallelKernel);
+    std::string text =
+        plan.kernel == Kernel::AMX ? mpt::cpu::amxKernel(parallelKernel)
+        : plan.kernel == Kernel::AVX512BF16
+            ? mpt::cpu::avx512BF16Kernel(parallelKernel)
+            : mpt::cpu::avx512Kernel(elt, parallelKernel);
     OwningOpRef<ModuleOp> parsed =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!parsed) {
@@ -618,7 +623,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
         whyNot = "convolution: no kernel yet (scalar loops)";
       else
-        plan = classify(op, Targets{amx, avx512}, whyNot);
+        plan = classify(op, Targets{amx, avx512, avx512bf16}, whyNot);
       if (!plan) {
         entry.detail = whyNot;
         entries.push_back(std::move(entry));
@@ -648,6 +653,9 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           (plan->kernel == Kernel::AMX
                ? " (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed "
                  "into tiles"
+           : plan->kernel == Kernel::AVX512BF16
+               ? " (AVX512-BF16: 14x32 f32 register block, vdpbf16ps on k "
+                 "pairs, K block 256"
                : " (AVX-512: 14x32 f32 register block, FMA, K block 256") +
           (notes.empty() ? "" : "; " + notes) + ")";
       entries.push_back(std::move(entry));
@@ -673,6 +681,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       llvm::json::Object root{
           {"amx", amx.getValue()},
           {"avx512", avx512.getValue()},
+          {"avx512bf16", avx512bf16.getValue()},
           {"lowered", lowered},
           {"not_lowered", static_cast<int64_t>(entries.size()) - lowered},
           {"contractions", std::move(list)}};
@@ -681,7 +690,8 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       return;
     }
     os << "CPU kernels (" << (amx ? "amx" : "no amx") << ", "
-       << (avx512 ? "avx512" : "no avx512") << "): " << lowered << " of "
+       << (avx512 ? "avx512" : "no avx512")
+       << (avx512bf16 ? ", avx512bf16" : "") << "): " << lowered << " of "
        << entries.size() << " contractions lowered\n";
     for (const Entry &e : entries) {
       os << "  " << e.location << ": " << e.op;

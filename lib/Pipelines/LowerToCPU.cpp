@@ -113,6 +113,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     mpt::MatmulToCPUKernelsOptions kernels;
     kernels.amx = options.amx;
     kernels.avx512 = options.avx512;
+    kernels.avx512bf16 = options.avx512bf16;
     kernels.report = options.kernelReport;
     kernels.reportFormat = options.kernelReportFormat;
     kernels.parallel = options.parallel;
@@ -162,7 +163,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(mpt::createSplitEntryBlock());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  // x86vector: the AVX512-BF16 kernel's vdpbf16ps.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.x86Vector = options.avx512bf16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;

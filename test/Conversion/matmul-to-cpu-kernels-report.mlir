@@ -5,13 +5,14 @@
 // RUN: mpt-opt %s --mpt-matmul-to-cpu-kernels="avx512=0 report=- report-format=json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 
 // TEXT: CPU kernels (amx, no avx512): 2 of 4 contractions lowered
-// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+18]]:3: linalg.matmul 33x70x17 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles)
-// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+18]]:3: linalg.batch_matmul 2x33x70x17 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles; one kernel call per batch element)
-// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+18]]:3: linalg.matmul 33x70x17 f32 x f32 -> f32: left as is: no AVX-512 on the target
-// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+18]]:3: linalg.conv_2d_nchw_fchw 1x4x6x6x3x3x3 bf16 x bf16 -> f32: left as is: convolution: no kernel yet (scalar loops)
+// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+19]]:3: linalg.matmul 33x70x17 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles)
+// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+19]]:3: linalg.batch_matmul 2x33x70x17 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles; one kernel call per batch element)
+// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+19]]:3: linalg.matmul 33x70x17 f32 x f32 -> f32: left as is: no AVX-512 on the target
+// TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+19]]:3: linalg.conv_2d_nchw_fchw 1x4x6x6x3x3x3 bf16 x bf16 -> f32: left as is: convolution: no kernel yet (scalar loops)
 
 // JSON: "amx": true,
 // JSON-NEXT: "avx512": false,
+// JSON-NEXT: "avx512bf16": false,
 // JSON-NEXT: "contractions": [
 // JSON: "kernel": "@__mpt_amx_matmul_bf16 (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles)",
 // JSON-NEXT: "location": "{{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+9]]:3",

@@ -24,9 +24,23 @@
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (no amx, avx512): 7 of 7 contractions lowered
+// With AVX512-BF16, bf16 takes the vdpbf16ps kernel (avx512-bf16=1): the
+// same cases, the same exact results; its sums add each k pair's two exact
+// products in turn (another order than the loops), within the same bound
+// (the rounding case in bf16 below; the flush of f32 denormals adds at most
+// K * 2^-126 to an error bounded by K * 2^-24 * S, with S >= 1 here).
+// RUN: %if avx512bf16 %{ mpt-opt %s --mpt-lower-to-cpu="avx512=1 avx512-bf16=1 kernel-report=%t.bf16.report" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | FileCheck %s %}
+// RUN: %if avx512bf16 %{ FileCheck %s --check-prefix=BF16 < %t.bf16.report %}
+// BF16: CPU kernels (no amx, avx512, avx512bf16): 8 of 8 contractions lowered
+// BF16: linalg.matmul ?x?x? f16 x f16 -> f32: @__mpt_avx512_matmul_f16
+// BF16: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx512bf16_matmul_bf16 (AVX512-BF16:
+// BF16: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx512bf16_matmul_bf16
+// REPORT: CPU kernels (no amx, avx512): 8 of 8 contractions lowered
 // REPORT: linalg.matmul ?x?x? f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul ?x?x? f16 x f16 -> f32: @__mpt_avx512_matmul_f16
+// REPORT: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // REPORT: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // REPORT: linalg.matmul 150x97x300 f32 x f32 -> f32: @__mpt_avx512_matmul_f32 ({{.*}}C's zero fill left to the kernel)
 
@@ -233,6 +247,40 @@ func.func @half(%M: index, %N: index, %K: index) {
   return
 }
 
+// The rounding case in bf16: sines rounded to bf16 (Ab, Bb), and the same
+// values widened back to f32 for the reference (Ar, Br): every product is
+// exact in f32, so only the sums round.
+func.func @rounding_bf16(%M: index, %N: index, %K: index) {
+  %a = arith.constant 0.37 : f32
+  %b = arith.constant 1.13 : f32
+  %false = arith.constant false
+  %A = func.call @sines(%M, %K, %a, %b) : (index, index, f32, f32) -> memref<?x?xf32>
+  %B = func.call @sines(%K, %N, %b, %a) : (index, index, f32, f32) -> memref<?x?xf32>
+  %Ab = memref.alloc(%M, %K) : memref<?x?xbf16>
+  %Bb = memref.alloc(%K, %N) : memref<?x?xbf16>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%A : memref<?x?xf32>) outs(%Ab, %A : memref<?x?xbf16>, memref<?x?xf32>) {
+  ^bb0(%x: f32, %xb0: bf16, %xr0: f32):
+    %xb = arith.truncf %x : f32 to bf16
+    %xr = arith.extf %xb : bf16 to f32
+    linalg.yield %xb, %xr : bf16, f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%B : memref<?x?xf32>) outs(%Bb, %B : memref<?x?xbf16>, memref<?x?xf32>) {
+  ^bb0(%x: f32, %xb0: bf16, %xr0: f32):
+    %xb = arith.truncf %x : f32 to bf16
+    %xr = arith.extf %xb : bf16 to f32
+    linalg.yield %xb, %xr : bf16, f32
+  }
+  %C = func.call @sines(%M, %N, %a, %a) : (index, index, f32, f32) -> memref<?x?xf32>
+  %C0 = func.call @copy(%C) : (memref<?x?xf32>) -> memref<?x?xf32>
+  linalg.matmul ins(%Ab, %Bb : memref<?x?xbf16>, memref<?x?xbf16>) outs(%C : memref<?x?xf32>)
+  %Av = memref.cast %A : memref<?x?xf32> to !mat
+  %Bv = memref.cast %B : memref<?x?xf32> to !mat
+  func.call @check(%Av, %Bv, %C0, %C, %false) : (!mat, !mat, memref<?x?xf32>, memref<?x?xf32>, i1) -> ()
+  return
+}
+
 // C = A * B from zeros (f32, 150 x 97 x 300: two row blocks, edge columns,
 // two K blocks): the zero fill just before the contraction is left to the
 // kernel (zeroC), which must not read C then; C holds ones before the fill.
@@ -360,6 +408,10 @@ func.func @main() {
   %c300 = arith.constant 300 : index
   %c512 = arith.constant 512 : index
   %c600 = arith.constant 600 : index
+  %c601 = arith.constant 601 : index
+  %c130 = arith.constant 130 : index
+  %c40 = arith.constant 40 : index
+  %c257 = arith.constant 257 : index
   // CHECK-COUNT-6: {{^}}0{{$}}
   func.call @f32(%c28, %c64, %c512) : (index, index, index) -> ()
   func.call @f32(%c33, %c70, %c17) : (index, index, index) -> ()
@@ -369,9 +421,15 @@ func.func @main() {
   func.call @transposed(%c33, %c70, %c600) : (index, index, index) -> ()
   // CHECK-COUNT-3: {{^}}0{{$}}
   func.call @batch() : () -> ()
-  // CHECK-NEXT: {{^}}0{{$}}
-  // CHECK-NEXT: {{^}}0{{$}}
+  // f16 and bf16: 2 lines each; odd K (a k pair padded with zero), K one
+  // past the K block.
+  // CHECK-COUNT-8: {{^}}0{{$}}
   func.call @half(%c150, %c97, %c300) : (index, index, index) -> ()
+  func.call @half(%c33, %c70, %c17) : (index, index, index) -> ()
+  func.call @half(%c1, %c1, %c1) : (index, index, index) -> ()
+  func.call @half(%c130, %c40, %c257) : (index, index, index) -> ()
+  // CHECK-NEXT: {{^}}0{{$}}
+  func.call @rounding_bf16(%c70, %c33, %c601) : (index, index, index) -> ()
   // The bound (this prints a count, not a difference).
   // CHECK-NEXT: {{^}}0{{$}}
   func.call @rounding(%c70, %c33, %c600) : (index, index, index) -> ()

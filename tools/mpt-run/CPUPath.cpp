@@ -156,6 +156,8 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
 
   options.amx = path == CPUPath::AMX;
   options.avx512 = path != CPUPath::Generic && avx512;
+  // vdpbf16ps for bf16 contractions where AMX does not take them.
+  options.avx512bf16 = options.avx512 && has("avx512bf16");
   // Vectorized loops give the scalar loops' results; the generic path stays
   // the plain loops, the reference the other paths are checked against.
   options.vectorize = path != CPUPath::Generic;
@@ -210,7 +212,9 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
            << (avx512 ? ", f32/f16 on AVX-512" : "") << ")";
     break;
   case CPUPath::AVX512:
-    errs() << "avx512 (contractions on AVX-512, no AMX"
+    errs() << "avx512 (contractions on AVX-512"
+           << (options.avx512bf16 ? ", bf16 with AVX512-BF16" : "")
+           << ", no AMX"
            << (automatic ? ": " + amxUnavailable : "") << ")";
     break;
   default:

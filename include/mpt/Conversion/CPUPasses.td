@@ -22,6 +22,10 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
       vector loads) into contiguous 16-row tiles, B in the VNNI layout.
       Summation order differs from the scalar loops (f32 sums of exact bf16
       products).
+    * `avx512-bf16` (bf16 x bf16 -> f32 without AMX):
+      `@__mpt_avx512bf16_matmul_bf16`, the AVX-512 kernel's blocking with
+      bf16 packs in k pairs and one `x86vector.avx512.dot` (vdpbf16ps) per
+      accumulator and k pair; f32 denormals are flushed to zero.
     * `avx512` (f32, f16 or bf16 inputs -> f32): `@__mpt_avx512_matmul_<t>`,
       a 14x32 register block of 28 vector<16xf32> accumulators kept across
       a K block of 256, A and B packed (and widened to f32, exactly) into
@@ -53,6 +57,10 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     Option<"avx512", "avx512", "bool", /*default=*/"true",
            "Target has AVX-512F: f32 and f16 contractions (and bf16 ones "
            "without AMX) use the AVX-512 kernel">,
+    Option<"avx512bf16", "avx512-bf16", "bool", /*default=*/"false",
+           "Target has AVX512-BF16: bf16 contractions that do not take the "
+           "AMX kernel use the vdpbf16ps kernel (x86vector.avx512.dot; lower "
+           "with convert-vector-to-llvm enable-x86vector)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Also write which contractions got a kernel and why the others "
            "did not to this file ('-' for stderr)">,
@@ -74,7 +82,8 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     "mlir::amx::AMXDialect", "mlir::arith::ArithDialect",
     "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
-    "mlir::ub::UBDialect", "mlir::vector::VectorDialect"];
+    "mlir::ub::UBDialect", "mlir::vector::VectorDialect",
+    "mlir::x86vector::X86VectorDialect"];
 }
 
 def FoldOperandTransposes : Pass<"mpt-fold-operand-transposes", "mlir::func::FuncOp"> {

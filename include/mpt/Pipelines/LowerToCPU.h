@@ -45,6 +45,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "ones too without AMX) call the AVX-512 kernel (FMA: "
                      "f32 rounding differs from the generic loops)"),
       llvm::cl::init(false)};
+  Option<bool> avx512bf16{
+      *this, "avx512-bf16",
+      llvm::cl::desc("With avx512 and without amx: target has AVX512-BF16, "
+                     "bf16 x bf16 -> f32 contractions call the vdpbf16ps "
+                     "kernel (two k per multiply-add instruction; f32 "
+                     "denormals flushed to zero)"),
+      llvm::cl::init(false)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Vectorize the linalg ops that are not contractions "
