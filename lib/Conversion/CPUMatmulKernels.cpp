@@ -205,37 +205,40 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   const int kBlock = 256;
   const int rowBlock = rows * 8;
   const int cols = 16 * vectors;
-  std::string text;
-  raw_string_ostream os(text);
-  std::string in = formatv("memref<?x?x{0}, strided<[?, 1], offset: ?>>", elt);
-  std::string out = "memref<?x?xf32, strided<[?, 1], offset: ?>>";
-  // A's panels: per range of row blocks, one row block's (8 panels).
   // With `dot`, the packs keep bf16 in k pairs: a row of a B panel is a k
   // pair of its 32 columns interleaved (64 bf16, two dot operands), a row
   // of an A panel is the K block's pairs as dwords (one broadcast each).
   const int panels = rowBlock / rows;
   const int kSteps = dot ? kBlock / 2 : kBlock;
   StringRef apElt = dot ? "i32" : "f32";
+  StringRef bpElt = dot ? "bf16" : "f32";
+  const int bpRow = dot ? 2 * cols : cols;
+  std::string in = formatv("memref<?x?x{0}, strided<[?, 1], offset: ?>>", elt);
+  std::string out = "memref<?x?xf32, strided<[?, 1], offset: ?>>";
   std::string apType =
-      formatv("memref<{0}x{1}x{2}x{4}, strided<[{3}, {2}, 1], offset: ?>>",
-              panels, rows, kSteps, rows * kSteps, apElt);
-  std::string apAllType = formatv("memref<?x{0}x{1}x{2}>", rows, kSteps, apElt);
+      formatv("memref<{0}x{1}x{2}x{3}>", panels, rows, kSteps, apElt);
   std::string bpType =
-      dot ? formatv("memref<?x{0}x{1}xbf16>", kSteps, 2 * cols).str()
-          : formatv("memref<?x{0}x{1}xf32>", kBlock, cols).str();
+      formatv("memref<?x{0}x{1}x{2}>", kSteps, bpRow, bpElt);
   bool widen = elt != "f32" && !dot;
+  std::string text;
+  raw_string_ostream os(text);
+  if (parallel)
+    os << "func.func private @omp_get_max_threads() -> i32\n";
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
                 "%zeroC: i1) {{\n",
                 dot ? kAVX512BF16KernelName.str() : avx512KernelName(elt),
                 in, out);
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
+  for (int v = 0; v < vectors; ++v)
+    os << formatv("  %c{0}x16 = arith.constant {1} : index\n"
+                  "  %c{0}x32 = arith.constant {2} : index\n",
+                  v, v * 16, v * 32);
   os << formatv(R"(  %c16 = arith.constant 16 : index
   %cNR = arith.constant {2} : index
   %cMR = arith.constant {3} : index
   %cKB = arith.constant {4} : index
   %cMB = arith.constant {5} : index
-  %zf = arith.constant 0.0 : f32
   %true = arith.constant true
   %zin = arith.constant dense<0.0> : vector<{2}x{0}>
   %zin16 = arith.constant dense<0.0> : vector<16x{0}>
@@ -245,38 +248,79 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   %K = memref.dim %A, %c1 : {1}
   %N = memref.dim %B, %c1 : {1}
   %Nb = arith.ceildivui %N, %cNR : index
-  %Bp = memref.alloc(%Nb) {{alignment = 64 : i64} : {6}
-  // The row blocks in %chunks contiguous ranges ({7} at most: one when
-  // serial), each with its own A panels.
-  %cChunks = arith.constant {7} : index
-  %cPB = arith.constant {8} : index
-  %rowBlocks = arith.ceildivui %M, %cMB : index
-  %chunks = arith.minui %rowBlocks, %cChunks : index
-  %apBlocks = arith.muli %cChunks, %cPB : index
-  %ApAll = memref.alloc(%apBlocks) {{alignment = 64 : i64} : {9}
+  %Mp = arith.ceildivui %M, %cMR : index
+)",
+                elt, in, cols, rows, kBlock, rowBlock);
+  // Tasks: blocks of C, ranges of 14-row panels x ranges of 32-column
+  // panels, each packing its own A and B and writing only its block, so a
+  // call forks once and every thread has work whatever the shape (a
+  // weight gradient has 64 rows and thousands of columns). In parallel, as
+  // many tasks as OpenMP threads; columns are split first when A (M x K) is
+  // the smaller pack to repeat in every task, rows otherwise. At least one
+  // range of each, so an empty C divides by nothing.
+  if (parallel)
+    os << "  %threads = func.call @omp_get_max_threads() : () -> i32\n"
+          "  %cTasks = arith.index_cast %threads : i32 to index\n";
+  else
+    os << "  %cTasks = arith.constant 1 : index\n";
+  os << formatv(R"(  %cfMoreCols = arith.minui %Nb, %cTasks : index
+  %cfCols = arith.maxui %cfMoreCols, %c1 : index
+  %cfWantRows = arith.ceildivui %cTasks, %cfCols : index
+  %cfMoreRows = arith.minui %Mp, %cfWantRows : index
+  %cfRows = arith.maxui %cfMoreRows, %c1 : index
+  %rfMoreRows = arith.minui %Mp, %cTasks : index
+  %rfRows = arith.maxui %rfMoreRows, %c1 : index
+  %rfWantCols = arith.ceildivui %cTasks, %rfRows : index
+  %rfMoreCols = arith.minui %Nb, %rfWantCols : index
+  %rfCols = arith.maxui %rfMoreCols, %c1 : index
+  %colsFirst = arith.cmpi ult, %M, %N : index
+  %rowRanges = arith.select %colsFirst, %cfRows, %rfRows : index
+  %colRanges = arith.select %colsFirst, %cfCols, %rfCols : index
+  %tasks = arith.muli %rowRanges, %colRanges : index
+  {0} {{
+  %rr = arith.divui %task, %colRanges : index
+  %cr = arith.remui %task, %colRanges : index
+  %rr1 = arith.addi %rr, %c1 : index
+  %cr1 = arith.addi %cr, %c1 : index
+  %q0n = arith.muli %rr, %Mp : index
+  %q0 = arith.divui %q0n, %rowRanges : index
+  %q1n = arith.muli %rr1, %Mp : index
+  %q1 = arith.divui %q1n, %rowRanges : index
+  %i0 = arith.muli %q0, %cMR : index
+  %i1p = arith.muli %q1, %cMR : index
+  %i1 = arith.minui %i1p, %M : index
+  %pn0 = arith.muli %cr, %Nb : index
+  %pb0 = arith.divui %pn0, %colRanges : index
+  %pn1 = arith.muli %cr1, %Nb : index
+  %pb1 = arith.divui %pn1, %colRanges : index
+  %taskPanels = arith.subi %pb1, %pb0 : index
+  %Bp = memref.alloc(%taskPanels) {{alignment = 64 : i64} : {1}
+  %Ap = memref.alloc() {{alignment = 64 : i64} : {2}
   scf.for %kb = %c0 to %K step %cKB {{
     %kbe = arith.addi %kb, %cKB : index
     %kend = arith.minui %kbe, %K : index
     %kbl = arith.subi %kend, %kb : index
     // The inner loop's steps: k, or (dot) k pairs, the last one padded.
-    %ksteps = {10} : index
+    %ksteps = {3} : index
     // With %zeroC, the first K block starts from zeros, not from C.
     %firstK = arith.cmpi eq, %kb, %c0 : index
     %fromZero = arith.andi %zeroC, %firstK : i1
     %loadC = arith.xori %fromZero, %true : i1
 )",
-                elt, in, cols, rows, kBlock, rowBlock, bpType,
-                parallel ? 8 : 1, panels, apAllType,
+                parallel ? "scf.parallel (%task) = (%c0) to (%tasks) step (%c1)"
+                         : "scf.for %task = %c0 to %tasks step %c1",
+                bpType, apType,
                 dot ? "arith.ceildivui %kbl, %c2" : "arith.addi %kbl, %c0");
+  // B[kb:kend, the task's panels] -> Bp.
   if (dot)
-    os << formatv(R"(    // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded; per k
-    // pair, rows k and k + 1 interleaved (a zero row past K).
+    os << formatv(R"(    // Panels of {2} columns, zero padded; per k pair, rows k and k + 1
+    // interleaved (a zero row past K).
     scf.for %k = %c0 to %ksteps step %c1 {{
       %kl = arith.muli %k, %c2 : index
       %kg = arith.addi %kb, %kl : index
       %kg1 = arith.addi %kg, %c1 : index
       %in1 = arith.cmpi ult, %kg1, %K : index
-      scf.for %nb = %c0 to %Nb step %c1 {{
+      scf.for %nb = %pb0 to %pb1 step %c1 {{
         %n = arith.muli %nb, %cNR : index
         %rem = arith.subi %N, %n : index
         %m = vector.create_mask %rem : vector<{2}xi1>
@@ -291,10 +335,10 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 )",
                   elt, in, cols, 2 * cols);
   else
-    os << formatv(R"(    // B[kb:kend, :] -> Bp: panels of {2} columns, zero padded, in f32.
+    os << formatv(R"(    // Panels of {2} columns, zero padded, in f32.
     scf.for %k = %c0 to %kbl step %c1 {{
       %kg = arith.addi %kb, %k : index
-      scf.for %nb = %c0 to %Nb step %c1 {{
+      scf.for %nb = %pb0 to %pb1 step %c1 {{
         %n = arith.muli %nb, %cNR : index
         %rem = arith.subi %N, %n : index
         %m = vector.create_mask %rem : vector<{2}xi1>
@@ -305,48 +349,31 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
     os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "
                   "vector<{0}xf32>\n",
                   cols, elt);
-  os << formatv(R"(        vector.store {0}, %Bp[%nb, %k, %c0] : {1}, vector<{2}x{10}>
+  os << formatv(R"(        %nl = arith.subi %nb, %pb0 : index
+        vector.store {0}, %Bp[%nl, %k, %c0] : {1}, vector<{2}x{3}>
       }
     }
-    {6} {{
-      %apOff = arith.muli %ch, %cPB : index
-      %Ap = memref.subview %ApAll[%apOff, 0, 0] [{7}, {3}, {8}] [1, 1, 1] : {11} to {9}
-      %ch1 = arith.addi %ch, %c1 : index
-      %rb0n = arith.muli %ch, %rowBlocks : index
-      %rb0 = arith.divui %rb0n, %chunks : index
-      %rb1n = arith.muli %ch1, %rowBlocks : index
-      %rb1 = arith.divui %rb1n, %chunks : index
-      %ib0 = arith.muli %rb0, %cMB : index
-      %ib1 = arith.muli %rb1, %cMB : index
-      scf.for %ib = %ib0 to %ib1 step %cMB {{
+    scf.for %ib = %i0 to %i1 step %cMB {{
       %ibe = arith.addi %ib, %cMB : index
-      %iend = arith.minui %ibe, %M : index
+      %iend = arith.minui %ibe, %i1 : index
       %ibl = arith.subi %iend, %ib : index
       %panels = arith.ceildivui %ibl, %cMR : index
-      // A[ib:iend, kb:kend] -> Ap: panels of {3} rows, each row's part of
-      // the K block contiguous (rows past M are zeros).
+      // A[ib:iend, kb:kend] -> Ap: panels of {4} rows, each row's part of
+      // the K block contiguous (rows past the block are zeros).
       scf.for %p = %c0 to %panels step %c1 {{
         %p0 = arith.muli %p, %cMR : index
-        %i0 = arith.addi %ib, %p0 : index
+        %pi0 = arith.addi %ib, %p0 : index
         scf.for %r = %c0 to %cMR step %c1 {{
-          %i = arith.addi %i0, %r : index
-          %inrow = arith.cmpi ult, %i, %M : index
+          %i = arith.addi %pi0, %r : index
+          %inrow = arith.cmpi ult, %i, %iend : index
           scf.if %inrow {{
             scf.for %k = %c0 to %kbl step %c16 {{
               %kg = arith.addi %kb, %k : index
               %krem = arith.subi %kbl, %k : index
               %km = vector.create_mask %krem : vector<16xi1>
-              %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {4}, vector<16xi1>, vector<16x{5}> into vector<16x{5}>
+              %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {5}, vector<16xi1>, vector<16x{6}> into vector<16x{6}>
 )",
-                widen ? "%vf" : "%v", bpType, dot ? 2 * cols : cols, rows,
-                in, elt,
-                parallel ? "scf.parallel (%ch) = (%c0) to (%chunks) step (%c1)"
-                         : "scf.for %ch = %c0 to %chunks step %c1",
-                panels, kSteps, apType, dot ? "bf16" : "f32", apAllType);
-  if (widen)
-    os << formatv("              %xf = arith.extf %x : vector<16x{0}> to "
-                  "vector<16xf32>\n",
-                  elt);
+                widen ? "%vf" : "%v", bpType, bpRow, bpElt, rows, in, elt);
   if (dot)
     os << formatv(R"(              %xd = vector.bitcast %x : vector<16xbf16> to vector<8xi32>
               %kh = arith.divui %k, %c2 : index
@@ -360,7 +387,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
           }
 )",
                   apType);
-  else
+  else {
+    if (widen)
+      os << formatv("              %xf = arith.extf %x : vector<16x{0}> to "
+                    "vector<16xf32>\n",
+                    elt);
     os << formatv(R"(              vector.store {0}, %Ap[%p, %r, %k] : {1}, vector<16xf32>
             }
           } else {{
@@ -370,28 +401,31 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
           }
 )",
                   widen ? "%xf" : "%x", apType);
+  }
   os << R"(        }
       }
-      scf.for %jb = %c0 to %Nb step %c1 {
+      scf.for %jb = %pb0 to %pb1 step %c1 {
+        %jl = arith.subi %jb, %pb0 : index
         %j0 = arith.muli %jb, %cNR : index
 )";
   for (int v = 0; v < vectors; ++v)
-    os << formatv(R"(        %jo{0} = arith.addi %j0, %c{1}x16 : index
+    os << formatv(R"(        %jo{0} = arith.addi %j0, %c{0}x16 : index
         %rem{0} = arith.subi %N, %jo{0} : index
         %m{0} = vector.create_mask %rem{0} : vector<16xi1>
 )",
-                  v, v);
+                  v);
   os << R"(        scf.for %p = %c0 to %panels step %c1 {
           %p0 = arith.muli %p, %cMR : index
-          %i0 = arith.addi %ib, %p0 : index
+          %pi0 = arith.addi %ib, %p0 : index
 )";
-  // Load the C block (rows past M read as zeros and are not stored).
+  // Load the C block (rows past the task's block read as zeros and are not
+  // stored).
   std::string vecTypes;
   for (int v = 0; v < vectors; ++v)
     vecTypes += (v ? ", " : "") + std::string("vector<16xf32>");
   for (int r = 0; r < rows; ++r) {
-    os << formatv(R"(          %r{0} = arith.addi %i0, %c{0} : index
-          %in{0} = arith.cmpi ult, %r{0}, %M : index
+    os << formatv(R"(          %r{0} = arith.addi %pi0, %c{0} : index
+          %in{0} = arith.cmpi ult, %r{0}, %iend : index
           %ld{0} = arith.andi %in{0}, %loadC : i1
           %l{0}:{1} = scf.if %ld{0} -> ({2}) {{
 )",
@@ -425,9 +459,9 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // Per step: the B row (16 columns per vector; with `dot`, 16 column
   // pairs), a broadcast of A per row, one FMA or vdpbf16ps per accumulator.
   for (int v = 0; v < vectors; ++v)
-    os << formatv("            %b{0} = vector.load %Bp[%jb, %k, %c{0}x{2}] : "
+    os << formatv("            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
                   "{1}, vector<{2}x{3}>\n",
-                  v, bpType, dot ? 32 : 16, dot ? "bf16" : "f32");
+                  v, bpType, dot ? 32 : 16, bpElt);
   for (int r = 0; r < rows; ++r) {
     if (dot)
       os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
@@ -459,23 +493,15 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   }
   os << formatv(R"(        }
       }
-      }
     }
   }
-  memref.dealloc %ApAll : {1}
+  memref.dealloc %Ap : {1}
   memref.dealloc %Bp : {0}
+  {2}
+  }
   return
 }
 )",
-                bpType, apAllType);
-  // Constants v * 16 (and v * 32) for the column (pair) offsets within a
-  // panel.
-  std::string consts;
-  for (int v = 0; v < vectors; ++v)
-    consts += formatv("  %c{0}x16 = arith.constant {1} : index\n"
-                      "  %c{0}x32 = arith.constant {2} : index\n",
-                      v, v * 16, v * 32);
-  size_t body = text.find('\n') + 1;
-  text.insert(body, consts);
+                bpType, apType, parallel ? "scf.reduce" : "");
   return text;
 }

@@ -371,8 +371,11 @@ func.func private @__mpt_amx_matmul_bf16(
 /// loops, but each multiply-add is rounded once (FMA) instead of twice, so
 /// f32 results differ from the generic path by rounding (bounded by the
 /// usual K * u * sum |a b|); with exact products and sums they are equal.
-/// With `parallel`, the loop over blocks of 112 rows is an scf.parallel
-/// (each block packs its A on the stack).
+/// The work is split into tasks, blocks of C (ranges of 14-row panels x
+/// ranges of 32-column panels), each packing its own A and B and writing
+/// only its block: one task when serial; with `parallel`, one per OpenMP
+/// thread (columns split first when M < N), run by an scf.parallel, so a
+/// call forks once. Every element's sum is the same either way.
 std::string avx512KernelName(llvm::StringRef elementType);
 std::string avx512Kernel(llvm::StringRef elementType, bool parallel);
 

@@ -67,11 +67,11 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     Option<"reportFormat", "report-format", "std::string",
            /*default=*/"\"text\"", "Report format: text or json">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
-           "The kernels' loop over row blocks of C is an scf.parallel "
-           "(for convert-scf-to-openmp): B is packed once and shared, each "
-           "block packs its own A on the stack; results are the serial "
-           "kernels' bit for bit. A batch runs its elements in parallel, "
-           "one serial kernel call each">,
+           "Each kernel call is split into tasks, blocks of C (one per "
+           "OpenMP thread), run by an scf.parallel (for "
+           "convert-scf-to-openmp); each task packs its own A and B; "
+           "results are the serial kernels' bit for bit. A batch runs its "
+           "elements in parallel, one serial kernel call each">,
     Option<"parallelMinWork", "parallel-min-work", "int64_t",
            /*default=*/"8388608",
            "With parallel: a contraction of fewer multiply-adds in all "
