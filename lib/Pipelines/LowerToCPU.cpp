@@ -139,11 +139,8 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // On scalars only, after linalg is gone: the expanded bf16 casts are
   // integer ops that a named op's body (a bf16 x bf16 -> f32 matmul) must
   // not contain.
-  if (options.expandBF16) {
-    arith::ArithExpandOpsPassOptions expand;
-    expand.includeBf16 = true;
-    pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
-  }
+  if (options.expandBF16)
+    pm.addNestedPass<func::FuncOp>(mpt::createExpandBF16Casts());
   // The parallel loops (kernels' row blocks, large vectorized ops) become
   // omp.parallel + omp.wsloop: one fork and join each, static schedule.
   if (options.parallel) {

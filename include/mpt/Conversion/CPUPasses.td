@@ -313,6 +313,21 @@ def WidenFp8Operands : Pass<"mpt-widen-fp8-operands", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def ExpandBF16Casts : Pass<"mpt-expand-bf16-casts", "mlir::func::FuncOp"> {
+  let summary = "Expand bf16 extf/truncf (and bf16 arithmetic) into integer ops, and nothing else";
+  let description = [{
+    The generic CPU path's bf16 casts: LLVM lowers `fptrunc` to bf16 only
+    with AVX512-BF16, so `arith.truncf` / `arith.extf` of bf16 become
+    integer shifts and rounding (round to nearest even, NaNs kept), by
+    upstream's `populateExpandBFloat16Patterns`. Unlike `--arith-expand`
+    (`include-bf16`), this leaves `arith.maximumf` / `minimumf` to
+    arith-to-llvm (`llvm.maximum` / `llvm.minimum`): arith-expand's compare
+    and select returns -0 for max(-0, +0), so the generic path disagreed with
+    the vectorized paths on signed zeros (an FP8 amax of -0 once).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
   let description = [{

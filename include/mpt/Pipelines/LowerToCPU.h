@@ -21,7 +21,7 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
   Option<bool> expandBF16{
       *this, "expand-bf16",
       llvm::cl::desc("Expand bf16 <-> f32 casts into integer arithmetic "
-                     "(arith-expand include-bf16), for x86 CPUs without "
+                     "(--mpt-expand-bf16-casts), for x86 CPUs without "
                      "AVX512-BF16 (with it, LLVM emits vcvtneps2bf16, which "
                      "flushes f32 denormals to zero)"),
       llvm::cl::init(true)};
