@@ -235,8 +235,13 @@ static Value transposeUnflipped(RewriterBase &rewriter,
 
 /// Rewrites a static NCHW convolution into im2col (batch folded into the
 /// columns) + linalg.matmul + a transpose back to NCHW.
+/// Taps smaller than this many elements (the vectorizer's default
+/// parallel-min: below it a copy runs on one thread) are filled in
+/// parallel.
+constexpr int64_t kParallelTapElements = 32768;
+
 LogicalResult rewriteFolded(RewriterBase &rewriter,
-                            linalg::Conv2DNchwFchwOp conv) {
+                            linalg::Conv2DNchwFchwOp conv, bool parallelTaps) {
   auto xType = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
@@ -274,9 +279,12 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
       return tap;
     return arith::MulIOp::create(b, loc, tap, index(b, dilation)).getResult();
   };
-  auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
-                       ValueRange iterArgs) -> scf::ValueVector {
-    Value i = taps[0], j = taps[1], current = iterArgs[0];
+  // Tap (i, j) of `current`: the transposed slice and where it goes.
+  SmallVector<OpFoldResult> colSizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), {c, 1, 1, n, oh, ow});
+  SmallVector<OpFoldResult> colStrides(6, rewriter.getIndexAttr(1));
+  auto transposeTap = [&](OpBuilder &b, Value i, Value j, Value current,
+                          SmallVector<OpFoldResult> &colOffsets) -> Value {
     SmallVector<OpFoldResult> xOffsets{b.getIndexAttr(0), b.getIndexAttr(0),
                                        tapOffset(b, i, kh, dilations[0]),
                                        tapOffset(b, j, kw, dilations[1])};
@@ -286,26 +294,49 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
         getAsIndexOpFoldResult(b.getContext(), {1, 1, strides[0], strides[1]});
     Value tap = tensor::ExtractSliceOp::create(b, loc, x, xOffsets, xSizes,
                                                xStrides);
-    SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), i, j,
-                                         b.getIndexAttr(0), b.getIndexAttr(0),
-                                         b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> colSizes =
-        getAsIndexOpFoldResult(b.getContext(), {c, 1, 1, n, oh, ow});
-    SmallVector<OpFoldResult> colStrides(6, b.getIndexAttr(1));
+    colOffsets = {b.getIndexAttr(0), i, j, b.getIndexAttr(0),
+                  b.getIndexAttr(0), b.getIndexAttr(0)};
     Value dest = tensor::ExtractSliceOp::create(b, loc, tapType, current,
                                                 colOffsets, colSizes,
                                                 colStrides);
-    Value moved =
-        linalg::TransposeOp::create(b, loc, tap, dest, {1, 0, 2, 3})
-            .getResult()[0];
-    return {tensor::InsertSliceOp::create(b, loc, moved, current, colOffsets,
-                                          colSizes, colStrides)};
+    return linalg::TransposeOp::create(b, loc, tap, dest, {1, 0, 2, 3})
+        .getResult()[0];
   };
   Value zero = index(rewriter, 0), one = index(rewriter, 1);
-  col = scf::buildLoopNest(rewriter, loc, {zero, zero},
-                           {index(rewriter, kh), index(rewriter, kw)},
-                           {one, one}, ValueRange{col}, gatherTap)
-            .results[0];
+  // Many small taps (a weight gradient's: one per output position, each a
+  // copy below the vectorizer's parallel size) are filled in parallel, by
+  // an scf.forall; a few large ones one after the other, each transpose
+  // then parallel itself.
+  if (parallelTaps && kh * kw > 1 && c * n * oh * ow < kParallelTapElements) {
+    auto forall = scf::ForallOp::create(
+        rewriter, loc,
+        getAsIndexOpFoldResult(rewriter.getContext(), {kh, kw}),
+        ValueRange{col}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    SmallVector<OpFoldResult> colOffsets;
+    Value moved = transposeTap(rewriter, forall.getInductionVar(0),
+                               forall.getInductionVar(1),
+                               forall.getRegionIterArgs()[0], colOffsets);
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, moved,
+                                          forall.getRegionIterArgs()[0],
+                                          colOffsets, colSizes, colStrides);
+    col = forall.getResult(0);
+  } else {
+    auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
+                         ValueRange iterArgs) -> scf::ValueVector {
+      SmallVector<OpFoldResult> colOffsets;
+      Value moved =
+          transposeTap(b, taps[0], taps[1], iterArgs[0], colOffsets);
+      return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
+                                            colOffsets, colSizes, colStrides)};
+    };
+    col = scf::buildLoopNest(rewriter, loc, {zero, zero},
+                             {index(rewriter, kh), index(rewriter, kw)},
+                             {one, one}, ValueRange{col}, gatherTap)
+              .results[0];
+  }
 
   int64_t k = c * kh * kw, p = n * oh * ow;
   Value col2 = tensor::CollapseShapeOp::create(
@@ -372,7 +403,7 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
         Operation *init = nchw.getOutputs()[0].getDefiningOp();
         Operation *filter = nchw.getInputs()[1].getDefiningOp();
-        if (failed(rewriteFolded(rewriter, nchw))) {
+        if (failed(rewriteFolded(rewriter, nchw, parallel))) {
           (void)linalg::rewriteInIm2Col(rewriter, nchw);
           continue;
         }

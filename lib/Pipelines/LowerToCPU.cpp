@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/Transforms/RequestCWrappers.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -63,6 +64,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.amx || options.avx512) {
     mpt::ConvToIm2ColOptions im2col;
     im2col.avx512 = options.avx512;
+    im2col.parallel = options.parallel;
     funcPm.addPass(mpt::createConvToIm2Col(im2col));
   }
   // The AMX kernel packs a transposed bf16 input from its transpose.
@@ -96,6 +98,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
       pm.addNestedPass<func::FuncOp>(mpt::createReturnArgumentBuffers());
   }
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // The im2col's parallel taps (scf.forall on memrefs): an scf.parallel for
+  // convert-scf-to-openmp, or one loop on one thread.
+  if (options.parallel)
+    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  else
+    pm.addNestedPass<func::FuncOp>(createForallToForLoopPass());
   // The deallocation pipeline frees a block's temporaries at the end of the
   // block, so every activation of a step stays live until the step returns;
   // free each one right after its last use instead (what lets a 16-bit step's

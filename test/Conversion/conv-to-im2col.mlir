@@ -4,6 +4,9 @@
 // transpose back to NCHW. Numerics: test/Execution/amx-conv.mlir and
 // avx512-conv.mlir run these shapes against the convolution's loops.
 // RUN: mpt-opt %s --split-input-file --mpt-conv-to-im2col | FileCheck %s
+// With parallel=1, many small taps are filled by an scf.forall (the first
+// case: 9 taps of 96 elements); large taps stay an scf.for (the last case).
+// RUN: mpt-opt %s --split-input-file --mpt-conv-to-im2col=parallel=1 | FileCheck %s --check-prefix=PAR
 
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x9x9xbf16>, %[[W:.*]]: tensor<8x3x3x3xbf16>)
@@ -23,6 +26,15 @@
 // CHECK: %[[MM4:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0], [1, 2, 3]] output_shape [8, 2, 4, 4]
 // CHECK: %[[OUT:.*]] = linalg.transpose ins(%[[MM4]] : tensor<8x2x4x4xf32>) outs(%{{.*}} : tensor<2x8x4x4xf32>) permutation = [1, 0, 2, 3]
 // CHECK: return %[[OUT]]
+// PAR-LABEL: func.func @forward
+// PAR-SAME: (%[[X:.*]]: tensor<2x3x9x9xbf16>
+// PAR: %[[COL:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) in (3, 3) shared_outs(%[[C:.*]] = %{{.*}}) -> (tensor<3x3x3x2x4x4xbf16>)
+// PAR: %[[TAP:.*]] = tensor.extract_slice %[[X]][0, 0, %[[I]], %[[J]]] [2, 3, 4, 4] [1, 1, 2, 2]
+// PAR: %[[DEST:.*]] = tensor.extract_slice %[[C]][0, %[[I]], %[[J]], 0, 0, 0] [3, 1, 1, 2, 4, 4]
+// PAR: %[[MOVED:.*]] = linalg.transpose ins(%[[TAP]] : tensor<2x3x4x4xbf16>) outs(%[[DEST]] : tensor<3x2x4x4xbf16>) permutation = [1, 0, 2, 3]
+// PAR: scf.forall.in_parallel
+// PAR-NEXT: tensor.parallel_insert_slice %[[MOVED]] into %[[C]][0, %[[I]], %[[J]], 0, 0, 0]
+// PAR: tensor.collapse_shape %[[COL]]
 func.func @forward(%x: tensor<2x3x9x9xbf16>, %w: tensor<8x3x3x3xbf16>) -> tensor<2x8x4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x8x4x4xf32>
@@ -179,4 +191,24 @@ func.func @not_a_flip(%go: tensor<2x4x9x9xbf16>, %w: tensor<4x6x3x3xbf16>, %acc:
   %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
       ins(%go, %flip : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
   return %r : tensor<2x6x7x7xf32>
+}
+
+// -----
+
+// Large taps (64 x 1 x 64 x 64 elements each) stay an scf.for with
+// parallel=1: each of their transposes runs in parallel itself.
+// CHECK-LABEL: func.func @large_taps
+// CHECK: scf.for
+// PAR-LABEL: func.func @large_taps
+// PAR-NOT: scf.forall
+// PAR: scf.for
+// PAR-NOT: scf.forall
+// PAR: linalg.matmul
+func.func @large_taps(%x: tensor<1x64x66x66xbf16>, %w: tensor<8x64x3x3xbf16>) -> tensor<1x8x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x64x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x64x66x66xbf16>, tensor<8x64x3x3xbf16>) outs(%z : tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32>
+  return %r : tensor<1x8x64x64xf32>
 }

@@ -17,6 +17,13 @@
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.loops
 // RUN: diff %t.kernel %t.loops
 // RUN: FileCheck %s < %t.kernel
+// On two threads (parallel=1): these taps are all small, so the im2col
+// fills them in parallel (scf.forall, then scf.parallel on OpenMP), and the
+// kernels split their work; the outputs stay exact.
+// RUN: %if openmp %{ mpt-opt %s --mpt-lower-to-cpu="avx512=1 parallel=1 parallel-min-work=0" \
+// RUN:   | env OMP_NUM_THREADS=2 mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs,%omp_runtime \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.parallel %}
+// RUN: %if openmp %{ diff %t.parallel %t.loops %}
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
 // REPORT: CPU kernels (no amx, avx512): 4 of 4 contractions lowered
 // REPORT: linalg.matmul 40x50x27 f32 x f32 -> f32: @__mpt_avx512_matmul_f32

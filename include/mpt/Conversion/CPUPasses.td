@@ -153,6 +153,11 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
     Option<"avx512", "avx512", "bool", /*default=*/"false",
            "Also rewrite f32 x f32 -> f32 and f16 x f16 -> f32 "
            "convolutions (the AVX-512 kernel takes them)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Fill the im2col's taps in parallel (an scf.forall) when there "
+           "are many small ones (each under 32768 elements: a weight "
+           "gradient's, one per output position), which the vectorizer "
+           "would leave on one thread each">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
