@@ -1,4 +1,4 @@
-"""Small models for test/Frontend/torch/decompositions.test: one per op of
+"""Small models for test/Frontend/torch/decompositions-*.test: one per op of
 the importer's decomposition layer (python/mpt_import_torch/decomp.py),
 with the variants that change its code paths.  Each factory takes no
 arguments (mpt-import-torch --model FILE.py:FACTORY)."""
