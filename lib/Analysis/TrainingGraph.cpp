@@ -344,12 +344,16 @@ static bool isZeroTensor(Value v) {
   return false;
 }
 
-/// The name a location carries: the innermost NameLoc's, or "".
+/// The name a location carries: its first NameLoc's (pre-order: the
+/// outermost, as mpt-run's NameLoc around an argument's parsed location), or
+/// "".
 static std::string getLocName(Location loc) {
   std::string name;
   loc->walk([&](Location nested) {
-    if (auto named = dyn_cast<NameLoc>(nested))
+    if (auto named = dyn_cast<NameLoc>(nested)) {
       name = named.getName().str();
+      return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   return name;
