@@ -300,7 +300,7 @@ def run_one(name, args):
         with open(saved) as fh:
             return json.load(fh)
     if args.reuse_only:
-        kept = doc_row(name) if args.keep_doc else None
+        kept = doc_row(name, args.steps) if args.keep_doc else None
         if kept:
             return kept
         return {"model": name, "description": models.ZOO[name].desc, "pass": False, "failed": "not run",
@@ -318,10 +318,20 @@ def run_one(name, args):
                 "error": f"timeout: more than {args.timeout + 600:.0f} s"}
 
 
-def doc_row(name):
+def reword_skipped_note(line, name, steps):
+    """A kept note on skipped f16 steps in the wording zoo.py used before
+    skipped_note, in skipped_note's: the same counts."""
+    import re
+    m = re.match(re.escape(f"* {name}: ") + r"f16 loss scaling skipped (\d+) steps in mpt, (\d+) in PyTorch's "
+                 r"GradScaler \(initial scale 65536 overflows; halved after each\)(; f16 compares forward passes "
+                 r"only)?$", line)
+    return f"* {name}: {skipped_note(int(m.group(1)), int(m.group(2)), steps)}" if m else line
+
+
+def doc_row(name, steps):
     """The row and notes docs/ModelZoo.md now has for `name`, as a result
     (--keep-doc: a model without a saved result keeps what the last full run
-    wrote), or None."""
+    wrote, run with `steps` steps), or None."""
     if not os.path.exists(DOC):
         return None
     with open(DOC) as fh:
@@ -330,7 +340,7 @@ def doc_row(name):
     if not rows:
         return None
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
-    notes = [l for l in lines if l.startswith(f"* {name}: ")]
+    notes = [reword_skipped_note(l, name, steps) for l in lines if l.startswith(f"* {name}: ")]
     res = {"model": name, "description": models.ZOO[name].desc, "pass": cells[5] == "ok",
            "kept": {"row": rows[0], "notes": notes}}
     if cells[2] == "skipped":
@@ -344,17 +354,15 @@ def fmt_gap(v):
 
 def skipped_note(n_mpt, n_amp, steps):
     """The note on f16 steps the dynamic loss scale skipped, in mpt and in
-    PyTorch's GradScaler."""
-    why = ("a step is skipped, its update not applied, when its f16 gradients overflow at the loss scale, "
-           "which starts at 65536 and halves after each skip")
+    PyTorch's GradScaler (what a skip is: the doc's introduction)."""
     if n_mpt == n_amp:
-        text = f"f16: mpt skipped {n_mpt} of the {steps} steps, as PyTorch's GradScaler did ({why})"
+        text = f"f16: mpt skipped {n_mpt} of the {steps} steps, as PyTorch's GradScaler did"
     else:
         counts = (f"PyTorch's GradScaler skipped {n_amp} of the {steps} steps, mpt none" if n_mpt == 0 else
                   f"mpt skipped {n_mpt} of the {steps} steps, PyTorch's GradScaler none" if n_amp == 0 else
                   f"mpt skipped {n_mpt} of the {steps} steps, PyTorch's GradScaler {n_amp}")
-        text = (f"f16: {counts} ({why}; mpt and AMP run different ops in f16, so their gradients overflow at "
-                f"different scales)")
+        text = (f"f16: {counts} (mpt and AMP run different ops in f16, so their gradients overflow at different "
+                f"loss scales)")
     if min(n_mpt, n_amp) == steps:
         text += "; with every step skipped, f16 compares forward passes only"
     return text
@@ -523,7 +531,9 @@ precision is at most max(3 x AMP's own gap to FP32, 1e-2 x the first loss) from 
 of |loss difference|. *noise*: the largest loss change when eager FP32 is rerun from initial weights multiplied
 by (1 + 1e-7 x standard normal), about one ulp, 3 times: what rounding alone (another summation order) does to
 this model's losses; BatchNorm over a few values at tiny spatial sizes amplifies it by orders of magnitude.
-"f16 vs FP32 (AMP)" is mpt f16 against eager FP32 with PyTorch AMP's own distance in parentheses.
+"f16 vs FP32 (AMP)" is mpt f16 against eager FP32 with PyTorch AMP's own distance in parentheses. A
+*skipped* f16 step (the notes) is one whose loss-scaled gradients overflowed f16: its update is not applied
+and the loss scale, 65536 at first, halves, in mpt's step as in PyTorch's GradScaler.
 
 The HF `transformers` and timm models need python/requirements-zoo.txt (scripts/setup-python.sh installs
 it; without it they are listed as skipped). HF models are tiny random-weight configurations written in
