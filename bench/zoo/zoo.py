@@ -26,6 +26,9 @@ steps, the triangle bound of test/Frontend/torch/peer-compare.test).
   bench/zoo/zoo.py                      # all models, table on stdout
   bench/zoo/zoo.py --write-doc          # ... and docs/ModelZoo.md
   bench/zoo/zoo.py --models gpt,lstm    # a few
+  bench/zoo/zoo.py --reuse-only --keep-doc --write-doc
+                                        # the doc from saved results; models
+                                        # without one keep their current row
 Each model runs in its own process with --timeout seconds; a failure is one
 line naming the stage (and, from the importer, the op and the model line).
 """
@@ -100,6 +103,16 @@ def skipped_steps(path, mode=None):
     with open(path) as fh:
         return sum(int(float(row.get("skipped") or 0)) for row in csv.DictReader(fh)
                    if mode is None or row["mode"] == mode)
+
+
+def name_arguments(msg, manifest):
+    """An mpt-opt message with each "argument #N" followed by the name the
+    manifest gives argument N (the model's parameter name): the step is
+    written without locations, so the message alone names no model source."""
+    import re
+    names = {x["index"]: x["name"] for x in manifest["args"]}
+    return re.sub(r"argument #(\d+)", lambda m: m.group(0) + (f" ({names[int(m.group(1))]})"
+                                                            if int(m.group(1)) in names else ""), msg)
 
 
 def fp32_spread(a, steps):
@@ -194,9 +207,18 @@ def run_model(name, out, steps, timeout):
     roles = {f"arg{x['index']}": x["role"] for x in man["args"]}
     np.savez(os.path.join(out, "mpt_init.npz"), **{k: init[k] for k in init.files if roles[k] != "data"})
     for mode, pipe in PIPELINES.items():
-        run_cmd(f"pipeline {mode}", [tool("mpt-opt"), step, f"--pass-pipeline=builtin.module({pipe})",
-                                     "-o", os.devnull], max(1, deadline - time.time()))
+        try:
+            r = run_cmd(f"pipeline {mode}", [tool("mpt-opt"), step, f"--pass-pipeline=builtin.module({pipe})",
+                                             "-o", os.devnull], max(1, deadline - time.time()))
+        except Stage as e:
+            raise Stage(e.stage, name_arguments(str(e).split(": ", 1)[1], man)) from None
         res["stages"][f"pipeline {mode}"] = "ok"
+        # The contract lint's warnings (a parameter with a zero gradient...):
+        # the same in both pipelines, noted once.
+        warns = [name_arguments(l.split(" warning: ", 1)[1], man) for l in r.stderr.splitlines()
+                 if " warning: " in l]
+        if warns and "warnings" not in res:
+            res["warnings"] = warns
     mpt = {}
     for mode in ("fp32", "f16", "bf16"):
         log = os.path.join(out, f"mpt_{mode}.csv")
@@ -278,6 +300,9 @@ def run_one(name, args):
         with open(saved) as fh:
             return json.load(fh)
     if args.reuse_only:
+        kept = doc_row(name, args.steps) if args.keep_doc else None
+        if kept:
+            return kept
         return {"model": name, "description": models.ZOO[name].desc, "pass": False, "failed": "not run",
                 "error": "not run: no result in " + os.path.relpath(saved, REPO)}
     try:
@@ -293,8 +318,54 @@ def run_one(name, args):
                 "error": f"timeout: more than {args.timeout + 600:.0f} s"}
 
 
+def reword_skipped_note(line, name, steps):
+    """A kept note on skipped f16 steps in the wording zoo.py used before
+    skipped_note, in skipped_note's: the same counts."""
+    import re
+    m = re.match(re.escape(f"* {name}: ") + r"f16 loss scaling skipped (\d+) steps in mpt, (\d+) in PyTorch's "
+                 r"GradScaler \(initial scale 65536 overflows; halved after each\)(; f16 compares forward passes "
+                 r"only)?$", line)
+    return f"* {name}: {skipped_note(int(m.group(1)), int(m.group(2)), steps)}" if m else line
+
+
+def doc_row(name, steps):
+    """The row and notes docs/ModelZoo.md now has for `name`, as a result
+    (--keep-doc: a model without a saved result keeps what the last full run
+    wrote, run with `steps` steps), or None."""
+    if not os.path.exists(DOC):
+        return None
+    with open(DOC) as fh:
+        lines = fh.read().splitlines()
+    rows = [l for l in lines if l.startswith(f"| {name} | ") and l.count("|") == 12]
+    if not rows:
+        return None
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    notes = [reword_skipped_note(l, name, steps) for l in lines if l.startswith(f"* {name}: ")]
+    res = {"model": name, "description": models.ZOO[name].desc, "pass": cells[5] == "ok",
+           "kept": {"row": rows[0], "notes": notes}}
+    if cells[2] == "skipped":
+        res["skipped"] = notes[0].split(": ", 1)[1] if notes else "skipped"
+    return res
+
+
 def fmt_gap(v):
     return "-" if v is None else f"{v:.1e}"
+
+
+def skipped_note(n_mpt, n_amp, steps):
+    """The note on f16 steps the dynamic loss scale skipped, in mpt and in
+    PyTorch's GradScaler (what a skip is: the doc's introduction)."""
+    if n_mpt == n_amp:
+        text = f"f16: mpt skipped {n_mpt} of the {steps} steps, as PyTorch's GradScaler did"
+    else:
+        counts = (f"PyTorch's GradScaler skipped {n_amp} of the {steps} steps, mpt none" if n_mpt == 0 else
+                  f"mpt skipped {n_mpt} of the {steps} steps, PyTorch's GradScaler none" if n_amp == 0 else
+                  f"mpt skipped {n_mpt} of the {steps} steps, PyTorch's GradScaler {n_amp}")
+        text = (f"f16: {counts} (mpt and AMP run different ops in f16, so their gradients overflow at different "
+                f"loss scales)")
+    if min(n_mpt, n_amp) == steps:
+        text += "; with every step skipped, f16 compares forward passes only"
+    return text
 
 
 def table(results):
@@ -303,6 +374,10 @@ def table(results):
     rows = [hdr, "|" + "---|" * (hdr.count("|") - 1)]
     notes = []
     for r in results:
+        if "kept" in r:
+            rows.append(r["kept"]["row"])
+            notes += r["kept"]["notes"]
+            continue
         st = r.get("stages", {})
         cells = [r["model"], f"{r['params'] / 1e6:.2f}M" if "params" in r else "-"]
         if "skipped" in r:
@@ -336,12 +411,12 @@ def table(results):
                 why = (f"; nor does eager PyTorch's with the same masks ({eager[0]:.4g} -> {eager[-1]:.4g}): "
                        f"{len(eager)} steps of random masks, not mpt")
             notes.append(f"* {r['model']}: {st['trains']}{why}")
+        if r.get("warnings"):
+            w = r["warnings"]
+            notes.append(f"* {r['model']}: mpt-opt warns {len(w)} time{'s' if len(w) > 1 else ''}, first: {w[0]}")
         n_mpt, n_amp = r.get("f16_skipped", (0, 0))
         if n_mpt or n_amp:
-            notes.append(f"* {r['model']}: f16 loss scaling skipped {n_mpt} steps in mpt, {n_amp} in PyTorch's "
-                         f"GradScaler (initial scale 65536 overflows; halved after each)"
-                         + ("; f16 compares forward passes only" if min(n_mpt, n_amp) == len(r["mpt"]["f16"])
-                            else ""))
+            notes.append(f"* {r['model']}: {skipped_note(n_mpt, n_amp, len(r['mpt']['f16']))}")
     return "\n".join(rows), notes
 
 
@@ -361,6 +436,9 @@ def main(argv=None):
     p.add_argument("--reuse", action="store_true", help="reuse results saved in --out-dir by an earlier run")
     p.add_argument("--reuse-only", action="store_true",
                    help="only saved results (models without one are listed as not run)")
+    p.add_argument("--keep-doc", action="store_true",
+                   help="with --reuse-only: a model without a saved result keeps its row and notes from the "
+                        "current docs/ModelZoo.md (to regenerate the doc after running a few models)")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.reuse = args.reuse or args.reuse_only
@@ -387,7 +465,9 @@ def main(argv=None):
     def job(n):
         res = run_one(n, args)
         status = ("pass" if res["pass"] else res["skipped"] if "skipped" in res
-                  else f"FAIL ({res.get('error') or res['stages'].get('trains')})")
+                  else f"FAIL ({res.get('error') or res.get('stages', {}).get('trains')})")
+        if "kept" in res:
+            status += " (kept from docs/ModelZoo.md)"
         print(f"zoo: {n}: {status} [{time.time() - t0:.0f} s]", file=sys.stderr, flush=True)
         return res
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -451,7 +531,9 @@ precision is at most max(3 x AMP's own gap to FP32, 1e-2 x the first loss) from 
 of |loss difference|. *noise*: the largest loss change when eager FP32 is rerun from initial weights multiplied
 by (1 + 1e-7 x standard normal), about one ulp, 3 times: what rounding alone (another summation order) does to
 this model's losses; BatchNorm over a few values at tiny spatial sizes amplifies it by orders of magnitude.
-"f16 vs FP32 (AMP)" is mpt f16 against eager FP32 with PyTorch AMP's own distance in parentheses.
+"f16 vs FP32 (AMP)" is mpt f16 against eager FP32 with PyTorch AMP's own distance in parentheses. A
+*skipped* f16 step (the notes) is one whose loss-scaled gradients overflowed f16: its update is not applied
+and the loss scale, 65536 at first, halves, in mpt's step as in PyTorch's GradScaler.
 
 The HF `transformers` and timm models need python/requirements-zoo.txt (scripts/setup-python.sh installs
 it; without it they are listed as skipped). HF models are tiny random-weight configurations written in

@@ -21,6 +21,8 @@
 #include "mpt/IR/MPTDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -323,6 +325,58 @@ SmallVector<Operation *> getReturns(FunctionOpInterface func) {
 }
 } // namespace
 
+/// Whether `v` is a zero float tensor built from constants: a zero splat
+/// constant or a linalg.fill of zero, possibly reshaped or cast (what a
+/// parameter that does not reach the loss gets as its gradient).
+static bool isZeroTensor(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (matchPattern(v, m_AnyZeroFloat()))
+      return true;
+    if (auto fill = dyn_cast<linalg::FillOp>(def))
+      return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+    if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+            arith::ExtFOp, arith::TruncFOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
+/// The name a location carries: its first NameLoc's (pre-order: the
+/// outermost, as mpt-run's NameLoc around an argument's parsed location), or
+/// "".
+static std::string getLocName(Location loc) {
+  std::string name;
+  loc->walk([&](Location nested) {
+    if (auto named = dyn_cast<NameLoc>(nested)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+std::string TrainingGraph::describeGradient(GradientOp grad) const {
+  // The marker's name (mpt-import-torch --debug-info: "NAME.grad"), else
+  // the name a driver gave the parameter argument (mpt-run: its SSA name).
+  std::string name = getLocName(grad.getLoc());
+  std::optional<unsigned> param = getParamOfGradient(grad);
+  if (name.empty() && param) {
+    std::string argName = getLocName(func.getArgument(*param).getLoc());
+    if (!argName.empty() && argName != "arg" + std::to_string(*param))
+      name = argName + ".grad";
+  }
+  std::string text = "the gradient";
+  if (!name.empty())
+    text += " '" + name + "'";
+  if (param)
+    text += " of parameter argument #" + std::to_string(*param);
+  return text;
+}
+
 TrainingGraph::TrainingGraph(Operation *op)
     : func(dyn_cast<FunctionOpInterface>(op)) {
   if (!func || func.isExternal())
@@ -383,6 +437,12 @@ LogicalResult TrainingGraph::lint() {
                 " is updated by no result (no mpt.updates = " + Twine(param) +
                 "): it stays frozen");
     }
+    for (GradientOp grad : zeroGradients)
+      check(true, grad.getLoc(),
+            describeGradient(grad) +
+                " is zero: it does not depend on the backward seed (the "
+                "parameter does not reach the loss; PyTorch leaves its .grad "
+                "None); its update reads a zero gradient");
     check(seed && !lossResult, seedOp ? seedOp.getLoc() : func.getLoc(),
           "the step has a backward seed but no result marked mpt.role = "
           "\"loss\": no op counts as forward");
@@ -496,13 +556,69 @@ LogicalResult TrainingGraph::classify() {
     return seedOp.emitError()
            << "the seed's operand does not contribute to the loss (result #"
            << *lossResult << ")";
+  // Which parameter each gradient updates: the one parameter among those
+  // updated by a returned value the gradient's data flows into. The returned
+  // values are indexed once; each gradient then visits the smaller of its
+  // flow and the returned values (a step has a gradient and an update per
+  // parameter: visiting every result per gradient would be quadratic).
+  llvm::DenseMap<Value, SmallVector<unsigned, 1>> updatedParamsOf;
+  SmallVector<std::pair<Value, unsigned>> updates;
+  for (Operation *ret : returns)
+    for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+      std::optional<unsigned> arg = getUpdatedArg(func, i);
+      if (!arg || getArgRole(func, *arg) != ArgRole::Param)
+        continue;
+      updatedParamsOf[v].push_back(*arg);
+      updates.push_back({v, *arg});
+    }
   for (GradientOp grad : gradients) {
-    if (!seedDep.contains(grad.getInput()))
-      return grad.emitError(
-          "the gradient does not depend on the backward seed");
+    DependenceGraph::Slice flow = graph.gradientFlow(grad.getGradient());
+    llvm::SmallSetVector<unsigned, 2> matches;
+    auto consider = [&](unsigned arg) {
+      if (func.getArgument(arg).getType() == grad.getType())
+        matches.insert(arg);
+    };
+    if (flow.size() < updates.size()) {
+      for (Value v : flow.values())
+        for (unsigned arg : updatedParamsOf.lookup(v))
+          consider(arg);
+    } else {
+      for (auto [v, arg] : updates)
+        if (flow.contains(v))
+          consider(arg);
+    }
+    if (matches.size() == 1)
+      gradientParam[grad] = matches.front();
+  }
+
+  // A gradient independent of the seed is a constant of the step. A zero one
+  // is a parameter that does not reach the loss (PyTorch leaves its .grad
+  // None; the importer's vjp gives zeros): the lint warns. Any other is a
+  // contract error, named by its parameter, with a note where its operand
+  // comes from.
+  for (GradientOp grad : gradients) {
+    if (!seedDep.contains(grad.getInput())) {
+      if (isZeroTensor(grad.getInput())) {
+        zeroGradients.push_back(grad);
+        continue;
+      }
+      InFlightDiagnostic diag =
+          grad.emitError(describeGradient(grad) +
+                         " does not depend on the backward seed");
+      Value input = grad.getInput();
+      if (Operation *def = input.getDefiningOp())
+        diag.attachNote(def->getLoc())
+            << "its operand comes from this '" << def->getName()
+            << "', which the backward seed does not reach";
+      else if (auto arg = dyn_cast<BlockArgument>(input))
+        diag.attachNote(arg.getLoc())
+            << "its operand is block argument #" << arg.getArgNumber();
+      return failure();
+    }
     if (gradDep.contains(grad.getInput()))
-      return grad.emitError("the gradient depends on another 'mpt.gradient'; "
-                            "gradients feed only the optimizer update");
+      return grad.emitError(describeGradient(grad) +
+                            " depends on another 'mpt.gradient'; gradients "
+                            "feed only the optimizer update");
   }
 
   // Value-level regions for the core sets.
@@ -567,40 +683,6 @@ LogicalResult TrainingGraph::classify() {
     regions[op] = region;
   }
 
-  // Which parameter each gradient updates: the one parameter among those
-  // updated by a returned value the gradient's data flows into. The returned
-  // values are indexed once; each gradient then visits the smaller of its
-  // flow and the returned values (a step has a gradient and an update per
-  // parameter: visiting every result per gradient would be quadratic).
-  llvm::DenseMap<Value, SmallVector<unsigned, 1>> updatedParamsOf;
-  SmallVector<std::pair<Value, unsigned>> updates;
-  for (Operation *ret : returns)
-    for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
-      std::optional<unsigned> arg = getUpdatedArg(func, i);
-      if (!arg || getArgRole(func, *arg) != ArgRole::Param)
-        continue;
-      updatedParamsOf[v].push_back(*arg);
-      updates.push_back({v, *arg});
-    }
-  for (GradientOp grad : gradients) {
-    DependenceGraph::Slice flow = graph.gradientFlow(grad.getGradient());
-    llvm::SmallSetVector<unsigned, 2> matches;
-    auto consider = [&](unsigned arg) {
-      if (func.getArgument(arg).getType() == grad.getType())
-        matches.insert(arg);
-    };
-    if (flow.size() < updates.size()) {
-      for (Value v : flow.values())
-        for (unsigned arg : updatedParamsOf.lookup(v))
-          consider(arg);
-    } else {
-      for (auto [v, arg] : updates)
-        if (flow.contains(v))
-          consider(arg);
-    }
-    if (matches.size() == 1)
-      gradientParam[grad] = matches.front();
-  }
   return success();
 }
 

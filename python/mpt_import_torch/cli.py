@@ -133,7 +133,7 @@ def run(argv=None):
         from . import check
         msg = check.check_against_torch_optim(spec)
         print(f"{PROG}: check: {msg}", file=sys.stderr)
-    mod = stitch.import_step(spec, func_name=args.func_name)
+    mod = stitch.import_step(spec, func_name=args.func_name, locate_gradients=args.debug_info)
     for msg in spec.guards:
         print(f"{PROG}: warning: {msg.split(' read a tensor', 1)[0]}: the model reads a tensor's value in "
               "Python; specialized to the traced batch's value, with a guard result that stops mpt-run "

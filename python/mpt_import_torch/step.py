@@ -197,6 +197,55 @@ def _model_frame(frames):
                  and not os.path.abspath(f.filename).startswith(libs)), None)
 
 
+def _class_file(cls):
+    """The source file of a class, also for one whose module is not in
+    sys.modules (a model file loaded by path): from its methods' code."""
+    import sys
+    for f in vars(cls).values():
+        code = getattr(f, "__code__", None)
+        if code is not None:
+            return code.co_filename
+    return getattr(sys.modules.get(cls.__module__), "__file__", None)
+
+
+def param_source(model, name):
+    """(file, line) of the model source that defines parameter `name`
+    ("encoder.layer.0.attn.query.weight"): the line of the innermost module
+    outside torch whose __init__ assigns the attribute that holds it
+    (`self.query = nn.Linear(...)`, `self.layer = nn.ModuleList(...)`), else
+    that module's class definition; None if there is no such source."""
+    import inspect
+    import os
+    import re
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    outside_torch = lambda f: bool(f) and not os.path.abspath(f).startswith(torch_dir)  # noqa: E731
+    path, attr = name.split(".")[:-1], name.split(".")[-1]
+    try:
+        while True:
+            owner = model.get_submodule(".".join(path)) if path else model
+            if outside_torch(_class_file(type(owner))):
+                break
+            if not path:
+                return None
+            attr, path = path[-1], path[:-1]
+        pat = re.compile(r"\bself\." + re.escape(attr) + r"\s*(:[^=]*)?=(?!=)")
+        for cls in type(owner).__mro__:
+            init = cls.__dict__.get("__init__")
+            if init is None or not hasattr(init, "__code__") or not outside_torch(init.__code__.co_filename):
+                continue
+            lines, first = inspect.getsourcelines(init)
+            for k, text in enumerate(lines):
+                if pat.search(text):
+                    return os.path.abspath(init.__code__.co_filename), first + k
+        try:
+            return os.path.abspath(inspect.getsourcefile(type(owner))), inspect.getsourcelines(type(owner))[1]
+        except (TypeError, OSError):
+            code = next(f.__code__ for f in vars(type(owner)).values() if hasattr(f, "__code__"))
+            return os.path.abspath(code.co_filename), code.co_firstlineno
+    except (TypeError, OSError, AttributeError, StopIteration):
+        return None
+
+
 def _reads_inputs(node):
     """Whether an FX node depends on a placeholder (an argument of the step)."""
     seen, todo = set(), [node]

@@ -121,7 +121,18 @@ def _index_in_block(block, op):
     raise AssertionError("op not in block")
 
 
-def fuse(text_a, text_b, spec, func_name="step"):
+def _gradient_loc(spec, i):
+    """loc("NAME.grad"(file:line)) of parameter i's gradient marker: the
+    gradient's name as PyTorch spells it and where the model's source
+    defines the parameter (step.param_source), or just the name."""
+    from . import step as step_mod
+    name = spec.args[i].name
+    where = step_mod.param_source(spec.model, name) if spec.model is not None else None
+    child = ir.Location.file(where[0], where[1], 0) if where else None
+    return ir.Location.name(name + ".grad", childLoc=child)
+
+
+def fuse(text_a, text_b, spec, func_name="step", locate_gradients=False):
     """text_a: fwd_bwd(params, data, [rng_state], buffers, seed) -> (loss, grads, new_buffers, guards);
     text_b: opt(params, grads, [rng_state], state, lr) -> (new_params, [new rng_state], new_state).
     The step: (params, data, [rng_state], buffers, state, lr) ->
@@ -162,11 +173,16 @@ def fuse(text_a, text_b, spec, func_name="step"):
             raise UserError("backward uses the seed before the loss is computed (unexpected graph order)")
         seed_arg.replace_all_uses_with(seed_op.result)
 
-        # One "mpt.gradient" per parameter gradient, then the optimizer.
+        # One "mpt.gradient" per parameter gradient, then the optimizer. With
+        # locate_gradients (--debug-info), each marker is located at
+        # loc("NAME.grad"(model line defining parameter NAME)): mpt-opt's
+        # diagnostics about a gradient name both (and a printer with name
+        # locations calls the value %NAME.grad).
         grads = []
         for i in range(n_p):
             g = ret_a.operands[1 + i]
             grads.append(ir.Operation.create("mpt.gradient", results=[g.type], operands=[g],
+                                             loc=_gradient_loc(spec, i) if locate_gradients else None,
                                              ip=ir.InsertionPoint(ret_a)).result)
         b_ops = list(blk_b.operations)[:-1]
         for op in b_ops:
@@ -242,7 +258,7 @@ def _check_dialects(mod):
         raise UserError("imported step uses ops outside upstream MLIR: " + ", ".join(sorted(bad)))
 
 
-def import_step(spec, func_name="step"):
+def import_step(spec, func_name="step", locate_gradients=False):
     from . import step as step_mod
     gm_a, gm_b = step_mod.trace(spec, decomposition_table=decomp.table())
     a = import_graph(gm_a, "fwd_bwd")
@@ -250,4 +266,4 @@ def import_step(spec, func_name="step"):
     b = import_graph(gm_b, "opt")
     check_upstream(b, "opt")
     return fuse(a.operation.get_asm(enable_debug_info=True), b.operation.get_asm(enable_debug_info=True),
-                spec, func_name)
+                spec, func_name, locate_gradients)

@@ -14,9 +14,11 @@
 // ONCE: warning: parameter argument #1 has no mpt.gradient marker
 // ONCE: warning: parameter argument #0 is updated by no result
 // ONCE: warning: the step has a backward seed but no result marked mpt.role = "loss"
+// ONCE: warning: the gradient of parameter argument #1 is zero: it does not depend on the backward seed
 // ONCE: warning: attribute 'mpt.rnage' is read by no mpt rule
 // STRICT: error: parameter argument #1 has no mpt.gradient marker
 // STRICT: error: the step has a backward seed but no result marked
+// STRICT: error: the gradient of parameter argument #1 is zero
 
 #id1 = affine_map<(i) -> (i)>
 #sc1 = affine_map<(i) -> ()>
@@ -120,6 +122,50 @@ func.func @no_loss(
   %g = mpt.gradient %dw : tensor<4xf32>
   %nw = arith.subf %w, %g : tensor<4xf32>
   return %loss, %nw : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+#id1 = affine_map<(i) -> (i)>
+#sc1 = affine_map<(i) -> ()>
+
+// %u does not reach the loss (a Longformer's global-attention weights in a
+// batch without global tokens): its gradient is a zero fill, as torch.func.vjp
+// gives it, not a value of the backward pass. PyTorch leaves its .grad None;
+// the step's update reads zeros (here a weight decay still applies).
+func.func @zero_gradient(
+    %w: tensor<4xf32> {mpt.role = "param"},
+    %u: tensor<4xf32> {mpt.role = "param"},
+    %x: tensor<4xf32> {mpt.role = "data"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64},
+        tensor<4xf32> {mpt.updates = 1 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %loss = linalg.generic {indexing_maps = [#id1, #id1, #sc1], iterator_types = ["reduction"]}
+      ins(%w, %x : tensor<4xf32>, tensor<4xf32>) outs(%z0 : tensor<f32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %seed = mpt.grad_seed %loss : tensor<f32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %dw = linalg.generic {indexing_maps = [#id1, #sc1, #id1], iterator_types = ["parallel"]}
+      ins(%x, %seed : tensor<4xf32>, tensor<f32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %g = arith.mulf %a, %s : f32
+    linalg.yield %g : f32
+  } -> tensor<4xf32>
+  %gw = mpt.gradient %dw : tensor<4xf32>
+  %nw = arith.subf %w, %gw : tensor<4xf32>
+  %du = linalg.fill ins(%zero : f32) outs(%e4 : tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning@+1 {{the gradient of parameter argument #1 is zero: it does not depend on the backward seed (the parameter does not reach the loss; PyTorch leaves its .grad None); its update reads a zero gradient}}
+  %gu = mpt.gradient %du : tensor<4xf32>
+  %decay = arith.constant dense<0.99> : tensor<4xf32>
+  %ud = arith.mulf %u, %decay : tensor<4xf32>
+  %nu = arith.subf %ud, %gu : tensor<4xf32>
+  return %loss, %nw, %nu : tensor<f32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

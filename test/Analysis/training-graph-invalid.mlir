@@ -46,12 +46,32 @@ func.func @gradient_without_seed(%w: tensor<4xf32> {mpt.role = "param"}) -> tens
 
 // -----
 
-func.func @gradient_not_from_seed(%w: tensor<4xf32> {mpt.role = "param"}, %x: tensor<4xf32> {mpt.role = "data"})
+// A gradient the seed does not reach is named by the parameter it updates,
+// with a note where its operand comes from: here a data argument.
+func.func @gradient_not_from_seed(%w: tensor<4xf32> {mpt.role = "param"},
+    // expected-note @+1 {{its operand is block argument #1}}
+    %x: tensor<4xf32> {mpt.role = "data"})
     -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}) {
   %l = arith.constant dense<1.0> : tensor<f32>
   %s = mpt.grad_seed %l : tensor<f32>
-  // expected-error @+1 {{the gradient does not depend on the backward seed}}
+  // expected-error @+1 {{the gradient of parameter argument #0 does not depend on the backward seed}}
   %g = mpt.gradient %x : tensor<4xf32>
+  %w2 = arith.subf %w, %g : tensor<4xf32>
+  return %l, %w2 : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// A constant other than zero: not a parameter that misses the loss (that is
+// a warning, contract-lint.mlir) but a wrong marker.
+func.func @gradient_constant_not_zero(%w: tensor<4xf32> {mpt.role = "param"}, %x: tensor<4xf32> {mpt.role = "data"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}) {
+  %l = arith.constant dense<1.0> : tensor<f32>
+  %s = mpt.grad_seed %l : tensor<f32>
+  // expected-note @+1 {{its operand comes from this 'arith.constant', which the backward seed does not reach}}
+  %c = arith.constant dense<0.5> : tensor<4xf32>
+  // expected-error @+1 {{the gradient of parameter argument #0 does not depend on the backward seed}}
+  %g = mpt.gradient %c : tensor<4xf32>
   %w2 = arith.subf %w, %g : tensor<4xf32>
   return %l, %w2 : tensor<f32>, tensor<4xf32>
 }
@@ -62,7 +82,7 @@ func.func @gradient_of_gradient(%w: tensor<4xf32> {mpt.role = "param"}, %dl: ten
     -> (tensor<4xf32> {mpt.updates = 0 : i64}) {
   %g0 = mpt.gradient %dl : tensor<4xf32>
   %d = arith.mulf %g0, %dl : tensor<4xf32>
-  // expected-error @+1 {{the gradient depends on another 'mpt.gradient'; gradients feed only the optimizer update}}
+  // expected-error @+1 {{the gradient of parameter argument #0 depends on another 'mpt.gradient'; gradients feed only the optimizer update}}
   %g1 = mpt.gradient %d : tensor<4xf32>
   %w2 = arith.subf %w, %g1 : tensor<4xf32>
   return %w2 : tensor<4xf32>

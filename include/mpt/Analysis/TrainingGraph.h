@@ -109,6 +109,11 @@ private:
   /// (docs/TrainingGraphContract.md, "Warnings"). Warnings, or errors with
   /// --mpt-contract-strict.
   mlir::LogicalResult lint();
+  /// "the gradient 'NAME.grad' of parameter argument #N" for diagnostics:
+  /// the name a location gives it (mpt-import-torch --debug-info's
+  /// loc("NAME.grad"(model line)) on the marker, or a named argument) and
+  /// the parameter it updates, each if known.
+  std::string describeGradient(GradientOp grad) const;
 
   // MLIR op handles have no const methods.
   mutable mlir::FunctionOpInterface func;
@@ -118,6 +123,9 @@ private:
   mlir::Value seed;
   std::optional<unsigned> lossResult;
   llvm::SmallVector<GradientOp> gradients;
+  /// Gradients that are zero tensors independent of the seed: parameters
+  /// that do not reach the loss (a lint warning).
+  llvm::SmallVector<GradientOp> zeroGradients;
   llvm::SmallVector<unsigned> params;
   llvm::DenseMap<mlir::Operation *, TrainingRegion> regions;
   llvm::DenseMap<mlir::Operation *, unsigned> gradientParam;

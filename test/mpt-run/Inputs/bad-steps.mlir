@@ -46,3 +46,15 @@ func.func @complex_op(%w: tensor<2xf32> {mpt.role = "param"})
   %l = tensor.from_elements %n : tensor<f32>
   return %l, %w : tensor<f32>, tensor<2xf32>
 }
+
+// The "gradient" of a data argument: the seed does not reach it. mpt-run
+// names the gradient after the parameter it updates (its SSA name, %w).
+func.func @gradient_not_from_seed(%w: tensor<4xf32> {mpt.role = "param"},
+                                  %x: tensor<4xf32> {mpt.role = "data"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf32> {mpt.updates = 0 : i64}) {
+  %l = arith.constant dense<1.0> : tensor<f32>
+  %seed = mpt.grad_seed %l : tensor<f32>
+  %g = mpt.gradient %x : tensor<4xf32>
+  %w2 = arith.subf %w, %g : tensor<4xf32>
+  return %l, %w2 : tensor<f32>, tensor<4xf32>
+}

@@ -1,4 +1,4 @@
-"""Small models for test/Frontend/torch/decompositions.test: one per op of
+"""Small models for test/Frontend/torch/decompositions-*.test: one per op of
 the importer's decomposition layer (python/mpt_import_torch/decomp.py),
 with the variants that change its code paths.  Each factory takes no
 arguments (mpt-import-torch --model FILE.py:FACTORY)."""
@@ -408,3 +408,24 @@ class Cumsum(nn.Module):
 
 def cumsum():
     return Cumsum()
+
+
+class UnusedBranch(nn.Module):
+    """A layer the forward pass skips for every batch (Longformer's global
+    attention without global tokens): its parameters get zero gradients."""
+    example_input_shape = (4, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 3)
+        self.global_proj = nn.Linear(6, 6)
+        self.use_global = False
+
+    def forward(self, x):
+        if self.use_global:
+            x = x + self.global_proj(x)
+        return self.fc(x)
+
+
+def unused_branch():
+    return UnusedBranch()
