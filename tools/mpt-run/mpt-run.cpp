@@ -10,6 +10,7 @@
 #include "AllocationCounter.h"
 #include "CPUPath.h"
 #include "CompileProgress.h"
+#include "LargeBlocks.h"
 #include "MpiRuntime.h"
 #include "NpyIO.h"
 #include "ObjectCache.h"
@@ -1235,6 +1236,7 @@ static int run(int argc, char **argv) {
     options.print(optionOs);
     cacheKey = computeObjectCacheKey(
         {stepText, optionText, "O" + std::to_string(optLevel.getValue()),
+         "fast-codegen-block=" + std::to_string(getFastCodegenBlockLimit()),
          llvm::join(libs, ","), packedName});
     if (auto object = readObjectCacheEntry(cacheDir, cacheKey)) {
       auto loaded = LoadedObject::load(std::move(object), libs,
@@ -1298,7 +1300,15 @@ static int run(int argc, char **argv) {
                                            !value.getName().starts_with(
                                                "_mlir_");
                                   });
-          return optimize(llvmModule);
+          if (llvm::Error err = optimize(llvmModule))
+            return err;
+          // The step and its C wrapper of a large model: one block each of
+          // thousands of descriptor loads and calls, on which LLVM's
+          // schedulers are superlinear; their code generated as at -O0
+          // (LargeBlocks.h).
+          if (optLevel > 0)
+            markLargeBlockFunctions(*llvmModule, getFastCodegenBlockLimit());
+          return llvm::Error(llvm::Error::success());
         };
     engineOptions.transformer = transformer;
     engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
