@@ -32,6 +32,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -1261,11 +1262,20 @@ static int run(int argc, char **argv) {
     progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
     {
       PassManager pm(&context);
+      // Verified once, after the pipeline: verifying after each of its ~50
+      // passes took a third of the lowering of a large model
+      // (docs/CompileTime.md). mpt-opt --mpt-lower-to-cpu (the lit tests)
+      // verifies after each pass.
+      pm.enableVerifier(false);
       buildLowerToCPUPipeline(pm, options);
       std::string where;
       if (failed(runRecordingFailure(pm, *module, where)))
         fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed" +
              (where.empty() ? "" : " " + where));
+      if (failed(verify(*module)))
+        fail("lowering @" + sig->funcName +
+             " with --mpt-lower-to-cpu gave invalid IR (the error above; "
+             "mpt-opt --mpt-lower-to-cpu names the pass)");
     }
     // An op the pipeline has no lowering for survives it; name it here rather
     // than let LLVM IR translation fail on it. (The omp ops of parallel loops
