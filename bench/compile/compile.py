@@ -6,7 +6,9 @@ For each model, in one run on this machine:
   mpt compile mpt-run's time to the start of the first step (parse, read
               the inputs, lower, JIT-compile at the default -O2), cache off
               (--timing's "compile" figure)
-  mpt cached  the same with the compiled step in the cache (a second run)
+  mpt cached  the same with the compiled step in the cache (a second run);
+              "miss" after the figure when the second run did not find it
+              (stderr says why, if mpt-run did)
   mpt step    the second step's time
   torch first PyTorch eager's first training step (forward, backward,
               optimizer step) on the same model, batch and threads (1),
@@ -105,16 +107,27 @@ def import_step(name, workdir, timeout):
     return out, None
 
 
-def mpt_first_step(mpt_run, step, cache_args, timeout):
-    """(compile s, step s) from --timing."""
+def mpt_first_step(mpt_run, step, cache_args, timeout, expect_hit=False):
+    """(compile s, step s, cache hit) from --timing and --cache-report (hit is
+    None with --no-cache); a miss where a hit was expected is said on stderr."""
+    report = [] if "--no-cache" in cache_args else ["--cache-report"]
     r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2", "--threads", "1",
-                        "--timing", "--no-progress", "--log", os.devnull] + cache_args,
+                        "--timing", "--no-progress", "--log", os.devnull] + report + cache_args,
                        capture_output=True, text=True, timeout=timeout)
     m = COMPILE.search(r.stderr)
     if r.returncode != 0 or not m:
         raise RuntimeError(f"mpt-run failed on {step}: {r.stderr.strip()[-300:]}")
     step_s = float(m.group(2)) / 1e3
-    return float(m.group(1)), step_s
+    hit = "mpt-run: cache hit" in r.stderr if report else None
+    if expect_hit and hit is False:
+        # A miss where a hit was expected: say why if mpt-run did (a damaged
+        # or unloadable entry warns; a changed key, e.g. mpt-run rebuilt
+        # between the runs, does not).
+        warnings = [l for l in r.stderr.splitlines() if "warning" in l]
+        print(f"  {os.path.basename(step)}: cache miss on the cached run"
+              + (": " + "; ".join(warnings) if warnings else " (no warning: another key)"),
+              file=sys.stderr, flush=True)
+    return float(m.group(1)), step_s, hit
 
 
 def torch_first_step(name, precision):
@@ -153,11 +166,14 @@ def main():
         for precision in precisions:
             passes = PRECISIONS[precision]
             with tempfile.TemporaryDirectory() as cache:
-                first, step_s = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout)
+                first, step_s, _ = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout)
                 mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout)
-                cached, _ = mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout)
+                cached, _, hit = mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout,
+                                                expect_hit=True)
             torch_s = torch_first_step(name, precision)
-            print(f"{name + ' ' + precision:<25} {first:>13.2f} {cached:>12.2f} {step_s:>10.3f} "
+            # A miss is marked: its figure is a compile, not a cached start.
+            cached_text = f"{cached:.2f}" + ("" if hit else " miss")
+            print(f"{name + ' ' + precision:<25} {first:>13.2f} {cached_text:>12} {step_s:>10.3f} "
                   f"{torch_s:>13.3f} {first / torch_s:>6.1f}x",
                   flush=True)
 

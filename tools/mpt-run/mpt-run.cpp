@@ -10,6 +10,7 @@
 #include "AllocationCounter.h"
 #include "CPUPath.h"
 #include "CompileProgress.h"
+#include "LargeBlocks.h"
 #include "MpiRuntime.h"
 #include "NpyIO.h"
 #include "ObjectCache.h"
@@ -31,6 +32,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -45,6 +47,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -1235,6 +1238,7 @@ static int run(int argc, char **argv) {
     options.print(optionOs);
     cacheKey = computeObjectCacheKey(
         {stepText, optionText, "O" + std::to_string(optLevel.getValue()),
+         "fast-codegen-block=" + std::to_string(getFastCodegenBlockLimit()),
          llvm::join(libs, ","), packedName});
     if (auto object = readObjectCacheEntry(cacheDir, cacheKey)) {
       auto loaded = LoadedObject::load(std::move(object), libs,
@@ -1258,11 +1262,20 @@ static int run(int argc, char **argv) {
     progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
     {
       PassManager pm(&context);
+      // Verified once, after the pipeline: verifying after each of its ~50
+      // passes took a third of the lowering of a large model
+      // (docs/CompileTime.md). mpt-opt --mpt-lower-to-cpu (the lit tests)
+      // verifies after each pass.
+      pm.enableVerifier(false);
       buildLowerToCPUPipeline(pm, options);
       std::string where;
       if (failed(runRecordingFailure(pm, *module, where)))
         fail("lowering @" + sig->funcName + " with --mpt-lower-to-cpu failed" +
              (where.empty() ? "" : " " + where));
+      if (failed(verify(*module)))
+        fail("lowering @" + sig->funcName +
+             " with --mpt-lower-to-cpu gave invalid IR (the error above; "
+             "mpt-opt --mpt-lower-to-cpu names the pass)");
     }
     // An op the pipeline has no lowering for survives it; name it here rather
     // than let LLVM IR translation fail on it. (The omp ops of parallel loops
@@ -1298,7 +1311,25 @@ static int run(int argc, char **argv) {
                                            !value.getName().starts_with(
                                                "_mlir_");
                                   });
-          return optimize(llvmModule);
+          // The step into its C wrapper, its only caller: the wrapper loads
+          // every field of every descriptor and passes them to the step
+          // (thousands of scalars), which returns all its results as one
+          // struct; inlined, the fields go straight to the chunks that use
+          // them (EfficientNet-B0: 33000 instructions in the two, 24000 in
+          // one; docs/CompileTime.md).
+          if (llvm::Function *step = llvmModule->getFunction(sig->funcName)) {
+            step->setLinkage(llvm::GlobalValue::InternalLinkage);
+            step->removeFnAttr(llvm::Attribute::NoInline);
+            step->addFnAttr(llvm::Attribute::AlwaysInline);
+          }
+          if (llvm::Error err = optimize(llvmModule))
+            return err;
+          // The step's C wrapper on a large model: one block of thousands of
+          // descriptor loads and calls, on which LLVM's schedulers are
+          // superlinear; its code generated as at -O0 (LargeBlocks.h).
+          if (optLevel > 0)
+            markLargeBlockFunctions(*llvmModule, getFastCodegenBlockLimit());
+          return llvm::Error(llvm::Error::success());
         };
     engineOptions.transformer = transformer;
     engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
