@@ -159,23 +159,81 @@ static std::string packTransposedA() {
   return text;
 }
 
+/// The kernels' task count: the OpenMP threads when parallel (read at
+/// each call), else 1 (`%cTasks`).
+static StringRef taskCount(bool parallel) {
+  return parallel ? "  %threads = func.call @omp_get_max_threads() : () -> i32\n"
+                    "  %cTasks = arith.index_cast %threads : i32 to index\n"
+                  : "  %cTasks = arith.constant 1 : index\n";
+}
+
+/// The loop over the kernels' tasks (`%task` in [0, `%tasks`)).
+static StringRef taskLoop(bool parallel) {
+  return parallel ? "scf.parallel (%task) = (%c0) to (%tasks) step (%c1)"
+                  : "scf.for %task = %c0 to %tasks step %c1";
+}
+
+/// The kernels' split of C into `%tasks` = `%rowRanges` x `%colRanges`
+/// blocks: ranges of `rowUnits` row units (blocks or panels of rows) x
+/// ranges of the `%Nb` 32-column panels, at least `minColRanges` of those.
+/// A split repeats the other operand's pack in every task: columns are
+/// split first when A (M x K) is the smaller one to repeat (M < N), rows
+/// first otherwise, until there are `%cTasks`. At least one range of each,
+/// so that an empty C (N or M 0) divides by nothing: its task has no rows
+/// or no columns.
+static std::string taskSplit(StringRef rowUnits, StringRef minColRanges) {
+  return formatv(R"(  %cfMoreCols = arith.minui %Nb, %cTasks : index
+  %cfCols = arith.maxui {1}, %cfMoreCols : index
+  %cfWantRows = arith.ceildivui %cTasks, %cfCols : index
+  %cfMoreRows = arith.minui {0}, %cfWantRows : index
+  %cfRows = arith.maxui %cfMoreRows, %c1 : index
+  %rfWantRows = arith.ceildivui %cTasks, {1} : index
+  %rfMoreRows = arith.minui {0}, %rfWantRows : index
+  %rfRows = arith.maxui %rfMoreRows, %c1 : index
+  %rfWantCols = arith.ceildivui %cTasks, %rfRows : index
+  %rfMoreCols = arith.minui %Nb, %rfWantCols : index
+  %rfCols = arith.maxui {1}, %rfMoreCols : index
+  %colsFirst = arith.cmpi ult, %M, %N : index
+  %rowRanges = arith.select %colsFirst, %cfRows, %rfRows : index
+  %colRanges = arith.select %colsFirst, %cfCols, %rfCols : index
+  %tasks = arith.muli %rowRanges, %colRanges : index
+)",
+                 rowUnits, minColRanges)
+      .str();
+}
+
+/// In the task loop: task `%task`'s row units [`%ru0`, `%ru1`) and column
+/// panels [`%p0`, `%p1`) (contiguous, as equal as they divide).
+static std::string taskRanges(StringRef rowUnits) {
+  return formatv(R"(  %rr = arith.divui %task, %colRanges : index
+  %cr = arith.remui %task, %colRanges : index
+  %rr1 = arith.addi %rr, %c1 : index
+  %cr1 = arith.addi %cr, %c1 : index
+  %ru0n = arith.muli %rr, {0} : index
+  %ru0 = arith.divui %ru0n, %rowRanges : index
+  %ru1n = arith.muli %rr1, {0} : index
+  %ru1 = arith.divui %ru1n, %rowRanges : index
+  %p0n = arith.muli %cr, %Nb : index
+  %p0 = arith.divui %p0n, %colRanges : index
+  %p1n = arith.muli %cr1, %Nb : index
+  %p1 = arith.divui %p1n, %colRanges : index
+)",
+                 rowUnits)
+      .str();
+}
+
 std::string mpt::cpu::amxKernel(bool parallel) {
   std::string text = kAMXKernelTemplate.str();
-  StringRef loop =
-      parallel ? "scf.parallel (%task) = (%c0) to (%tasks) step (%c1)"
-               : "scf.for %task = %c0 to %tasks step %c1";
   std::string packBT = packTransposedB(), packAT = packTransposedA();
+  std::string split = taskSplit("%rowBlocks", "%colBlocks1");
+  std::string ranges = taskRanges("%rowBlocks");
   for (auto [marker, value] :
        {std::pair<StringRef, StringRef>("@PACK_B_T@", packBT),
         std::pair<StringRef, StringRef>("@PACK_A_T@", packAT),
-        std::pair<StringRef, StringRef>("@TASK_LOOP@", loop),
-        // In parallel, as many tasks as OpenMP threads (at least): each
-        // task repeats a pack, so more would cost more than they balance.
-        std::pair<StringRef, StringRef>(
-            "@TASK_COUNT@",
-            parallel ? "  %threads = func.call @omp_get_max_threads() : () -> i32\n"
-                       "  %cTasks = arith.index_cast %threads : i32 to index"
-                     : "  %cTasks = arith.constant 1 : index"),
+        std::pair<StringRef, StringRef>("@TASK_LOOP@", taskLoop(parallel)),
+        std::pair<StringRef, StringRef>("@TASK_COUNT@", taskCount(parallel)),
+        std::pair<StringRef, StringRef>("@TASK_SPLIT@", split),
+        std::pair<StringRef, StringRef>("@TASK_RANGES@", ranges),
         std::pair<StringRef, StringRef>(
             "@DECLARATIONS@",
             parallel ? "func.func private @omp_get_max_threads() -> i32" : "")})
@@ -252,48 +310,15 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 )",
                 elt, in, cols, rows, kBlock, rowBlock);
   // Tasks: blocks of C, ranges of 14-row panels x ranges of 32-column
-  // panels, each packing its own A and B and writing only its block, so a
-  // call forks once and every thread has work whatever the shape (a
-  // weight gradient has 64 rows and thousands of columns). In parallel, as
-  // many tasks as OpenMP threads; columns are split first when A (M x K) is
-  // the smaller pack to repeat in every task, rows otherwise. At least one
-  // range of each, so an empty C divides by nothing.
-  if (parallel)
-    os << "  %threads = func.call @omp_get_max_threads() : () -> i32\n"
-          "  %cTasks = arith.index_cast %threads : i32 to index\n";
-  else
-    os << "  %cTasks = arith.constant 1 : index\n";
-  os << formatv(R"(  %cfMoreCols = arith.minui %Nb, %cTasks : index
-  %cfCols = arith.maxui %cfMoreCols, %c1 : index
-  %cfWantRows = arith.ceildivui %cTasks, %cfCols : index
-  %cfMoreRows = arith.minui %Mp, %cfWantRows : index
-  %cfRows = arith.maxui %cfMoreRows, %c1 : index
-  %rfMoreRows = arith.minui %Mp, %cTasks : index
-  %rfRows = arith.maxui %rfMoreRows, %c1 : index
-  %rfWantCols = arith.ceildivui %cTasks, %rfRows : index
-  %rfMoreCols = arith.minui %Nb, %rfWantCols : index
-  %rfCols = arith.maxui %rfMoreCols, %c1 : index
-  %colsFirst = arith.cmpi ult, %M, %N : index
-  %rowRanges = arith.select %colsFirst, %cfRows, %rfRows : index
-  %colRanges = arith.select %colsFirst, %cfCols, %rfCols : index
-  %tasks = arith.muli %rowRanges, %colRanges : index
-  {0} {{
-  %rr = arith.divui %task, %colRanges : index
-  %cr = arith.remui %task, %colRanges : index
-  %rr1 = arith.addi %rr, %c1 : index
-  %cr1 = arith.addi %cr, %c1 : index
-  %q0n = arith.muli %rr, %Mp : index
-  %q0 = arith.divui %q0n, %rowRanges : index
-  %q1n = arith.muli %rr1, %Mp : index
-  %q1 = arith.divui %q1n, %rowRanges : index
-  %i0 = arith.muli %q0, %cMR : index
-  %i1p = arith.muli %q1, %cMR : index
+  // panels (taskSplit), each packing its own A and B and writing only its
+  // block, so a call forks once and every thread has work whatever the
+  // shape (a weight gradient has 64 rows and thousands of columns).
+  os << taskCount(parallel) << taskSplit("%Mp", "%c1");
+  os << formatv(R"(  {0} {{
+{4}  %i0 = arith.muli %ru0, %cMR : index
+  %i1p = arith.muli %ru1, %cMR : index
   %i1 = arith.minui %i1p, %M : index
-  %pn0 = arith.muli %cr, %Nb : index
-  %pb0 = arith.divui %pn0, %colRanges : index
-  %pn1 = arith.muli %cr1, %Nb : index
-  %pb1 = arith.divui %pn1, %colRanges : index
-  %taskPanels = arith.subi %pb1, %pb0 : index
+  %taskPanels = arith.subi %p1, %p0 : index
   %Bp = memref.alloc(%taskPanels) {{alignment = 64 : i64} : {1}
   %Ap = memref.alloc() {{alignment = 64 : i64} : {2}
   scf.for %kb = %c0 to %K step %cKB {{
@@ -307,10 +332,9 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
     %fromZero = arith.andi %zeroC, %firstK : i1
     %loadC = arith.xori %fromZero, %true : i1
 )",
-                parallel ? "scf.parallel (%task) = (%c0) to (%tasks) step (%c1)"
-                         : "scf.for %task = %c0 to %tasks step %c1",
-                bpType, apType,
-                dot ? "arith.ceildivui %kbl, %c2" : "arith.addi %kbl, %c0");
+                taskLoop(parallel), bpType, apType,
+                dot ? "arith.ceildivui %kbl, %c2" : "arith.addi %kbl, %c0",
+                taskRanges("%Mp"));
   // B[kb:kend, the task's panels] -> Bp.
   if (dot)
     os << formatv(R"(    // Panels of {2} columns, zero padded; per k pair, rows k and k + 1
@@ -320,7 +344,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
       %kg = arith.addi %kb, %kl : index
       %kg1 = arith.addi %kg, %c1 : index
       %in1 = arith.cmpi ult, %kg1, %K : index
-      scf.for %nb = %pb0 to %pb1 step %c1 {{
+      scf.for %nb = %p0 to %p1 step %c1 {{
         %n = arith.muli %nb, %cNR : index
         %rem = arith.subi %N, %n : index
         %m = vector.create_mask %rem : vector<{2}xi1>
@@ -338,7 +362,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
     os << formatv(R"(    // Panels of {2} columns, zero padded, in f32.
     scf.for %k = %c0 to %kbl step %c1 {{
       %kg = arith.addi %kb, %k : index
-      scf.for %nb = %pb0 to %pb1 step %c1 {{
+      scf.for %nb = %p0 to %p1 step %c1 {{
         %n = arith.muli %nb, %cNR : index
         %rem = arith.subi %N, %n : index
         %m = vector.create_mask %rem : vector<{2}xi1>
@@ -349,7 +373,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
     os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "
                   "vector<{0}xf32>\n",
                   cols, elt);
-  os << formatv(R"(        %nl = arith.subi %nb, %pb0 : index
+  os << formatv(R"(        %nl = arith.subi %nb, %p0 : index
         vector.store {0}, %Bp[%nl, %k, %c0] : {1}, vector<{2}x{3}>
       }
     }
@@ -361,8 +385,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
       // A[ib:iend, kb:kend] -> Ap: panels of {4} rows, each row's part of
       // the K block contiguous (rows past the block are zeros).
       scf.for %p = %c0 to %panels step %c1 {{
-        %p0 = arith.muli %p, %cMR : index
-        %pi0 = arith.addi %ib, %p0 : index
+        %pr0 = arith.muli %p, %cMR : index
+        %pi0 = arith.addi %ib, %pr0 : index
         scf.for %r = %c0 to %cMR step %c1 {{
           %i = arith.addi %pi0, %r : index
           %inrow = arith.cmpi ult, %i, %iend : index
@@ -404,8 +428,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   }
   os << R"(        }
       }
-      scf.for %jb = %pb0 to %pb1 step %c1 {
-        %jl = arith.subi %jb, %pb0 : index
+      scf.for %jb = %p0 to %p1 step %c1 {
+        %jl = arith.subi %jb, %p0 : index
         %j0 = arith.muli %jb, %cNR : index
 )";
   for (int v = 0; v < vectors; ++v)
@@ -415,8 +439,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 )",
                   v);
   os << R"(        scf.for %p = %c0 to %panels step %c1 {
-          %p0 = arith.muli %p, %cMR : index
-          %pi0 = arith.addi %ib, %p0 : index
+          %pr0 = arith.muli %p, %cMR : index
+          %pi0 = arith.addi %ib, %pr0 : index
 )";
   // Load the C block (rows past the task's block read as zeros and are not
   // stored).

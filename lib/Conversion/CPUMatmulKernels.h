@@ -88,50 +88,22 @@ func.func private @__mpt_amx_matmul_bf16(
   %Kp = arith.muli %Kb, %c32 : index
   // The largest K block.
   %KB = arith.minui %Kp, %cKB : index
-  // Tasks: ranges of row blocks x blocks of 32-column panels (at most 32:
-  // 1024 columns, whose B pack of a K block, 512 KiB, stays in L2), split
-  // further where that gives fewer tasks than threads
-  // (%cTasks; one when serial). Each task packs its own B panels and A rows
-  // into its own buffers and writes only its block of C.
-  // A split repeats the other operand's pack in every task: columns are
-  // split first when A (M x K) is the smaller one to repeat, rows first
-  // otherwise.
+  // Tasks (the split shared with the AVX-512 kernels): ranges of row
+  // blocks x ranges of 32-column panels, at least one range per 32 panels
+  // (1024 columns, whose B pack of a K block, 512 KiB, stays in L2), split
+  // further where that gives fewer tasks than threads (%cTasks; one when
+  // serial). Each task packs its own B panels and A rows into its own
+  // buffers and writes only its block of C.
 @TASK_COUNT@
   %rowBlocks = arith.ceildivui %M, %c32 : index
-  // At least one of each, so that an empty C (N or M 0) divides by nothing:
-  // its task has no rows or no columns.
+  // At least one block of 32 panels (1024 columns) a column range.
   %colBlocks0 = arith.ceildivui %Nb, %c32 : index
   %colBlocks1 = arith.maxui %colBlocks0, %c1 : index
-  %cfMoreCols = arith.minui %Nb, %cTasks : index
-  %cfCols = arith.maxui %colBlocks1, %cfMoreCols : index
-  %cfWantRows = arith.ceildivui %cTasks, %cfCols : index
-  %cfMoreRows = arith.minui %rowBlocks, %cfWantRows : index
-  %cfRows = arith.maxui %cfMoreRows, %c1 : index
-  %rfWantRows = arith.ceildivui %cTasks, %colBlocks1 : index
-  %rfMoreRows = arith.minui %rowBlocks, %rfWantRows : index
-  %rfRows = arith.maxui %rfMoreRows, %c1 : index
-  %rfWantCols = arith.ceildivui %cTasks, %rfRows : index
-  %rfMoreCols = arith.minui %Nb, %rfWantCols : index
-  %rfCols = arith.maxui %colBlocks1, %rfMoreCols : index
-  %colsFirst = arith.cmpi ult, %M, %N : index
-  %rowRanges = arith.select %colsFirst, %cfRows, %rfRows : index
-  %colBlocks = arith.select %colsFirst, %cfCols, %rfCols : index
-  %tasks = arith.muli %rowRanges, %colBlocks : index
+@TASK_SPLIT@
   @TASK_LOOP@ {
-  %rr = arith.divui %task, %colBlocks : index
-  %cb = arith.remui %task, %colBlocks : index
-  %rr1 = arith.addi %rr, %c1 : index
-  %b0n = arith.muli %rr, %rowBlocks : index
-  %b0 = arith.divui %b0n, %rowRanges : index
-  %b1n = arith.muli %rr1, %rowBlocks : index
-  %b1 = arith.divui %b1n, %rowRanges : index
-  %i0 = arith.muli %b0, %c32 : index
-  %i1 = arith.muli %b1, %c32 : index
-  %cb1 = arith.addi %cb, %c1 : index
-  %p0n = arith.muli %cb, %Nb : index
-  %p0 = arith.divui %p0n, %colBlocks : index
-  %p1n = arith.muli %cb1, %Nb : index
-  %p1 = arith.divui %p1n, %colBlocks : index
+@TASK_RANGES@
+  %i0 = arith.muli %ru0, %c32 : index
+  %i1 = arith.muli %ru1, %c32 : index
   %j0 = arith.muli %p0, %c32 : index
   %j1 = arith.muli %p1, %c32 : index
   %taskPanels = arith.subi %p1, %p0 : index

@@ -233,13 +233,14 @@ static Value transposeUnflipped(RewriterBase &rewriter,
   return copy.getResult(0);
 }
 
-/// Rewrites a static NCHW convolution into im2col (batch folded into the
-/// columns) + linalg.matmul + a transpose back to NCHW.
 /// Taps smaller than this many elements (the vectorizer's default
 /// parallel-min: below it a copy runs on one thread) are filled in
 /// parallel.
 constexpr int64_t kParallelTapElements = 32768;
 
+/// Rewrites a static NCHW convolution into im2col (batch folded into the
+/// columns) + linalg.matmul + a transpose back to NCHW; with `parallelTaps`,
+/// many small taps are filled by an scf.forall.
 LogicalResult rewriteFolded(RewriterBase &rewriter,
                             linalg::Conv2DNchwFchwOp conv, bool parallelTaps) {
   auto xType = cast<RankedTensorType>(conv.getInputs()[0].getType());

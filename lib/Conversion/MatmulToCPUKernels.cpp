@@ -41,6 +41,20 @@ struct ContractionPlan {
   unsigned m, n, k;
 };
 
+/// What `kernel` is, for the report.
+StringRef describeKernel(Kernel kernel) {
+  switch (kernel) {
+  case Kernel::AMX:
+    return "AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles";
+  case Kernel::AVX512BF16:
+    return "AVX512-BF16: 14x32 f32 register block, vdpbf16ps on k pairs, K "
+           "block 256";
+  case Kernel::AVX512:
+    return "AVX-512: 14x32 f32 register block, FMA, K block 256";
+  }
+  llvm_unreachable("unknown kernel");
+}
+
 /// "<loop ranges> <A> x <B> -> <C>", e.g. "64x128x32 bf16 x bf16 -> f32"
 /// ('?' for a dynamic size), for the report.
 std::string describe(linalg::LinalgOp op) {
@@ -375,19 +389,34 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                                             bool parallelKernel) {
     std::string elt;
     llvm::raw_string_ostream(elt) << plan.elementType;
-    std::string name = plan.kernel == Kernel::AMX ? mpt::cpu::kAMXKernelName.str()
-                       : plan.kernel == Kernel::AVX512BF16
-                           ? mpt::cpu::kAVX512BF16KernelName.str()
-                           : mpt::cpu::avx512KernelName(elt);
+    std::string name;
+    switch (plan.kernel) {
+    case Kernel::AMX:
+      name = mpt::cpu::kAMXKernelName.str();
+      break;
+    case Kernel::AVX512BF16:
+      name = mpt::cpu::kAVX512BF16KernelName.str();
+      break;
+    case Kernel::AVX512:
+      name = mpt::cpu::avx512KernelName(elt);
+      break;
+    }
     if (parallel && !parallelKernel)
       name += "_serial";
     if (auto fn = symbols.lookup<func::FuncOp>(name))
       return fn;
-    std::string text =
-        plan.kernel == Kernel::AMX ? mpt::cpu::amxKernel(parallelKernel)
-        : plan.kernel == Kernel::AVX512BF16
-            ? mpt::cpu::avx512BF16Kernel(parallelKernel)
-            : mpt::cpu::avx512Kernel(elt, parallelKernel);
+    std::string text;
+    switch (plan.kernel) {
+    case Kernel::AMX:
+      text = mpt::cpu::amxKernel(parallelKernel);
+      break;
+    case Kernel::AVX512BF16:
+      text = mpt::cpu::avx512BF16Kernel(parallelKernel);
+      break;
+    case Kernel::AVX512:
+      text = mpt::cpu::avx512Kernel(elt, parallelKernel);
+      break;
+    }
     OwningOpRef<ModuleOp> parsed =
         parseSourceString<ModuleOp>(text, &getContext());
     if (!parsed) {
@@ -648,16 +677,9 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
         notes += std::string(notes.empty() ? "" : "; ") +
                  "serial: fewer than parallel-min-work multiply-adds";
       entry.lowered = true;
-      entry.detail =
-          "@" + kernel->getSymName().str() +
-          (plan->kernel == Kernel::AMX
-               ? " (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed "
-                 "into tiles"
-           : plan->kernel == Kernel::AVX512BF16
-               ? " (AVX512-BF16: 14x32 f32 register block, vdpbf16ps on k "
-                 "pairs, K block 256"
-               : " (AVX-512: 14x32 f32 register block, FMA, K block 256") +
-          (notes.empty() ? "" : "; " + notes) + ")";
+      entry.detail = "@" + kernel->getSymName().str() + " (" +
+                     describeKernel(plan->kernel).str() +
+                     (notes.empty() ? "" : "; " + notes) + ")";
       entries.push_back(std::move(entry));
     }
     if (passReport->stream)
