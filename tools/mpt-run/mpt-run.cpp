@@ -47,6 +47,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -57,6 +58,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
 #include <chrono>
@@ -1332,8 +1334,21 @@ static int run(int argc, char **argv) {
           return llvm::Error(llvm::Error::success());
         };
     engineOptions.transformer = transformer;
-    engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(
+    // The code generator's level goes into a target machine of our own:
+    // MLIR 22's ExecutionEngine sets jitCodeGenOptLevel on a builder it then
+    // does not use and compiles with the host's default (-O2) machine, so
+    // -O0 ran the machine scheduler and the greedy register allocator
+    // (docs/CompileTime.md).
+    auto codeGenLevel = static_cast<llvm::CodeGenOptLevel>(
         static_cast<int>(optLevel.getValue()));
+    engineOptions.jitCodeGenOptLevel = codeGenLevel;
+    auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!hostMachine)
+      fail("JIT compilation failed: " + toString(hostMachine.takeError()));
+    hostMachine->setCodeGenOptLevel(codeGenLevel);
+    auto targetMachine = hostMachine->createTargetMachine();
+    if (!targetMachine)
+      fail("JIT compilation failed: " + toString(targetMachine.takeError()));
     engineOptions.sharedLibPaths = libs;
     // The listeners write files on every run (a jitdump directory per
     // process for perf); only on request.
@@ -1341,7 +1356,8 @@ static int run(int argc, char **argv) {
     engineOptions.enableGDBNotificationListener = false;
     // The compiled object, for the cache.
     engineOptions.enableObjectDump = !cacheDir.empty();
-    auto created = ExecutionEngine::create(*module, engineOptions);
+    auto created = ExecutionEngine::create(*module, engineOptions,
+                                           std::move(*targetMachine));
     if (!created)
       fail("JIT compilation failed: " + toString(created.takeError()));
     engine = std::move(*created);
