@@ -530,10 +530,18 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
   SmallVector<std::string> givenBy(numArgs);
   ArgValues values;
 
+  // Later sources override earlier ones, in this order: --inputs files (in
+  // the order given), --input, --data, --hparam. So a hyperparameter saved
+  // in an .npz (mpt-run --save, the importer's init.npz) can be changed by
+  // name, and --data replaces what an initial-state file holds for the
+  // data. One name given twice by --hparam is an error: two values in one
+  // flag family are a typo, not an override.
   auto give = [&](unsigned index, HostArray array, const std::string &source) {
-    if (given[index] || values.batches.count(index))
+    if (StringRef(source).starts_with("--hparam ") &&
+        StringRef(givenBy[index]).starts_with("--hparam "))
       fail(sig.args[index].describe(index) + " is given twice: by " +
            givenBy[index] + " and by " + source);
+    values.batches.erase(index);
     given[index] = std::move(array);
     givenBy[index] = source;
   };
@@ -588,9 +596,7 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
              " batches but " + dataFile + ":" + firstKey + " has " +
              Twine(values.numBatches));
       }
-      if (given[*index])
-        fail(arg.describe(*index) + " is given twice: by " + givenBy[*index] +
-             " and by " + source);
+      given[*index].reset();
       if (array.shape.front() == 0)
         fail(source + " holds no batch");
       values.batches.emplace(*index, std::move(array));
