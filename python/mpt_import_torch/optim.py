@@ -93,11 +93,16 @@ def hyperparameter_values(cfg):
     return [values[n] for n in hyperparameter_names(cfg)]
 
 
-def update(cfg, params, grads, state, lr, hp=None):
+def update(cfg, params, grads, state, lr, hp=None, frozen=()):
     """Returns (new_params, new_state); pure function of tensors.  `hp`:
     hyperparameters given as tensors (step arguments), by name; the others
     are the constants of `cfg`.  A weight decay given as a tensor is applied
-    even when it is 0 at import (so that a schedule can raise it)."""
+    even when it is 0 at import (so that a schedule can raise it).
+    `frozen`: indices of parameters the loss does not reach, kept as they are
+    with their state, as torch.optim skips a parameter whose .grad is None.
+    Their update is p - lr * g with g the zero gradient: p bit for bit, and
+    the step still reads the gradient (its mpt.gradient marker stays, and the
+    contract lint's zero-gradient warning names it)."""
     hp = hp or {}
     n = len(params)
     weight_decay = hp.get("weight_decay", cfg.weight_decay)
@@ -106,6 +111,11 @@ def update(cfg, params, grads, state, lr, hp=None):
         momentum = hp.get("momentum", cfg.momentum)
         new_p, new_s = [], []
         for i, (p, g) in enumerate(zip(params, grads)):
+            if i in frozen:
+                new_p.append(p - lr * g)
+                if cfg.momentum != 0:
+                    new_s.append(state[i])
+                continue
             d = g + weight_decay * p if decays else g
             if cfg.momentum != 0:
                 buf = momentum * state[i] + d
@@ -123,7 +133,12 @@ def update(cfg, params, grads, state, lr, hp=None):
     step_size = lr / bias1
     bias2_sqrt = torch.sqrt(bias2)
     new_p, new_m, new_v = [], [], []
-    for p, g, m, v in zip(params, grads, exp_avg, exp_avg_sq):
+    for i, (p, g, m, v) in enumerate(zip(params, grads, exp_avg, exp_avg_sq)):
+        if i in frozen:
+            new_p.append(p - lr * g)
+            new_m.append(m)
+            new_v.append(v)
+            continue
         if decays:
             if cfg.name == "adamw":
                 p = p * (1.0 - lr * weight_decay)

@@ -44,6 +44,10 @@ class StepSpec:
     # One message per guard result (trace: a tensor value the model read in
     # Python, specialized to its traced value), filled in by trace().
     guards: List[str] = dataclasses.field(default_factory=list)
+    # Indices of the parameters the loss does not reach (eager PyTorch leaves
+    # their .grad None and torch.optim skips them: no weight decay, no state
+    # change); their update is the identity (optim.update's `frozen`).
+    unreached: tuple = ()
 
     @property
     def n_hparams(self):
@@ -114,8 +118,24 @@ def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0, all_
     if all_hparams:
         args += [Arg(n, "hyperparameter", torch.tensor(v, dtype=torch.float32))
                  for n, v in zip(optim.hyperparameter_names(opt_cfg), optim.hyperparameter_values(opt_cfg))]
-    return StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
+    spec = StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
                     rng_calls=calls, n_buffers=len(buffers))
+    spec.unreached = unreached_params(spec)
+    return spec
+
+
+def unreached_params(spec):
+    """The indices of the parameters whose gradient eager autograd leaves
+    None: the loss does not depend on them (torch.func.vjp gives zeros)."""
+    f = loss_fn(spec)
+    params = [a.value.detach().clone().requires_grad_() for a in spec.args[:spec.n_params]]
+    x, y = spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value
+    rng_state = spec.values("rng_state")
+    mode = rng.PhiloxMode(rng_state[0]) if rng_state else contextlib.nullcontext()
+    with mode:
+        loss, _ = f(params, x, y, spec.values("buffer"))
+    grads = torch.autograd.grad(loss, params, allow_unused=True)
+    return tuple(i for i, g in enumerate(grads) if g is None)
 
 
 def batch_norms(model):
@@ -181,7 +201,8 @@ def eager_step(spec, params, x, y, state, hparams):
         loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
     grads = vjp_fn(torch.ones_like(loss))
     lr, hp = spec.hparams(list(hparams))
-    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr, hp)
+    new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr, hp,
+                                frozen=spec.unreached)
     new_r = [mode.next_state()] if rng_state else []
     return loss, new_p, new_r + list(new_b) + list(new_s)
 
@@ -358,7 +379,8 @@ def trace(spec, decomposition_table=None):
         state_in, rest = (rest[0], rest[1:]) if spec.n_rng else (None, rest)
         state, hparams = rest[:len(rest) - spec.n_hparams], rest[len(rest) - spec.n_hparams:]
         lr, hp = spec.hparams(list(hparams))
-        new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr, hp)
+        new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(state), lr, hp,
+                                    frozen=spec.unreached)
         if state_in is None:
             return (*new_p, *new_s)
         step_offset = torch.tensor([0, spec.rng_calls], dtype=torch.int64)
