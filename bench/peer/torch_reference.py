@@ -107,7 +107,12 @@ def torch_loss(name):
     return F.mse_loss
 
 
-def train(spec, batches, mode, record=False, growth_interval=2000):
+def train(spec, batches, mode, record=False, growth_interval=2000, skip_steps=()):
+    """Trains a copy of spec.model; rows (mode, step, loss, scale, skipped).
+    `skip_steps` (fp32/bf16): steps whose update is not applied, as a
+    dynamic loss scale skips an overflowing f16 step (the optimizer's step
+    count does not advance either): the FP32 trajectory an f16 run that
+    skipped those steps is to be compared with."""
     model = copy.deepcopy(spec.model)
     with torch.no_grad():
         for p, a in zip(model.parameters(), spec.args[:spec.n_params]):
@@ -142,8 +147,9 @@ def train(spec, batches, mode, record=False, growth_interval=2000):
                 loss.backward()
                 if rec:
                     rec.phase = "optimizer"
-                opt.step()
-                skipped = False
+                skipped = k in skip_steps
+                if not skipped:
+                    opt.step()
         rows.append((mode, k, float(loss.detach().float()), scale, int(skipped) if scaler else None))
         if rec:
             rec_out = rec.report()

@@ -91,6 +91,31 @@ def vit_small():
     return m
 
 
+def densenet121():
+    """torchvision densenet121 itself (growth 32, blocks (6, 12, 24, 16)) at
+    32x32: its four blocks run at 8, 4, 2 and 1 pixels."""
+    m = _tv().densenet121(num_classes=N_CLASSES)
+    m.example_input_shape = (2, 3, 32, 32)
+    return m
+
+
+def convnext_tiny():
+    """torchvision convnext_tiny itself (4 stages, (3, 3, 9, 3) blocks,
+    96..768, stochastic depth 0.1) at 32x32."""
+    m = _tv().convnext_tiny(num_classes=N_CLASSES)
+    m.example_input_shape = (2, 3, 32, 32)
+    return m
+
+
+def vit_b_16():
+    """torchvision vit_b_16's architecture (12 layers, 12 heads, width 768,
+    MLP 3072, patch 16) at 32x32: 4 patches and the class token."""
+    m = _tv().VisionTransformer(image_size=32, patch_size=16, num_layers=12, num_heads=12, hidden_dim=768,
+                                mlp_dim=3072, num_classes=N_CLASSES)
+    m.example_input_shape = (2, 3, 32, 32)
+    return m
+
+
 class TransformerEncoderClassifier(nn.Module):
     """nn.TransformerEncoder (2 layers, d=32, 4 heads, GELU), per-token classes."""
     example_input_shape = (2, 8, 32)
@@ -385,6 +410,9 @@ ZOO = {
     "densenet (small)": Entry(densenet_small, SGD, "torchvision DenseNet, growth 8, blocks (2,2)"),
     "convnext (small)": Entry(convnext_small, ADAMW, "torchvision ConvNeXt, 2 stages of 1 block, 16/32"),
     "vit (small)": Entry(vit_small, ADAMW, "torchvision VisionTransformer 32x32/8, 2 layers, d=32", fast=True),
+    "densenet121": Entry(densenet121, SGD, "torchvision densenet121, 32x32, batch 2"),
+    "convnext_tiny": Entry(convnext_tiny, ADAMW, "torchvision convnext_tiny, 32x32, batch 2"),
+    "vit_b_16": Entry(vit_b_16, ADAMW, "torchvision VisionTransformer, vit_b_16's architecture, 32x32/16, batch 2"),
     "transformer_encoder": Entry(transformer_encoder, ADAMW, "nn.TransformerEncoder 2x d=32 h=4", fast=True),
     "gpt": Entry(gpt, ADAMW, "GPT: embeddings, causal SDPA, tied head, vocab 64, 2x d=32", fast=True),
     "lstm": Entry(lstm, ADAM, "nn.LSTM 2 layers, 16->32, T=8", fast=True),
