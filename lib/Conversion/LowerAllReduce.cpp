@@ -6,7 +6,9 @@
 // (bufferization.to_tensor restrict). One-shot bufferization folds the
 // casts away; the upstream MPIToLLVM conversion (convert-to-llvm) turns the
 // mpi ops into calls into the MPI library. docs/Distributed.md says why the
-// all-reduce stays an mpt op on tensors until here.
+// all-reduce stays an mpt op on tensors until here. With a wire type the
+// all-reduce is a ring of 16-bit mpi.send / mpi.recv written out as loops on
+// buffers between the same two casts (lowerRingAllReduce).
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Conversion/Passes.h"
