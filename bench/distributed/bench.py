@@ -7,10 +7,12 @@ For the bundled MLP (8 samples per rank), trained with
 --mpt-mixed-precision{data-parallel=true} (f16, dynamic loss scaling) under
 `mpiexec.mpich -n N mpt-run`, it prints per rank count and reduce-dtype:
 
-  * bytes all-reduced per step and rank: the sizes of the step's
-    mpt.all_reduce ops (gradient buckets, found-inf flag, loss) times 4 (MPI
-    reduces f32; reduce-dtype=bf16 rounds the values but still sends f32,
-    docs/Distributed.md);
+  * bytes each rank sends per step, from the step's mpt.all_reduce ops
+    (gradient buckets, found-inf flag, loss): an f32 MPI_Allreduce of P
+    bytes counts 2 (N-1)/N P (a lower bound: a bandwidth-optimal algorithm);
+    reduce-dtype=bf16's gradient buckets travel as 2-byte values in
+    mpt-lower-all-reduce's ring, 2 (N-1) chunks of ceil(n/N) each
+    (docs/Distributed.md);
   * the step time: mpt-run --timing's median step (wall clock, the compiled
     step with its all-reduces; start-up and JIT compilation excluded), the
     slowest rank's, one thread per rank; the median of --repeat runs;
@@ -18,8 +20,9 @@ For the bundled MLP (8 samples per rank), trained with
     the batch per rank is fixed, so 1.0 is perfect);
   * the anchor, measured in the same run: PyTorch DDP (gloo, f16 autocast +
     GradScaler, same model and per-rank batch, one thread per rank;
-    torch_ddp.py), its bytes per step (bf16: DDP's bf16_compress_hook sends
-    2 bytes per gradient element) and mpt's step time over PyTorch's.
+    torch_ddp.py), its bytes per step (gloo's ring all-reduce of the
+    gradients, 2 (N-1)/N of their bytes; bf16: DDP's bf16_compress_hook, 2
+    bytes per gradient element) and mpt's step time over PyTorch's.
 
 Ranks beyond the machine's cores share cores: on a 2-core machine the 4-rank
 figures measure oversubscription as much as communication.
@@ -40,16 +43,31 @@ def run(cmd, **kw):
                           stderr=subprocess.PIPE, text=True, **kw)
 
 
-def allreduce_bytes(mpt_opt, step, dtype_opts):
-    """Bytes one rank sends per step: the mpt.all_reduce operands (f32/i32)."""
+def sent_bytes(mpt_opt, step, dtype_opts, ranks):
+    """Bytes one rank sends per step, from the step's mpt.all_reduce ops.
+
+    An f32/i32 all-reduce (MPI_Allreduce) of P bytes: 2 (N-1)/N P, what a
+    bandwidth-optimal algorithm sends (MPICH's ring / Rabenseifner for long
+    messages; its recursive doubling for short ones sends log2(N) P, more),
+    so the figure is a lower bound. A 16-bit wire (mpt-lower-all-reduce's
+    ring): exactly 2 (N-1) chunks of ceil(n/N) 2-byte values, plus the
+    4-byte all-reduce that counts the ranks."""
+    if ranks == 1:
+        return 0
     pipeline = ("builtin.module(func.func(mpt-autocast),mpt-insert-loss-scaling,"
                 "func.func(mpt-data-parallel{%s}))" % dtype_opts)
     ir = run([mpt_opt, step, "--pass-pipeline=" + pipeline]).stdout
-    total = 0
-    for m in re.finditer(r"mpt\.all_reduce (\w+) %\S+(?: \{[^}]*\})? : tensor<(\d+)x(f32|i32)>", ir):
-        # mean sends one more element: the rank count (mpt-lower-all-reduce).
-        total += 4 * (int(m.group(2)) + (m.group(1) == "mean"))
-    return total
+    total = 0.0
+    allreduce = 2.0 * (ranks - 1) / ranks
+    for m in re.finditer(r"mpt\.all_reduce (\w+) %\S+( \{wire = \w+\})? : tensor<(\d+)x(f32|i32)>", ir):
+        size = int(m.group(3))
+        if m.group(2):
+            chunk = -(-size // ranks)
+            total += 2 * (ranks - 1) * chunk * 2 + allreduce * 4
+        else:
+            # mean sends one more element: the rank count.
+            total += allreduce * 4 * (size + (m.group(1) == "mean"))
+    return int(round(total))
 
 
 def median_step_ms(cmd, env):
@@ -87,9 +105,9 @@ def main():
         "model", "ranks", "wire", "mpt B", "mpt ms", "vs 1", "torch B", "torch ms", "mpt/torch"))
     for name, step in models:
         for dtype in ("f32", "bf16"):
-            nbytes = allreduce_bytes(mpt_opt, step, "reduce-dtype=" + dtype)
             base = None
             for n in ranks:
+                nbytes = sent_bytes(mpt_opt, step, "reduce-dtype=" + dtype, n)
                 data = os.path.join(tmp, "mlp-%d.npz" % n)
                 run([sys.executable, os.path.join(REPO, "test", "Numerics", "Inputs", "synth.py"),
                      "blobs", data, "--batches", "16", "--batch", str(8 * n)])
@@ -104,7 +122,7 @@ def main():
                 torch_ms = float(run([venv_python, os.path.join(REPO, "bench", "distributed", "torch_ddp.py"),
                                       "--ranks", str(n), "--wire", dtype,
                                       "--steps", str(a.steps)], env=env).stdout)
-                torch_bytes = params * (2 if dtype == "bf16" else 4) if n > 1 else 0
+                torch_bytes = int(round(2.0 * (n - 1) / n * params * (2 if dtype == "bf16" else 4)))
                 cores = os.cpu_count() or 1
                 note = ("  (%d ranks on %d cores: oversubscribed)" % (n, cores)
                         if n > cores else "")

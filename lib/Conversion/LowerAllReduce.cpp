@@ -6,7 +6,9 @@
 // (bufferization.to_tensor restrict). One-shot bufferization folds the
 // casts away; the upstream MPIToLLVM conversion (convert-to-llvm) turns the
 // mpi ops into calls into the MPI library. docs/Distributed.md says why the
-// all-reduce stays an mpt op on tensors until here.
+// all-reduce stays an mpt op on tensors until here. With a wire type the
+// all-reduce is a ring of 16-bit mpi.send / mpi.recv written out as loops on
+// buffers between the same two casts (lowerRingAllReduce).
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Conversion/Passes.h"
@@ -18,8 +20,10 @@
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mpt {
@@ -30,6 +34,206 @@ namespace mpt {
 using namespace mlir;
 using namespace mpt;
 
+/// One rank's part of a ring all-reduce whose messages carry `wire` (bf16 or
+/// f16) values as i16 bits: a reduce-scatter, then an all-gather, each N-1
+/// exchanges of one chunk (ceil(n/N) elements) with the neighbours, every
+/// message 2 bytes an element. The sum is accumulated in f32 on arrival; what
+/// a rank passes on is its partial sum rounded to the wire type. For mean
+/// each contribution is divided by N first. The chunk's
+/// last rank rounds the complete sum to the wire type and sends those bits
+/// round the ring, so every rank ends with the same bits. MLIR 22 lowers
+/// mpi.send / mpi.recv / mpi.comm_rank / mpi.allreduce to MPI calls, but not
+/// mpi.comm_size, mpi.isend / irecv / wait: the exchanges are blocking, even
+/// ranks send first and odd ranks receive first (no cycle of waiting sends
+/// for any N >= 2), and the number of ranks comes from a 4-byte MPI_SUM of 1.
+static Value lowerRingAllReduce(AllReduceOp op, Type wire) {
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t size = type.getNumElements();
+  Type f32 = b.getF32Type(), i16 = b.getIntegerType(16), i32 = b.getI32Type();
+  Type index = b.getIndexType();
+  auto cIndex = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, v);
+  };
+  auto cI32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, i32, v);
+  };
+  auto forEach = [&](Value lb, Value ub,
+                     function_ref<void(OpBuilder &, Location, Value)> body) {
+    scf::ForOp::create(b, lb, ub, cIndex(1), ValueRange{},
+                       [&](OpBuilder &nb, Location loc, Value iv, ValueRange) {
+                         body(nb, loc, iv);
+                         scf::YieldOp::create(nb, loc);
+                       });
+  };
+  auto toWire = [&](OpBuilder &nb, Location loc, Value x) -> Value {
+    Value narrow = arith::TruncFOp::create(nb, loc, wire, x);
+    return arith::BitcastOp::create(nb, loc, i16, narrow);
+  };
+  auto fromWire = [&](OpBuilder &nb, Location loc, Value bits) -> Value {
+    Value narrow = arith::BitcastOp::create(nb, loc, wire, bits);
+    return arith::ExtFOp::create(nb, loc, f32, narrow);
+  };
+
+  auto input = bufferization::ToBufferOp::create(
+      b, MemRefType::get({size}, f32), op.getInput(), /*read_only=*/true);
+  Value comm = mpi::CommWorldOp::create(b, mpi::CommType::get(b.getContext()));
+  // The number of ranks: MPI_SUM of 1 (no lowering of mpi.comm_size).
+  auto countType = MemRefType::get({1}, i32);
+  Value oneBuffer = memref::AllocOp::create(b, countType);
+  memref::StoreOp::create(b, cI32(1), oneBuffer, ValueRange{cIndex(0)});
+  Value countBuffer = memref::AllocOp::create(b, countType);
+  mpi::AllReduceOp::create(b, /*retval=*/Type(), oneBuffer, countBuffer,
+                           mpi::MPI_ReductionOpEnum::MPI_SUM, comm);
+  Value ranks32 =
+      memref::LoadOp::create(b, countBuffer, ValueRange{cIndex(0)});
+  Value rank32 =
+      mpi::CommRankOp::create(b, /*retval=*/Type(), i32, comm).getRank();
+  Value ranks = arith::IndexCastOp::create(b, index, ranks32);
+  Value rank = arith::IndexCastOp::create(b, index, rank32);
+
+  Value n = cIndex(size);
+  Value zero = cIndex(0), one = cIndex(1);
+  // chunk = ceil(n / N), padded = chunk * N.
+  Value chunk = arith::DivUIOp::create(
+      b, arith::SubIOp::create(b, arith::AddIOp::create(b, n, ranks), one),
+      ranks);
+  Value padded = arith::MulIOp::create(b, chunk, ranks);
+  auto dynamic = [&](Type element) {
+    return MemRefType::get({ShapedType::kDynamic}, element);
+  };
+  Value acc = memref::AllocOp::create(b, dynamic(f32), ValueRange{padded});
+  Value sendBits = memref::AllocOp::create(b, dynamic(i16), ValueRange{chunk});
+  Value recvBits = memref::AllocOp::create(b, dynamic(i16), ValueRange{chunk});
+  Value gathered =
+      memref::AllocOp::create(b, dynamic(i16), ValueRange{padded});
+  // mean: each contribution is divided by N before it travels (as PyTorch's
+  // fp16_compress_hook does), so that the partial sums on the wire stay
+  // within the range of the values, not N times it (f16: 65504).
+  bool mean = op.getKind() == ReduceKind::Mean;
+  Value ranksF = arith::SIToFPOp::create(b, f32, ranks32);
+  forEach(zero, n, [&](OpBuilder &nb, Location loc, Value i) {
+    Value x = memref::LoadOp::create(nb, loc, input, ValueRange{i});
+    if (mean)
+      x = arith::DivFOp::create(nb, loc, x, ranksF);
+    memref::StoreOp::create(nb, loc, x, acc, ValueRange{i});
+  });
+  Value fzero = arith::ConstantOp::create(b, b.getFloatAttr(f32, 0.0));
+  forEach(n, padded, [&](OpBuilder &nb, Location loc, Value i) {
+    memref::StoreOp::create(nb, loc, fzero, acc, ValueRange{i});
+  });
+
+  // (rank + k) mod N for k >= 0, as index.
+  auto ringIndex = [&](OpBuilder &nb, Location loc, Value k) -> Value {
+    return arith::RemUIOp::create(nb, loc,
+                                  arith::AddIOp::create(nb, loc, rank, k),
+                                  ranks);
+  };
+  Value next32 = arith::IndexCastOp::create(b, i32, ringIndex(b, b.getLoc(), one));
+  Value prev32 = arith::IndexCastOp::create(
+      b, i32, ringIndex(b, b.getLoc(), arith::SubIOp::create(b, ranks, one)));
+  Value even = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, rank, cIndex(2)), zero);
+  Value tag = cI32(0x6d70); // "mp"
+  auto exchange = [&](OpBuilder &nb, Location loc, Value send, Value receive) {
+    auto sendOp = [&](OpBuilder &ib, Location l) {
+      mpi::SendOp::create(ib, l, Type(), send, tag, next32, comm);
+    };
+    auto recvOp = [&](OpBuilder &ib, Location l) {
+      mpi::RecvOp::create(ib, l, Type(), receive, tag, prev32, comm);
+    };
+    scf::IfOp::create(
+        nb, loc, even,
+        [&](OpBuilder &ib, Location l) {
+          sendOp(ib, l);
+          recvOp(ib, l);
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &ib, Location l) {
+          recvOp(ib, l);
+          sendOp(ib, l);
+          scf::YieldOp::create(ib, l);
+        });
+  };
+  auto chunkOf = [&](OpBuilder &nb, Location loc, Value buffer,
+                     Value offset) -> Value {
+    return memref::SubViewOp::create(nb, loc, buffer,
+                                     ArrayRef<OpFoldResult>{offset},
+                                     ArrayRef<OpFoldResult>{chunk},
+                                     ArrayRef<OpFoldResult>{nb.getIndexAttr(1)});
+  };
+  Value steps = arith::SubIOp::create(b, ranks, one);
+  // Reduce-scatter: at step t, send chunk (rank - t) (own values, then the
+  // partial sum received at t - 1), receive chunk (rank - t - 1) and add.
+  forEach(zero, steps, [&](OpBuilder &nb, Location loc, Value t) {
+    Value sendChunk = ringIndex(nb, loc, arith::SubIOp::create(nb, loc, ranks, t));
+    Value recvChunk = ringIndex(
+        nb, loc,
+        arith::SubIOp::create(
+            nb, loc, arith::MulIOp::create(nb, loc, ranks, cIndex(2)),
+            arith::AddIOp::create(nb, loc, t, one)));
+    Value sendOffset = arith::MulIOp::create(nb, loc, sendChunk, chunk);
+    Value recvOffset = arith::MulIOp::create(nb, loc, recvChunk, chunk);
+    scf::ForOp::create(
+        nb, loc, zero, chunk, one, ValueRange{},
+        [&](OpBuilder &ib, Location l, Value i, ValueRange) {
+          Value x = memref::LoadOp::create(
+              ib, l, acc,
+              ValueRange{arith::AddIOp::create(ib, l, sendOffset, i)});
+          memref::StoreOp::create(ib, l, toWire(ib, l, x), sendBits,
+                                  ValueRange{i});
+          scf::YieldOp::create(ib, l);
+        });
+    exchange(nb, loc, sendBits, recvBits);
+    scf::ForOp::create(
+        nb, loc, zero, chunk, one, ValueRange{},
+        [&](OpBuilder &ib, Location l, Value i, ValueRange) {
+          Value at = arith::AddIOp::create(ib, l, recvOffset, i);
+          Value mine = memref::LoadOp::create(ib, l, acc, ValueRange{at});
+          Value bits = memref::LoadOp::create(ib, l, recvBits, ValueRange{i});
+          Value sum =
+              arith::AddFOp::create(ib, l, fromWire(ib, l, bits), mine);
+          memref::StoreOp::create(ib, l, sum, acc, ValueRange{at});
+          scf::YieldOp::create(ib, l);
+        });
+  });
+  // This rank now holds the complete sum of chunk (rank + 1): its wire bits
+  // are the result every rank will see.
+  Value ownOffset =
+      arith::MulIOp::create(b, ringIndex(b, b.getLoc(), one), chunk);
+  forEach(zero, chunk, [&](OpBuilder &nb, Location loc, Value i) {
+    Value at = arith::AddIOp::create(nb, loc, ownOffset, i);
+    Value x = memref::LoadOp::create(nb, loc, acc, ValueRange{at});
+    memref::StoreOp::create(nb, loc, toWire(nb, loc, x), gathered,
+                            ValueRange{at});
+  });
+  // All-gather: at step t, pass on chunk (rank + 1 - t), receive chunk
+  // (rank - t) into its place.
+  forEach(zero, steps, [&](OpBuilder &nb, Location loc, Value t) {
+    Value sendChunk = ringIndex(
+        nb, loc,
+        arith::SubIOp::create(nb, loc, arith::AddIOp::create(nb, loc, ranks, one),
+                              t));
+    Value recvChunk =
+        ringIndex(nb, loc, arith::SubIOp::create(nb, loc, ranks, t));
+    exchange(nb, loc,
+             chunkOf(nb, loc, gathered,
+                     arith::MulIOp::create(nb, loc, sendChunk, chunk)),
+             chunkOf(nb, loc, gathered,
+                     arith::MulIOp::create(nb, loc, recvChunk, chunk)));
+  });
+  // The result, widened to f32.
+  Value result = memref::AllocOp::create(b, MemRefType::get({size}, f32));
+  forEach(zero, n, [&](OpBuilder &nb, Location loc, Value i) {
+    Value bits = memref::LoadOp::create(nb, loc, gathered, ValueRange{i});
+    memref::StoreOp::create(nb, loc, fromWire(nb, loc, bits), result,
+                            ValueRange{i});
+  });
+  return bufferization::ToTensorOp::create(b, type, result, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
 static void lowerAllReduce(AllReduceOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -38,9 +242,9 @@ static void lowerAllReduce(AllReduceOp op) {
   int64_t size = type.getNumElements();
   Value input = op.getInput();
   if (std::optional<Type> wire = op.getWire()) {
-    // The numerics of a compressed wire: each contribution rounded.
-    auto narrow = arith::TruncFOp::create(b, loc, type.clone(*wire), input);
-    input = arith::ExtFOp::create(b, loc, type, narrow.getResult());
+    op.getResult().replaceAllUsesWith(lowerRingAllReduce(op, *wire));
+    op.erase();
+    return;
   }
   // mean: one more element, 1 on every rank, sums to the number of ranks
   // (exactly) in the same all-reduce (MLIR 22 has no lowering of
@@ -105,12 +309,43 @@ struct AllReduceMemoryEffects
   }
 };
 
+/// The point-to-point ops of the 16-bit ring, likewise: mpi.send reads its
+/// buffer, mpi.recv writes it, and both also write an unnamed resource
+/// (the other rank): a send whose only effect were the read would be
+/// trivially dead, and the canonicalizer would erase it.
+struct SendMemoryEffects
+    : public MemoryEffectOpInterface::ExternalModel<SendMemoryEffects,
+                                                    mpi::SendOp> {
+  void getEffects(Operation *op,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                      &effects) const {
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         &cast<mpi::SendOp>(op).getRefMutable());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+struct RecvMemoryEffects
+    : public MemoryEffectOpInterface::ExternalModel<RecvMemoryEffects,
+                                                    mpi::RecvOp> {
+  void getEffects(Operation *op,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                      &effects) const {
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         &cast<mpi::RecvOp>(op).getRefMutable());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
 struct LowerAllReducePass
     : public mpt::impl::LowerAllReduceBase<LowerAllReducePass> {
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
+    // The 16-bit ring's loops.
+    registry.insert<scf::SCFDialect>();
     registry.addExtension(+[](MLIRContext *context, mpi::MPIDialect *) {
       mpi::AllReduceOp::attachInterface<AllReduceMemoryEffects>(*context);
+      mpi::SendOp::attachInterface<SendMemoryEffects>(*context);
+      mpi::RecvOp::attachInterface<RecvMemoryEffects>(*context);
     });
     // convert-to-llvm finds the mpi ops' lowering through this interface.
     mpi::registerConvertMPIToLLVMInterface(registry);

@@ -21,6 +21,8 @@ LogicalResult AllReduceOp::verify() {
       return emitOpError("a wire type needs an f32 input");
     if (!wire->isBF16() && !wire->isF16())
       return emitOpError("wire type must be bf16 or f16, got ") << *wire;
+    if (getKind() == ReduceKind::Max)
+      return emitOpError("a wire type needs 'sum' or 'mean'");
   }
   if (getKind() == ReduceKind::Mean &&
       !isa<FloatType>(getInput().getType().getElementType()))

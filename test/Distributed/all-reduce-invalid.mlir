@@ -22,3 +22,11 @@ func.func @f16_wire_on_f64(%x: tensor<4xf64>) -> tensor<4xf64> {
   %r = mpt.all_reduce sum %x {wire = f16} : tensor<4xf64>
   return %r : tensor<4xf64>
 }
+
+// -----
+
+func.func @wire_on_max(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mpt.all_reduce' op a wire type needs 'sum' or 'mean'}}
+  %r = mpt.all_reduce max %x {wire = bf16} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -31,7 +31,7 @@
 // CHECK-NEXT: return %[[LOSS]],
 
 // bucket-bytes=16: w (48 bytes) alone, then b (16 bytes), then c; sums,
-// each contribution rounded to bf16.
+// each sent as bf16 (wire = bf16).
 // SMALL-LABEL: func.func @three_params(
 // SMALL-SAME: attributes {mpt.data_parallel = "bf16"}
 // SMALL: mpt.all_reduce sum %{{.*}} {wire = bf16} : tensor<12xf32>

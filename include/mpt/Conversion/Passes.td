@@ -119,12 +119,19 @@ def LowerAllReduce : Pass<"mpt-lower-all-reduce", "mlir::ModuleOp"> {
     Each `mpt.all_reduce` becomes, still at tensor level,
     `bufferization.to_buffer` of its input, a fresh `memref.alloc` for the
     result, `mpi.allreduce` on `MPI_COMM_WORLD` (`MPI_SUM` or `MPI_MAX`) and
-    `bufferization.to_tensor ... restrict` of the result; `mean` divides by
-    `mpi.comm_size`. One-shot bufferization then removes the casts, and
+    `bufferization.to_tensor ... restrict` of the result; `mean` sends one
+    more element, 1 on every rank, and divides by its sum, the number of
+    ranks (MLIR 22 has no lowering of `mpi.comm_size`). One-shot
+    bufferization then removes the casts, and
     `convert-to-llvm` lowers the `mpi` ops to calls into the MPI library
     (MPICH's ABI unless the module's DLTI says `"MPI:Implementation" =
     "OpenMPI"`). The process must have called `MPI_Init` (mpt-run does).
-    A `wire` type rounds the input through that type first.
+    A `wire` type (bf16, f16) becomes a ring all-reduce of `mpi.send` /
+    `mpi.recv` of the 16-bit bits as `i16` (a reduce-scatter that adds in
+    f32 on arrival, then an all-gather of the rounded sums; blocking, even
+    ranks send first), after a 4-byte `MPI_SUM` that counts the ranks:
+    each rank sends 4(N-1)/N bytes per element. docs/Distributed.md gives
+    the error bound.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::DLTIDialect",

@@ -175,9 +175,12 @@ def MPT_AllReduceOp : MPT_Op<"all_reduce", [AllTypesMatch<["input", "result"]>]>
     (MPI_COMM_WORLD), and a compiler with its own collective library lowers
     it its own way. It is not `Pure`: it communicates.
 
-    With `wire = bf16` or `wire = f16` (f32 input only) each rank's
-    contribution is rounded to that type before it is combined (the
-    combination is in f32), the numerics of a compressed all-reduce.
+    With `wire = bf16` or `wire = f16` (f32 input, `sum` or `mean`) the
+    values travel in that type: `--mpt-lower-all-reduce` makes it a ring of
+    16-bit messages that adds in f32 on arrival and rounds each partial sum
+    it passes on, and the complete sum, to the wire type (PyTorch DDP's
+    compression hooks: compress, reduce, decompress). Every rank gets the
+    same bits.
 
     ```mlir
     %g = mpt.all_reduce mean %bucket : tensor<4096xf32>

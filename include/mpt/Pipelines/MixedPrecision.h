@@ -118,12 +118,12 @@ struct MixedPrecisionOptions
       llvm::cl::init(false)};
   Option<ReduceDtype> reduceDtype{
       *this, "reduce-dtype",
-      llvm::cl::desc("Data parallelism: precision of each rank's gradient "
-                     "contribution"),
+      llvm::cl::desc("Data parallelism: type the gradient buckets travel "
+                     "in"),
       llvm::cl::init(ReduceDtype::F32),
       llvm::cl::values(clEnumValN(ReduceDtype::F32, "f32", "full precision"),
-                       clEnumValN(ReduceDtype::BF16, "bf16", "rounded to bf16"),
-                       clEnumValN(ReduceDtype::F16, "f16", "rounded to f16"))};
+                       clEnumValN(ReduceDtype::BF16, "bf16", "2-byte bf16 wire"),
+                       clEnumValN(ReduceDtype::F16, "f16", "2-byte f16 wire"))};
   Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Data parallelism: largest gradient bucket, in bytes"),

@@ -441,8 +441,9 @@ def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
       its found-inf flag with `max` before anything reads it, so that every
       rank skips the same steps and keeps the same scale and tracker.
 
-    `reduce-dtype=bf16|f16` rounds every rank's gradient contribution to
-    that type before it is combined in f32. The step gets the function
+    `reduce-dtype=bf16|f16` sends the gradient buckets in that type
+    (`wire` on their `mpt.all_reduce`: a ring of 2-byte messages that adds
+    in f32, docs/Distributed.md). The step gets the function
     attribute `mpt.data_parallel = "<reduce-dtype>"`; running the pass on a
     step that has it, or that has an `mpt.all_reduce`, is an error. Run it
     after `--mpt-insert-loss-scaling` and before `--mpt-lower-loss-scaling`
@@ -455,13 +456,13 @@ def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
            "Divide the summed gradients by the number of ranks">,
     Option<"reduceDtype", "reduce-dtype", "mpt::ReduceDtype",
            /*default=*/"mpt::ReduceDtype::F32",
-           "Precision of each rank's gradient contribution: f32, bf16 or f16",
+           "Type the gradient buckets travel in: f32, bf16 or f16",
            [{::llvm::cl::values(
                clEnumValN(mpt::ReduceDtype::F32, "f32", "full precision"),
                clEnumValN(mpt::ReduceDtype::BF16, "bf16",
-                          "contributions rounded to bf16"),
+                          "2-byte bf16 wire, f32 sums"),
                clEnumValN(mpt::ReduceDtype::F16, "f16",
-                          "contributions rounded to f16"))}]>,
+                          "2-byte f16 wire, f32 sums"))}]>,
     Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
            "Largest bucket of gradients reduced by one all-reduce, in bytes "
            "of f32 (default 25 MiB, as PyTorch DDP)">,
