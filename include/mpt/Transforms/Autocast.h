@@ -120,6 +120,42 @@ applyFp8DelayedScaling(mlir::FunctionOpInterface func,
                        llvm::ArrayRef<mlir::Operation *> contractions,
                        mlir::Value seed, const Fp8Options &options);
 
+/// The MX recipe of `dtype=mxfp8` / `dtype=mxfp4` (docs/MX.md).
+inline constexpr int64_t kMxBlockSize = 32;
+struct MxOptions {
+  /// E2M1 elements for the forward contractions (mxfp4), else E4M3.
+  bool fp4 = false;
+  /// The backward contractions' operands (mxfp4 is rejected there).
+  enum class Backward { MXFP8, BF16, MXFP4 } backward = Backward::MXFP8;
+  /// A reduction dimension not a multiple of 32 ends in a short block
+  /// (true) or is an error (false).
+  bool pad = true;
+  /// The shared exponent rounded up where OCP's floor(log2(amax)) - emax
+  /// would saturate the block's largest elements (mx-scale=ceil).
+  bool ceilScale = false;
+
+  static mlir::FailureOr<MxOptions>
+  parse(mlir::MLIRContext *context, llvm::StringRef dtype,
+        llvm::StringRef backward, bool pad, llvm::StringRef scale);
+};
+
+/// The contractions of `getFp8Contractions(plan)` that MX autocast gives
+/// block-scaled operands: those with one reduction loop, which each input
+/// indexes with one of its dimensions (convolutions stay bf16).
+llvm::SmallVector<mlir::Operation *>
+getMxContractions(const PrecisionPlan &plan);
+
+/// After applyPrecisionPlan (bf16): gives each op of `contractions` MX
+/// operands (blocks of 32 along the reduction dimension, E8M0 scales,
+/// E4M3 or E2M1 elements, read back dequantized), backward contractions
+/// (those that read a value depending on `seed`) as options.backward says.
+/// Fails, with a diagnostic at the contraction, on mx-backward=mxfp4 with
+/// a backward contraction and on a reduction dimension that is not a
+/// multiple of 32 with mx-pad=false.
+mlir::LogicalResult applyMxScaling(mlir::FunctionOpInterface func,
+                                   llvm::ArrayRef<mlir::Operation *> contractions,
+                                   mlir::Value seed, const MxOptions &options);
+
 /// What a report needs about one function: the plan (owned by the caller)
 /// and the measurements around the rewrite.
 struct AutocastSummary {
