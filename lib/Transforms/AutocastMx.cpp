@@ -152,9 +152,17 @@ private:
 } // namespace
 
 void MxRewriter::collectGradients(Value seed) {
+  gradients = collectSeedDependents(func, seed);
+}
+
+llvm::DenseSet<Value> mpt::collectSeedDependents(FunctionOpInterface func,
+                                                 Value seed) {
+  llvm::DenseSet<Value> gradients;
   if (!seed)
-    return;
+    return gradients;
   gradients.insert(seed);
+  // Program order: an op depends on the seed when an operand or a value
+  // its regions read from above does.
   func.getFunctionBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
     bool dependent = llvm::any_of(op->getOperands(), [&](Value v) {
       return gradients.contains(v);
@@ -170,6 +178,60 @@ void MxRewriter::collectGradients(Value seed) {
       for (Block &block : region)
         gradients.insert(block.args_begin(), block.args_end());
   });
+  return gradients;
+}
+
+static bool readsAny(Operation *op, const llvm::DenseSet<Value> &values) {
+  return llvm::any_of(op->getOperands(),
+                      [&](Value v) { return values.contains(v); });
+}
+
+llvm::DenseMap<Operation *, std::string>
+mpt::describeMxContractions(const PrecisionPlan &plan, Value seed,
+                            const MxOptions &options) {
+  llvm::DenseMap<Operation *, std::string> formats;
+  SmallVector<Operation *> contractions = getMxContractions(plan);
+  if (contractions.empty())
+    return formats;
+  auto func = contractions.front()->getParentOfType<FunctionOpInterface>();
+  llvm::DenseSet<Value> gradients = collectSeedDependents(func, seed);
+  for (Operation *op : contractions) {
+    if (!readsAny(op, gradients))
+      formats[op] = options.fp4 ? "mxfp4" : "mxfp8";
+    else if (options.backward == MxOptions::Backward::MXFP8)
+      formats[op] = "mxfp8";
+  }
+  return formats;
+}
+
+llvm::DenseMap<Operation *, std::string>
+mpt::describeFp8Contractions(const PrecisionPlan &plan, Value seed,
+                             const Fp8Options &options) {
+  llvm::DenseMap<Operation *, std::string> formats;
+  SmallVector<Operation *> contractions = getFp8Contractions(plan);
+  if (contractions.empty())
+    return formats;
+  auto func = contractions.front()->getParentOfType<FunctionOpInterface>();
+  llvm::DenseSet<Value> gradients = collectSeedDependents(func, seed);
+  for (Operation *op : contractions) {
+    SmallVector<StringRef, 2> names;
+    for (Value input : cast<linalg::LinalgOp>(op).getDpsInputs()) {
+      // As the rewrite: the operand of a transpose, the f32 value a bf16
+      // cast reads; a gradient is E5M2 with the hybrid format.
+      if (auto transpose = input.getDefiningOp<linalg::TransposeOp>())
+        input = transpose.getInput();
+      if (auto trunc = input.getDefiningOp<arith::TruncFOp>())
+        input = trunc.getIn();
+      names.push_back(options.hybrid && gradients.contains(input) ? "e5m2"
+                                                                  : "e4m3");
+    }
+    std::string text = "fp8 " + names[0].str() + " x " + names[1].str();
+    // "fp8 e4m3 x e4m3" reads as "fp8 e4m3".
+    if (text == "fp8 e4m3 x e4m3")
+      text = "fp8 e4m3";
+    formats[op] = text;
+  }
+  return formats;
 }
 
 Value MxRewriter::quantize(Value source, int64_t axis, FloatType format,

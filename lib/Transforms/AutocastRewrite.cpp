@@ -550,6 +550,16 @@ static StringRef precisionName(const OpDecision &d, StringRef lowName) {
   llvm_unreachable("unknown precision");
 }
 
+/// A contraction with FP8 or MX operands is listed with their format.
+static std::string precisionName(const OpDecision &d, StringRef lowName,
+                                 const AutocastSummary &summary,
+                                 Operation *op) {
+  auto it = summary.contractionFormats.find(op);
+  if (it != summary.contractionFormats.end())
+    return it->second;
+  return precisionName(d, lowName).str();
+}
+
 static Totals countTotals(const PrecisionPlan &plan) {
   Totals totals;
   for (Operation *op : plan.getOps()) {
@@ -587,7 +597,7 @@ void mpt::printPrecisionReport(
             {"loc", formatLocation(op->getLoc())},
             {"region", stringifyTrainingRegion(d.region)},
             {"class", stringifyOpClass(d.opClass)},
-            {"precision", precisionName(d, lowName)},
+            {"precision", precisionName(d, lowName, summary, op)},
             {"reason", plan->describe(op)}});
       }
       llvm::json::Array copies;
@@ -611,7 +621,8 @@ void mpt::printPrecisionReport(
           {"training_step", summary.trainingStep},
           {"function", func.getName()},
           {"loc", formatLocation(func.getLoc())},
-          {"dtype", lowName},
+          {"dtype", summary.scaledDtype.empty() ? lowName.str()
+                                                 : summary.scaledDtype},
           {"policy_level",
            stringifyPolicyLevel(plan->getPolicy().getLevel())},
           {"ops_by_precision",
@@ -646,7 +657,11 @@ void mpt::printPrecisionReport(
     StringRef lowName = plan->getPolicy().getLowTypeName();
     Totals totals = countTotals(*plan);
     os << "mpt precision report: @" << func.getName() << " ("
-       << formatLocation(func.getLoc()) << "), dtype " << lowName
+       << formatLocation(func.getLoc()) << "), dtype "
+       << (summary.scaledDtype.empty()
+               ? lowName.str()
+               : summary.scaledDtype + " (" + lowName.str() +
+                     " painting; contractions listed with their format)")
        << ", policy level "
        << stringifyPolicyLevel(plan->getPolicy().getLevel()) << "\n";
     if (!summary.trainingStep)
@@ -680,7 +695,8 @@ void mpt::printPrecisionReport(
       os << "    " << formatLocation(op->getLoc()) << " "
          << op->getName().getStringRef() << " ["
          << stringifyTrainingRegion(d.region) << "] "
-         << precisionName(d, lowName) << ": " << plan->describe(op) << "\n";
+         << precisionName(d, lowName, summary, op) << ": "
+         << plan->describe(op) << "\n";
       for (const CarriedValue *value : carriedOf.lookup(op))
         os << "      carried value #" << value->index << ": "
            << (value->precision == OpPrecision::Low ? lowName : "f32")

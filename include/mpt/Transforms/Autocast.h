@@ -10,6 +10,8 @@
 #include "mpt/Analysis/PrecisionPlan.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mpt {
@@ -156,6 +158,23 @@ mlir::LogicalResult applyMxScaling(mlir::FunctionOpInterface func,
                                    llvm::ArrayRef<mlir::Operation *> contractions,
                                    mlir::Value seed, const MxOptions &options);
 
+/// The values of `func` that depend on `seed` (the gradients), in program
+/// order; empty without a seed.
+llvm::DenseSet<mlir::Value> collectSeedDependents(mlir::FunctionOpInterface func,
+                                                  mlir::Value seed);
+
+/// The format each contraction of `plan` would get from FP8 or MX autocast
+/// (`options.hybrid` / `options` as the pass has them), for the precision
+/// report: "fp8 e4m3", "fp8 e4m3 x e5m2", "mxfp8", "mxfp4" (a backward
+/// contraction left bf16 by mx-backward=bf16 is not listed). Call before
+/// applyPrecisionPlan.
+llvm::DenseMap<mlir::Operation *, std::string>
+describeFp8Contractions(const PrecisionPlan &plan, mlir::Value seed,
+                        const Fp8Options &options);
+llvm::DenseMap<mlir::Operation *, std::string>
+describeMxContractions(const PrecisionPlan &plan, mlir::Value seed,
+                       const MxOptions &options);
+
 /// What a report needs about one function: the plan (owned by the caller)
 /// and the measurements around the rewrite.
 struct AutocastSummary {
@@ -165,6 +184,10 @@ struct AutocastSummary {
   CastCounts castsBefore, castsAfter;
   /// Master-weights mode: the working copies added.
   llvm::SmallVector<WorkingCopy> workingCopies;
+  /// dtype=fp8 / mxfp8 / mxfp4: the dtype, and the format of each
+  /// contraction that gets FP8 or MX operands (describeFp8Contractions).
+  std::string scaledDtype;
+  llvm::DenseMap<mlir::Operation *, std::string> contractionFormats;
 };
 
 /// Prints the precision report of the functions (text or JSON).

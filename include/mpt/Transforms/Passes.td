@@ -431,6 +431,13 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
            "Keep the loss region in f32: the ops after the last forward "
            "contraction and from the backward seed to the first backward "
            "contraction (PyTorch's fp32 list keeps losses)">,
+    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
+           "dtype=fp8: hybrid (E5M2 gradients) or e4m3, for the formats "
+           "the report gives the contractions">,
+    Option<"mxBackward", "mx-backward", "std::string",
+           /*default=*/"\"mxfp8\"",
+           "dtype=mxfp8/mxfp4: the backward contractions' operands, mxfp8 "
+           "or bf16">,
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
