@@ -560,6 +560,21 @@ static std::string precisionName(const OpDecision &d, StringRef lowName,
   return precisionName(d, lowName).str();
 }
 
+/// The plan's reason, with "<low> inputs" of a contraction that gets FP8
+/// or MX operands naming them instead.
+static std::string describe(const PrecisionPlan &plan, StringRef lowName,
+                            const AutocastSummary &summary, Operation *op) {
+  std::string text = plan.describe(op);
+  auto it = summary.contractionFormats.find(op);
+  if (it == summary.contractionFormats.end())
+    return text;
+  std::string from = (lowName + " inputs").str();
+  size_t at = text.find(from);
+  if (at != std::string::npos)
+    text.replace(at, from.size(), it->second + " operands");
+  return text;
+}
+
 static Totals countTotals(const PrecisionPlan &plan) {
   Totals totals;
   for (Operation *op : plan.getOps()) {
@@ -598,7 +613,7 @@ void mpt::printPrecisionReport(
             {"region", stringifyTrainingRegion(d.region)},
             {"class", stringifyOpClass(d.opClass)},
             {"precision", precisionName(d, lowName, summary, op)},
-            {"reason", plan->describe(op)}});
+            {"reason", describe(*plan, lowName, summary, op)}});
       }
       llvm::json::Array copies;
       for (const WorkingCopy &copy : summary.workingCopies)
@@ -696,7 +711,7 @@ void mpt::printPrecisionReport(
          << op->getName().getStringRef() << " ["
          << stringifyTrainingRegion(d.region) << "] "
          << precisionName(d, lowName, summary, op) << ": "
-         << plan->describe(op) << "\n";
+         << describe(*plan, lowName, summary, op) << "\n";
       for (const CarriedValue *value : carriedOf.lookup(op))
         os << "      carried value #" << value->index << ": "
            << (value->precision == OpPrecision::Low ? lowName : "f32")
