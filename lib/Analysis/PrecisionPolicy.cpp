@@ -187,10 +187,13 @@ PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   policy.level = options.level;
   policy.lossRegionF32 = options.lossRegionF32;
   policy.fp8 = options.dtype == "fp8";
+  if (options.dtype == "mxfp8" || options.dtype == "mxfp4")
+    policy.mx = options.dtype;
   Location unknown = UnknownLoc::get(context);
   if (options.dtype == "f16")
     policy.lowPrecision = LowPrecisionType::F16;
-  else if (options.dtype == "bf16" || options.dtype == "fp8")
+  else if (options.dtype == "bf16" || options.dtype == "fp8" ||
+           !policy.mx.empty())
     policy.lowPrecision = LowPrecisionType::BF16;
   else
     return emitError(unknown) << "unsupported autocast dtype '"

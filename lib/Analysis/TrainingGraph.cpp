@@ -72,10 +72,73 @@ void ByteCounts::add(Type type) {
   std::string name;
   llvm::raw_string_ostream os(name);
   elementType.print(os);
-  // i1 flags and the like are stored as whole bytes.
+  // i1 flags and the like are stored as whole bytes; FP4 (MXFP4
+  // elements) is packed two to a byte, as MX data is.
   uint64_t &bytes = bytesByType[name];
+  if (isa<Float4E2M1FNType>(elementType)) {
+    bytes = llvm::SaturatingAdd(bytes, count / 2 + count % 2);
+    return;
+  }
   bytes = llvm::SaturatingAdd(
       bytes, llvm::SaturatingMultiply(count, (bits + 7) / 8));
+}
+
+/// Whether `op` is a linalg.generic whose body holds an `OpT` (the MX
+/// quantization, arith.scaling_truncf, or read, arith.scaling_extf, of
+/// MX autocast, docs/MX.md).
+template <typename OpT>
+static linalg::GenericOp getMxGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 2 ||
+      generic->getNumResults() != 1)
+    return {};
+  bool found = false;
+  generic.getBody()->walk([&](OpT) { found = true; });
+  return found ? generic : linalg::GenericOp();
+}
+
+/// An MX read (arith.scaling_extf of elements and scales, reshaped back,
+/// maybe sliced and transposed): counted as its elements and scales, what
+/// an MX implementation keeps, not as the bf16 copy the CPU reads.
+static bool addMxRead(Value v, ByteCounts &counts) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return false;
+  if (auto transpose = v.getDefiningOp<linalg::TransposeOp>())
+    v = transpose.getInput();
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>())
+    v = slice.getSource();
+  auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse)
+    return false;
+  linalg::GenericOp read =
+      getMxGeneric<arith::ScalingExtFOp>(collapse.getSrc().getDefiningOp());
+  if (!read)
+    return false;
+  // The elements of `v` (not of the zeros a short block was padded with).
+  counts.add(type.clone(getElementTypeOrSelf(read.getDpsInputs()[0])));
+  counts.add(read.getDpsInputs()[1].getType());
+  return true;
+}
+
+/// The MX quantization (elements, scales) that reads `v` through its
+/// blocking (tensor.insert_slice into a zero fill when padded, then
+/// tensor.expand_shape), if `user` is its first op.
+static linalg::GenericOp getMxQuantization(Value v, Operation *user) {
+  Value blocked;
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(user)) {
+    if (insert.getSource() != v || !insert->hasOneUse())
+      return {};
+    user = *insert->user_begin();
+    v = insert.getResult();
+  }
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(user);
+  if (!expand || expand.getSrc() != v)
+    return {};
+  for (Operation *reader : expand->getUsers())
+    if (auto quantize = getMxGeneric<arith::ScalingTruncFOp>(reader))
+      return quantize;
+  return {};
 }
 
 uint64_t ByteCounts::total() const {
@@ -765,11 +828,38 @@ MemoryEstimate TrainingGraph::estimateMemory() const {
     }
     return false;
   };
+  // A value the backward reads only to quantize it to MX (the backward's
+  // blocking of a forward value): the MX elements and scales are kept.
+  auto addKept = [&](Value v, ByteCounts &counts) {
+    if (addMxRead(v, counts))
+      return;
+    SmallVector<linalg::GenericOp> quantizations;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (user->hasTrait<OpTrait::IsTerminator>() || isa<GradSeedOp>(user) ||
+          getRegion(user) != TrainingRegion::Backward)
+        continue;
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(user))
+        if (dps.isDpsInit(&use))
+          continue;
+      linalg::GenericOp quantize = getMxQuantization(v, user);
+      if (!quantize) {
+        counts.add(v.getType());
+        return;
+      }
+      quantizations.push_back(quantize);
+    }
+    for (linalg::GenericOp quantize : quantizations) {
+      counts.add(cast<ShapedType>(v.getType())
+                     .clone(getElementTypeOrSelf(quantize->getResult(0))));
+      counts.add(quantize.getDpsInputs()[1].getType());
+    }
+  };
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     Value arg = func.getArgument(i);
     if (getArgRole(func, i) == ArgRole::Data && readByBackward(arg) &&
         kept.insert(arg).second)
-      estimate.activations.add(arg.getType());
+      addKept(arg, estimate.activations);
   }
   for (const auto &entry : regions) {
     if (entry.second != TrainingRegion::Forward)
@@ -786,9 +876,8 @@ MemoryEstimate TrainingGraph::estimateMemory() const {
     for (Value v : entry.first->getResults())
       if (isa<ShapedType>(v.getType()) && readByBackward(v) &&
           kept.insert(v).second)
-        (isParamCopy(entry.first) ? estimate.paramCopies
-                                  : estimate.activations)
-            .add(v.getType());
+        addKept(v, isParamCopy(entry.first) ? estimate.paramCopies
+                                            : estimate.activations);
   }
   return estimate;
 }

@@ -11,7 +11,12 @@
 // adding a power of two whose ulp is the FP8 subnormal step; magnitudes
 // that round past the largest finite value (and infinities) saturate to
 // +-448 in E4M3FN, which has no infinity, and become infinity in E5M2;
-// NaN stays NaN. Extension is exact.
+// NaN stays NaN. Extension is exact. The same expansion covers f4E2M1FN
+// (MXFP4 elements; saturating to +-6, no infinity or NaN). For MX
+// (docs/MX.md) it also expands arith.extf from f8E8M0FNU (exact, 2^-127
+// included), arith.scaling_truncf and arith.scaling_extf: upstream's
+// arith-expand (22) rounds f4E2M1FN ties away from zero and extends the
+// E8M0 code 0 (2^-127) to 0.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Conversion/CPUPasses.h"
@@ -31,23 +36,29 @@ namespace mpt {
 using namespace mlir;
 
 namespace {
-/// The layout of an FP8 format in the terms the expansion needs.
+/// The layout of an FP8 or FP4 format in the terms the expansion needs.
 struct Fp8Format {
-  unsigned mantissaBits, exponentBits;
+  unsigned width, mantissaBits, exponentBits;
   int bias;
   /// The f32 bit pattern from which a magnitude overflows.
   uint32_t overflowBits;
-  bool hasInfinity;
+  bool hasInfinity, hasNaN;
+  /// The largest finite magnitude's code.
+  uint32_t maxCode;
 };
 
 std::optional<Fp8Format> getFormat(Type type) {
   if (isa<Float8E4M3FNType>(type))
     // Saturates above 464 (halfway to 480, the NaN encoding); 464 itself
     // rounds to even, 448.
-    return Fp8Format{3, 4, 7, 0x43E80001u, false};
+    return Fp8Format{8, 3, 4, 7, 0x43E80001u, false, true, 0x7E};
   if (isa<Float8E5M2Type>(type))
     // Overflow from 65536 = 2^16; 61440 rounds (to even) to 57344.
-    return Fp8Format{2, 5, 15, 0x47800000u, true};
+    return Fp8Format{8, 2, 5, 15, 0x47800000u, true, true, 0x7B};
+  if (isa<Float4E2M1FNType>(type))
+    // MXFP4 elements: saturates from 7 (halfway to 8, which rounds to even
+    // 8 and overflows); no infinity, no NaN.
+    return Fp8Format{4, 1, 2, 1, 0x40E00000u, false, false, 0x7};
   return std::nullopt;
 }
 
@@ -147,19 +158,25 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
     Value isNaN = arith::CmpIOp::create(rewriter, e.loc,
                                         arith::CmpIPredicate::ugt, mag,
                                         e.i32(0x7F800000u));
+    // E2M1 has neither: NaN saturates like any other overflow (an MX
+    // block holding a NaN has a NaN scale, which makes every element NaN).
     uint32_t overflowCode =
         format->hasInfinity
             ? ((1u << format->exponentBits) - 1) << format->mantissaBits
-            : 0x7E;
+            : format->maxCode;
+    uint32_t nanCode =
+        format->hasNaN ? (1u << (format->width - 1)) - 1 : format->maxCode;
     Value special = arith::SelectOp::create(rewriter, e.loc, isNaN,
-                                            e.i32(0x7F), e.i32(overflowCode));
+                                            e.i32(nanCode), e.i32(overflowCode));
     result = arith::SelectOp::create(rewriter, e.loc, overflows, special,
                                      result);
     result = arith::OrIOp::create(
         rewriter, e.loc, result,
-        arith::ShRUIOp::create(rewriter, e.loc, sign, e.i32(24)));
+        arith::ShRUIOp::create(rewriter, e.loc, sign,
+                               e.i32(32 - format->width)));
     Value byte = arith::TruncIOp::create(
-        rewriter, e.loc, e.like(rewriter.getI8Type()), result);
+        rewriter, e.loc, e.like(rewriter.getIntegerType(format->width)),
+        result);
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), byte);
     return success();
   }
@@ -175,12 +192,16 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
       return failure();
     Emitter e{rewriter, op.getLoc(), op.getType()};
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
-    Value byte = e.bitcast(rewriter.getI8Type(), op.getIn());
+    unsigned width = format->width;
+    Value byte =
+        e.bitcast(rewriter.getIntegerType(width), op.getIn());
     Value word = arith::ExtUIOp::create(rewriter, e.loc, e.like(i32), byte);
     unsigned m = format->mantissaBits;
     Value sign = arith::ShLIOp::create(
         rewriter, e.loc,
-        arith::AndIOp::create(rewriter, e.loc, word, e.i32(0x80)), e.i32(24));
+        arith::AndIOp::create(rewriter, e.loc, word,
+                              e.i32(1u << (width - 1))),
+        e.i32(32 - width));
     Value exponent = arith::AndIOp::create(
         rewriter, e.loc, arith::ShRUIOp::create(rewriter, e.loc, word, e.i32(m)),
         e.i32((1u << format->exponentBits) - 1));
@@ -217,7 +238,7 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
           arith::ShLIOp::create(rewriter, e.loc, mantissa, e.i32(23 - m)));
       magnitude =
           arith::SelectOp::create(rewriter, e.loc, special, inf, magnitude);
-    } else {
+    } else if (format->hasNaN) {
       // E4M3FN: S.1111.111 is the only NaN.
       special = arith::CmpIOp::create(
           rewriter, e.loc, arith::CmpIPredicate::eq,
@@ -236,11 +257,84 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// f8E8M0FNU (MX scales) to a float: 2^(code - 127), code 0 included
+/// (2^-127, an f32 subnormal; upstream's arith-expand gives 0 there), and
+/// NaN for 0xFF.
+struct ExpandE8M0ExtF : OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<Float8E8M0FNUType>(getElementTypeOrSelf(op.getIn().getType())))
+      return failure();
+    Emitter e{rewriter, op.getLoc(), op.getType()};
+    Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+    Value code = arith::ExtUIOp::create(
+        rewriter, e.loc, e.like(i32),
+        e.bitcast(rewriter.getI8Type(), op.getIn()));
+    Value bits = arith::ShLIOp::create(rewriter, e.loc, code, e.i32(23));
+    Value isZero = arith::CmpIOp::create(rewriter, e.loc,
+                                         arith::CmpIPredicate::eq, code,
+                                         e.i32(0));
+    bits = arith::SelectOp::create(rewriter, e.loc, isZero,
+                                   e.i32(0x00400000u), bits);
+    Value isNaN = arith::CmpIOp::create(rewriter, e.loc,
+                                        arith::CmpIPredicate::eq, code,
+                                        e.i32(0xFF));
+    bits = arith::SelectOp::create(rewriter, e.loc, isNaN,
+                                   e.i32(0x7FC00000u), bits);
+    Value result = e.bitcast(f32, bits);
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      result = arith::TruncFOp::create(rewriter, e.loc, op.getType(), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// arith.scaling_truncf: in / extf(scale) in f32 (exact: a power of two,
+/// but where the quotient is an f32 subnormal, far below the element
+/// formats' smallest value), then truncf (expanded above).
+struct ExpandScalingTruncF : OpRewritePattern<arith::ScalingTruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ScalingTruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Emitter e{rewriter, op.getLoc(), op.getType()};
+    Type f32 = e.like(rewriter.getF32Type());
+    Value in = op.getIn();
+    if (!getElementTypeOrSelf(in.getType()).isF32())
+      in = arith::ExtFOp::create(rewriter, e.loc, f32, in);
+    Value scale = arith::ExtFOp::create(rewriter, e.loc, f32, op.getScale());
+    Value quotient = arith::DivFOp::create(rewriter, e.loc, in, scale);
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), quotient);
+    return success();
+  }
+};
+
+/// arith.scaling_extf: extf(in) * extf(scale) in f32 (exact: at least
+/// 2^-9 * 2^-127 and at most 448 * 2^119), then truncf to the result type
+/// when it is narrower (exact in bf16 down to 2^-126 and, for E4M3
+/// elements, 2^-130).
+struct ExpandScalingExtF : OpRewritePattern<arith::ScalingExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ScalingExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    Emitter e{rewriter, op.getLoc(), op.getType()};
+    Type f32 = e.like(rewriter.getF32Type());
+    Value in = arith::ExtFOp::create(rewriter, e.loc, f32, op.getIn());
+    Value scale = arith::ExtFOp::create(rewriter, e.loc, f32, op.getScale());
+    Value product = arith::MulFOp::create(rewriter, e.loc, in, scale);
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      product = arith::TruncFOp::create(rewriter, e.loc, op.getType(), product);
+    rewriter.replaceOp(op, product);
+    return success();
+  }
+};
+
 struct ExpandFp8CastsPass
     : mpt::impl::ExpandFp8CastsBase<ExpandFp8CastsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandTruncF, ExpandExtF>(&getContext());
+    patterns.add<ExpandTruncF, ExpandExtF, ExpandE8M0ExtF, ExpandScalingTruncF,
+                 ExpandScalingExtF>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

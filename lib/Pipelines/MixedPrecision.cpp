@@ -16,8 +16,11 @@ std::string mpt::getLossScaleMode(const MixedPrecisionOptions &options) {
   // bf16 has FP32's exponent range: gradients do not underflow.
   // FP8 contractions have per-tensor scales; the rest of an FP8 step is
   // bf16.
-  return options.dtype == "bf16" || options.dtype == "fp8" ? "none"
-                                                           : "dynamic";
+  // MX blocks have their own scales too.
+  return options.dtype == "bf16" || options.dtype == "fp8" ||
+                 options.dtype == "mxfp8" || options.dtype == "mxfp4"
+             ? "none"
+             : "dynamic";
 }
 
 void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
@@ -38,6 +41,9 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   autocast.amaxHistoryLen = options.amaxHistoryLen;
   autocast.margin = options.margin;
   autocast.amaxCompute = options.amaxCompute;
+  autocast.mxBackward = options.mxBackward;
+  autocast.mxPad = options.mxPad;
+  autocast.mxScale = options.mxScale;
   funcPm.addPass(createMptAutocast(autocast));
 
   InsertLossScalingOptions scaling;

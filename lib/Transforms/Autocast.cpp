@@ -37,6 +37,19 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
                << "master-weights is not supported with dtype=fp8 (the FP8 "
                   "operands are cast from the f32 parameters each step)";
     }
+    if (!precisionPolicy->getMx().empty()) {
+      FailureOr<MxOptions> parsed = MxOptions::parse(
+          context, precisionPolicy->getMx(), mxBackward, mxPad, mxScale);
+      if (failed(parsed))
+        return failure();
+      mxOptions = *parsed;
+      if (masterWeights)
+        return emitError(UnknownLoc::get(context))
+               << "master-weights is not supported with dtype="
+               << precisionPolicy->getMx()
+               << " (the MX operands are cast from the f32 parameters each "
+                  "step)";
+    }
     return success();
   }
 
@@ -70,7 +83,30 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
                       "static shapes, outside loops); use dtype=bf16",
                signalPassFailure();
     }
+    SmallVector<Operation *> mxContractions;
+    StringRef mx = precisionPolicy->getMx();
+    if (!mx.empty()) {
+      if (func->hasAttr(kMxAttrName))
+        return func.emitError()
+                   << "the step already has MX operands ('" << kMxAttrName
+                   << "'): run autocast with dtype=" << mx
+                   << " once, on the FP32 step",
+               signalPassFailure();
+      mxContractions = getMxContractions(plan);
+      if (mxContractions.empty() && isContractStep(func))
+        return func.emitError()
+                   << "dtype=" << mx
+                   << ": no contraction of this step can take MX operands (a "
+                      "linalg contraction with one reduction dimension that "
+                      "autocast puts in low precision, with two inputs and "
+                      "static shapes, outside loops); use dtype=bf16",
+               signalPassFailure();
+    }
     applyPrecisionPlan(func, plan);
+    if (!mxContractions.empty() &&
+        failed(applyMxScaling(func, mxContractions, graph.getSeed(),
+                              mxOptions)))
+      return signalPassFailure();
     if (!fp8Contractions.empty() &&
         failed(applyFp8DelayedScaling(func, fp8Contractions, graph.getSeed(),
                                       fp8Options)))
@@ -84,5 +120,6 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
 
   std::shared_ptr<const PrecisionPolicy> precisionPolicy;
   Fp8Options fp8Options;
+  MxOptions mxOptions;
 };
 } // namespace

@@ -550,6 +550,31 @@ static StringRef precisionName(const OpDecision &d, StringRef lowName) {
   llvm_unreachable("unknown precision");
 }
 
+/// A contraction with FP8 or MX operands is listed with their format.
+static std::string precisionName(const OpDecision &d, StringRef lowName,
+                                 const AutocastSummary &summary,
+                                 Operation *op) {
+  auto it = summary.contractionFormats.find(op);
+  if (it != summary.contractionFormats.end())
+    return it->second;
+  return precisionName(d, lowName).str();
+}
+
+/// The plan's reason, with "<low> inputs" of a contraction that gets FP8
+/// or MX operands naming them instead.
+static std::string describe(const PrecisionPlan &plan, StringRef lowName,
+                            const AutocastSummary &summary, Operation *op) {
+  std::string text = plan.describe(op);
+  auto it = summary.contractionFormats.find(op);
+  if (it == summary.contractionFormats.end())
+    return text;
+  std::string from = (lowName + " inputs").str();
+  size_t at = text.find(from);
+  if (at != std::string::npos)
+    text.replace(at, from.size(), it->second + " operands");
+  return text;
+}
+
 static Totals countTotals(const PrecisionPlan &plan) {
   Totals totals;
   for (Operation *op : plan.getOps()) {
@@ -587,8 +612,8 @@ void mpt::printPrecisionReport(
             {"loc", formatLocation(op->getLoc())},
             {"region", stringifyTrainingRegion(d.region)},
             {"class", stringifyOpClass(d.opClass)},
-            {"precision", precisionName(d, lowName)},
-            {"reason", plan->describe(op)}});
+            {"precision", precisionName(d, lowName, summary, op)},
+            {"reason", describe(*plan, lowName, summary, op)}});
       }
       llvm::json::Array copies;
       for (const WorkingCopy &copy : summary.workingCopies)
@@ -611,7 +636,8 @@ void mpt::printPrecisionReport(
           {"training_step", summary.trainingStep},
           {"function", func.getName()},
           {"loc", formatLocation(func.getLoc())},
-          {"dtype", lowName},
+          {"dtype", summary.scaledDtype.empty() ? lowName.str()
+                                                 : summary.scaledDtype},
           {"policy_level",
            stringifyPolicyLevel(plan->getPolicy().getLevel())},
           {"ops_by_precision",
@@ -646,7 +672,11 @@ void mpt::printPrecisionReport(
     StringRef lowName = plan->getPolicy().getLowTypeName();
     Totals totals = countTotals(*plan);
     os << "mpt precision report: @" << func.getName() << " ("
-       << formatLocation(func.getLoc()) << "), dtype " << lowName
+       << formatLocation(func.getLoc()) << "), dtype "
+       << (summary.scaledDtype.empty()
+               ? lowName.str()
+               : summary.scaledDtype + " (" + lowName.str() +
+                     " painting; contractions listed with their format)")
        << ", policy level "
        << stringifyPolicyLevel(plan->getPolicy().getLevel()) << "\n";
     if (!summary.trainingStep)
@@ -680,7 +710,8 @@ void mpt::printPrecisionReport(
       os << "    " << formatLocation(op->getLoc()) << " "
          << op->getName().getStringRef() << " ["
          << stringifyTrainingRegion(d.region) << "] "
-         << precisionName(d, lowName) << ": " << plan->describe(op) << "\n";
+         << precisionName(d, lowName, summary, op) << ": "
+         << describe(*plan, lowName, summary, op) << "\n";
       for (const CarriedValue *value : carriedOf.lookup(op))
         os << "      carried value #" << value->index << ": "
            << (value->precision == OpPrecision::Low ? lowName : "f32")

@@ -35,7 +35,43 @@ struct MptPrecisionReportPass
                                                infer, clear, policyLevel);
     options.lossRegionF32 = lossRegion;
     precisionPolicy = PrecisionPolicy::buildShared(context, options);
-    return success(precisionPolicy != nullptr);
+    if (!precisionPolicy)
+      return failure();
+    if (precisionPolicy->isFp8()) {
+      FailureOr<Fp8Options> parsed =
+          Fp8Options::parse(context, fp8Format, 1, 0, "max");
+      if (failed(parsed))
+        return failure();
+      fp8Options = *parsed;
+    }
+    if (!precisionPolicy->getMx().empty()) {
+      FailureOr<MxOptions> parsed = MxOptions::parse(
+          context, precisionPolicy->getMx(), mxBackward, true, "floor");
+      if (failed(parsed))
+        return failure();
+      mxOptions = *parsed;
+    }
+    return success();
+  }
+
+  /// The memory estimate of `func` rewritten as --mpt-autocast would
+  /// (with FP8 or MX operands), on a copy that is erased afterwards.
+  FailureOr<MemoryEstimate> estimateScaled(func::FuncOp func) {
+    func::FuncOp copy = func.clone();
+    llvm::scope_exit erase([&] { copy.erase(); });
+    TrainingGraph graph(copy);
+    PrecisionPlan plan(copy, *precisionPolicy, graph);
+    bool fp8 = precisionPolicy->isFp8();
+    SmallVector<Operation *> contractions =
+        fp8 ? getFp8Contractions(plan) : getMxContractions(plan);
+    applyPrecisionPlan(copy, plan);
+    if (!contractions.empty() &&
+        failed(fp8 ? applyFp8DelayedScaling(copy, contractions,
+                                            graph.getSeed(), fp8Options)
+                   : applyMxScaling(copy, contractions, graph.getSeed(),
+                                    mxOptions)))
+      return failure();
+    return TrainingGraph(copy).estimateMemory();
   }
 
   void runOnOperation() override {
@@ -74,13 +110,31 @@ struct MptPrecisionReportPass
       summary.castsBefore = countCasts(copy);
       auto plan = std::make_unique<PrecisionPlan>(copy, *precisionPolicy,
                                                   *graph);
+      if (precisionPolicy->isFp8()) {
+        summary.scaledDtype = "fp8";
+        summary.contractionFormats =
+            describeFp8Contractions(*plan, graph->getSeed(), fp8Options);
+      } else if (!precisionPolicy->getMx().empty()) {
+        summary.scaledDtype = precisionPolicy->getMx().str();
+        summary.contractionFormats =
+            describeMxContractions(*plan, graph->getSeed(), mxOptions);
+      }
+      std::optional<MemoryEstimate> scaledMemory;
+      if (!summary.scaledDtype.empty()) {
+        FailureOr<MemoryEstimate> estimate = estimateScaled(func);
+        if (failed(estimate))
+          return signalPassFailure();
+        scaledMemory = *estimate;
+      }
       applyPrecisionPlan(copy, *plan, &deadOps);
       if (masterWeights &&
           failed(addWorkingCopies(copy, precisionPolicy->getLowType(&getContext()),
                                   summary.workingCopies)))
         return signalPassFailure();
       summary.castsAfter = countCasts(copy);
-      summary.memoryAfter = TrainingGraph(copy).estimateMemory();
+      summary.memoryAfter = scaledMemory
+                                ? *scaledMemory
+                                : TrainingGraph(copy).estimateMemory();
       reports.push_back({copy, plan.get(), summary});
       graphs.push_back(std::move(graph));
       plans.push_back(std::move(plan));
@@ -98,5 +152,7 @@ struct MptPrecisionReportPass
   }
 
   std::shared_ptr<const PrecisionPolicy> precisionPolicy;
+  Fp8Options fp8Options;
+  MxOptions mxOptions;
 };
 } // namespace

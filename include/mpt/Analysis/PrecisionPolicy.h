@@ -108,6 +108,10 @@ public:
   /// dtype=fp8: the painting is bf16's; the contractions it puts in bf16
   /// then take FP8 operands (applyFp8DelayedScaling).
   bool isFp8() const { return fp8; }
+  /// dtype=mxfp8 / mxfp4: the painting is bf16's; the contractions it puts
+  /// in bf16 then take MX block-scaled operands (applyMxScaling). Empty for
+  /// other dtypes.
+  llvm::StringRef getMx() const { return mx; }
   PolicyLevel getLevel() const { return level; }
   /// Whether the ops between the last forward contraction and the loss,
   /// and from the seed to the first backward contraction, stay f32.
@@ -120,7 +124,7 @@ public:
   double getLowTypeMinSubnormal() const;
 
   /// The supported dtypes, for diagnostics.
-  static llvm::StringRef getSupportedDtypes() { return "f16, bf16, fp8"; }
+  static llvm::StringRef getSupportedDtypes() { return "f16, bf16, fp8, mxfp8, mxfp4"; }
 
 private:
   struct Entry {
@@ -137,6 +141,7 @@ private:
   std::vector<Pattern> patterns;
   LowPrecisionType lowPrecision = LowPrecisionType::F16;
   bool fp8 = false;
+  std::string mx;
   PolicyLevel level = PolicyLevel::Promote;
   bool lossRegionF32 = true;
 };

@@ -286,7 +286,7 @@ def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
 }
 
 def ExpandFp8Casts : Pass<"mpt-expand-fp8-casts", "mlir::func::FuncOp"> {
-  let summary = "Rewrite arith.truncf / arith.extf to and from f8E4M3FN and f8E5M2 as integer arithmetic";
+  let summary = "Rewrite arith.truncf / arith.extf to and from f8E4M3FN, f8E5M2 and f4E2M1FN, and the MX scaling casts, as integer arithmetic";
   let description = [{
     LLVM has no FP8 types and MLIR 22's arith-to-llvm does not convert the
     casts (upstream's `arith-expand` covers bf16, f8E8M0FNU and f4E2M1FN).
@@ -296,6 +296,12 @@ def ExpandFp8Casts : Pass<"mpt-expand-fp8-casts", "mlir::func::FuncOp"> {
     subnormals included; past the largest finite value: +-448 in E4M3FN,
     which has no infinity, and infinity in E5M2), and an extension from
     one into exact integer arithmetic. FP8 memory itself lowers as i8.
+    The same expansion covers f4E2M1FN (MXFP4 elements: round to nearest
+    even, saturating to +-6, NaN to +-6), and, for MX (docs/MX.md),
+    `arith.extf` from f8E8M0FNU (2^(code - 127), code 0 the f32 subnormal
+    2^-127 where upstream's `arith-expand` gives 0; 0xFF NaN),
+    `arith.scaling_truncf` (truncf(in / scale) in f32) and
+    `arith.scaling_extf` (extf(in) * scale in f32, then truncf).
     `--mpt-lower-to-cpu` runs it after the loops are formed
     (docs/FP8.md).
   }];

@@ -66,6 +66,10 @@ inline constexpr llvm::StringLiteral kDataParallelAttrName =
 /// "e4m3"), so that a second FP8 rewrite is an error.
 inline constexpr llvm::StringLiteral kFp8AttrName = "mpt.fp8";
 
+/// Marks a step that MX autocast rewrote (its dtype, "mxfp8" or "mxfp4"),
+/// so that a second MX rewrite is an error.
+inline constexpr llvm::StringLiteral kMxAttrName = "mpt.mx";
+
 /// Marks an op that mpt-recompute-in-backward copied into the backward
 /// (so that CSE does not merge it back into the forward op).
 inline constexpr llvm::StringLiteral kRecomputedAttrName = "mpt.recomputed";

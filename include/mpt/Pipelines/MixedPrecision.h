@@ -24,8 +24,9 @@ struct MixedPrecisionOptions
     : public mlir::PassPipelineOptions<MixedPrecisionOptions> {
   // Autocast (--mpt-autocast).
   Option<std::string> dtype{*this, "dtype",
-                            llvm::cl::desc("Low-precision type: f16, bf16 or "
-                                           "fp8 (docs/FP8.md)"),
+                            llvm::cl::desc("Low-precision type: f16, bf16, "
+                                           "fp8 (docs/FP8.md), mxfp8 or "
+                                           "mxfp4 (docs/MX.md)"),
                             llvm::cl::init("f16")};
   Option<std::string> policy{
       *this, "policy",
@@ -78,6 +79,23 @@ struct MixedPrecisionOptions
       *this, "amax-compute",
       llvm::cl::desc("dtype=fp8: max (of the history) or most_recent"),
       llvm::cl::init("max")};
+  // MX (dtype=mxfp8 / mxfp4, docs/MX.md).
+  Option<std::string> mxBackward{
+      *this, "mx-backward",
+      llvm::cl::desc("dtype=mxfp8/mxfp4: the backward contractions' "
+                     "operands: mxfp8 or bf16 (mxfp4 is an error)"),
+      llvm::cl::init("mxfp8")};
+  Option<bool> mxPad{
+      *this, "mx-pad",
+      llvm::cl::desc("dtype=mxfp8/mxfp4: a reduction dimension that is not "
+                     "a multiple of 32 ends in a shorter block (true) or is "
+                     "an error (false)"),
+      llvm::cl::init(true)};
+  Option<std::string> mxScale{
+      *this, "mx-scale",
+      llvm::cl::desc("dtype=mxfp8/mxfp4: the shared exponent: floor (OCP "
+                     "MX) or ceil (no saturation)"),
+      llvm::cl::init("floor")};
   // Memory (--mpt-recompute-in-backward).
   Option<bool> recompute{
       *this, "recompute",
@@ -89,8 +107,9 @@ struct MixedPrecisionOptions
   Option<std::string> lossScale{
       *this, "loss-scale",
       llvm::cl::desc("none, static or dynamic; default: dynamic for f16, "
-                     "none for bf16 and fp8 (bf16's range needs no scaling; "
-                     "FP8 tensors have their own scales)"),
+                     "none for bf16, fp8 and mx (bf16's range needs no "
+                     "scaling; FP8 tensors and MX blocks have their own "
+                     "scales)"),
       llvm::cl::init("")};
   Option<double> initScale{*this, "init-scale",
                            llvm::cl::desc("Initial (or static) loss scale"),

@@ -10,6 +10,8 @@
 #include "mpt/Analysis/PrecisionPlan.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mpt {
@@ -120,6 +122,59 @@ applyFp8DelayedScaling(mlir::FunctionOpInterface func,
                        llvm::ArrayRef<mlir::Operation *> contractions,
                        mlir::Value seed, const Fp8Options &options);
 
+/// The MX recipe of `dtype=mxfp8` / `dtype=mxfp4` (docs/MX.md).
+inline constexpr int64_t kMxBlockSize = 32;
+struct MxOptions {
+  /// E2M1 elements for the forward contractions (mxfp4), else E4M3.
+  bool fp4 = false;
+  /// The backward contractions' operands (mxfp4 is rejected there).
+  enum class Backward { MXFP8, BF16, MXFP4 } backward = Backward::MXFP8;
+  /// A reduction dimension not a multiple of 32 ends in a short block
+  /// (true) or is an error (false).
+  bool pad = true;
+  /// The shared exponent rounded up where OCP's floor(log2(amax)) - emax
+  /// would saturate the block's largest elements (mx-scale=ceil).
+  bool ceilScale = false;
+
+  static mlir::FailureOr<MxOptions>
+  parse(mlir::MLIRContext *context, llvm::StringRef dtype,
+        llvm::StringRef backward, bool pad, llvm::StringRef scale);
+};
+
+/// The contractions of `getFp8Contractions(plan)` that MX autocast gives
+/// block-scaled operands: those with one reduction loop, which each input
+/// indexes with one of its dimensions (convolutions stay bf16).
+llvm::SmallVector<mlir::Operation *>
+getMxContractions(const PrecisionPlan &plan);
+
+/// After applyPrecisionPlan (bf16): gives each op of `contractions` MX
+/// operands (blocks of 32 along the reduction dimension, E8M0 scales,
+/// E4M3 or E2M1 elements, read back dequantized), backward contractions
+/// (those that read a value depending on `seed`) as options.backward says.
+/// Fails, with a diagnostic at the contraction, on mx-backward=mxfp4 with
+/// a backward contraction and on a reduction dimension that is not a
+/// multiple of 32 with mx-pad=false.
+mlir::LogicalResult applyMxScaling(mlir::FunctionOpInterface func,
+                                   llvm::ArrayRef<mlir::Operation *> contractions,
+                                   mlir::Value seed, const MxOptions &options);
+
+/// The values of `func` that depend on `seed` (the gradients), in program
+/// order; empty without a seed.
+llvm::DenseSet<mlir::Value> collectSeedDependents(mlir::FunctionOpInterface func,
+                                                  mlir::Value seed);
+
+/// The format each contraction of `plan` would get from FP8 or MX autocast
+/// (`options.hybrid` / `options` as the pass has them), for the precision
+/// report: "fp8 e4m3", "fp8 e4m3 x e5m2", "mxfp8", "mxfp4" (a backward
+/// contraction left bf16 by mx-backward=bf16 is not listed). Call before
+/// applyPrecisionPlan.
+llvm::DenseMap<mlir::Operation *, std::string>
+describeFp8Contractions(const PrecisionPlan &plan, mlir::Value seed,
+                        const Fp8Options &options);
+llvm::DenseMap<mlir::Operation *, std::string>
+describeMxContractions(const PrecisionPlan &plan, mlir::Value seed,
+                       const MxOptions &options);
+
 /// What a report needs about one function: the plan (owned by the caller)
 /// and the measurements around the rewrite.
 struct AutocastSummary {
@@ -129,6 +184,10 @@ struct AutocastSummary {
   CastCounts castsBefore, castsAfter;
   /// Master-weights mode: the working copies added.
   llvm::SmallVector<WorkingCopy> workingCopies;
+  /// dtype=fp8 / mxfp8 / mxfp4: the dtype, and the format of each
+  /// contraction that gets FP8 or MX operands (describeFp8Contractions).
+  std::string scaledDtype;
+  llvm::DenseMap<mlir::Operation *, std::string> contractionFormats;
 };
 
 /// Prints the precision report of the functions (text or JSON).

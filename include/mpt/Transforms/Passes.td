@@ -301,11 +301,21 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     amax history carried across steps as two appended arguments and
     results (`mpt.role = "fp8_amax_history"` and `"fp8_scale"`). See
     docs/FP8.md.
+
+    `dtype=mxfp8` / `dtype=mxfp4` paint as bf16 and then give the
+    contractions painted bf16 MX block-scaled operands (OCP MX v1.0): blocks
+    of 32 elements along the reduction dimension share an E8M0 scale
+    2^(floor(log2(amax)) - emax); the elements are f8E4M3FN (mxfp8) or, for
+    the forward contractions of mxfp4, f4E2M1FN, cast with
+    `arith.scaling_truncf` and read back with `arith.scaling_extf`; the
+    contraction accumulates in f32. No state: the scales are computed per
+    block from the values being cast. See docs/MX.md.
   }];
   let options = [
     Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16, bf16 or fp8 (bf16 painting, FP8 "
-           "contractions with delayed scaling)">,
+           "Low-precision type: f16, bf16, fp8 (bf16 painting, FP8 "
+           "contractions with delayed scaling), mxfp8 or mxfp4 (bf16 "
+           "painting, MX block-scaled contractions)">,
     Option<"policy", "policy", "std::string", /*default=*/"\"\"",
            "JSON policy file with \"allow\", \"deny\", \"infer\", "
            "\"clear\" and \"remove\" lists of op names">,
@@ -347,6 +357,19 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
            /*default=*/"\"max\"",
            "dtype=fp8: the amax a scale is computed from: max (of the "
            "history) or most_recent">,
+    Option<"mxBackward", "mx-backward", "std::string",
+           /*default=*/"\"mxfp8\"",
+           "dtype=mxfp8/mxfp4: the operands of the backward contractions: "
+           "mxfp8 or bf16 (mxfp4 is an error: gradients are not MXFP4)">,
+    Option<"mxPad", "mx-pad", "bool", /*default=*/"true",
+           "dtype=mxfp8/mxfp4: a reduction dimension that is not a multiple "
+           "of 32 ends in a shorter block, as if padded with zeros (true), "
+           "or is an error (false)">,
+    Option<"mxScale", "mx-scale", "std::string", /*default=*/"\"floor\"",
+           "dtype=mxfp8/mxfp4: the shared exponent: floor (OCP MX: "
+           "floor(log2(amax)) - emax, which saturates elements above the "
+           "largest element value) or ceil (the smallest power of two that "
+           "does not saturate)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
@@ -408,6 +431,13 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
            "Keep the loss region in f32: the ops after the last forward "
            "contraction and from the backward seed to the first backward "
            "contraction (PyTorch's fp32 list keeps losses)">,
+    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
+           "dtype=fp8: hybrid (E5M2 gradients) or e4m3, for the formats "
+           "the report gives the contractions">,
+    Option<"mxBackward", "mx-backward", "std::string",
+           /*default=*/"\"mxfp8\"",
+           "dtype=mxfp8/mxfp4: the backward contractions' operands, mxfp8 "
+           "or bf16">,
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
