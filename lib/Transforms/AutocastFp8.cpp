@@ -190,26 +190,7 @@ private:
 } // namespace
 
 void Fp8Rewriter::collectGradients(Value seed) {
-  if (!seed)
-    return;
-  gradients.insert(seed);
-  // Program order: an op depends on the seed when an operand or a value
-  // its regions read from above does.
-  func.getFunctionBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
-    bool dependent = llvm::any_of(op->getOperands(), [&](Value v) {
-      return gradients.contains(v);
-    });
-    if (!dependent && op->getNumRegions() != 0)
-      visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
-        dependent = dependent || gradients.contains(use->get());
-      });
-    if (!dependent)
-      return;
-    gradients.insert(op->result_begin(), op->result_end());
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        gradients.insert(block.args_begin(), block.args_end());
-  });
+  gradients = collectSeedDependents(func, seed);
 }
 
 void Fp8Rewriter::quantize(Fp8Tensor &t) {
