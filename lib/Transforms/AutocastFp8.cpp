@@ -485,14 +485,7 @@ LogicalResult Fp8Rewriter::run(ArrayRef<Operation *> contractions,
   updateState(returns.front());
   func->setAttr(kFp8AttrName,
                 StringAttr::get(context, options.hybrid ? "hybrid" : "e4m3"));
-  for (Operation *transpose : replacedTransposes) {
-    if (!transpose->use_empty())
-      continue;
-    Operation *init = transpose->getOperand(1).getDefiningOp();
-    transpose->erase();
-    if (init && isa<tensor::EmptyOp>(init) && init->use_empty())
-      init->erase();
-  }
+  eraseUnusedTransposes(replacedTransposes.getArrayRef());
   // The bf16 casts the FP8 casts replaced.
   cleanupCasts(func);
   return success();

@@ -154,6 +154,17 @@ void MxRewriter::collectGradients(Value seed) {
   gradients = collectSeedDependents(func, seed);
 }
 
+void mpt::eraseUnusedTransposes(ArrayRef<Operation *> transposes) {
+  for (Operation *transpose : transposes) {
+    if (!transpose->use_empty())
+      continue;
+    Operation *init = transpose->getOperand(1).getDefiningOp();
+    transpose->erase();
+    if (init && isa<tensor::EmptyOp>(init) && init->use_empty())
+      init->erase();
+  }
+}
+
 llvm::DenseSet<Value> mpt::collectSeedDependents(FunctionOpInterface func,
                                                  Value seed) {
   llvm::DenseSet<Value> gradients;
@@ -484,14 +495,7 @@ LogicalResult MxRewriter::run(ArrayRef<Operation *> contractions,
     rewriteContraction(op, format);
   func->setAttr(kMxAttrName,
                 StringAttr::get(context, options.fp4 ? "mxfp4" : "mxfp8"));
-  for (Operation *transpose : replacedTransposes) {
-    if (!transpose->use_empty())
-      continue;
-    Operation *init = transpose->getOperand(1).getDefiningOp();
-    transpose->erase();
-    if (init && isa<tensor::EmptyOp>(init) && init->use_empty())
-      init->erase();
-  }
+  eraseUnusedTransposes(replacedTransposes.getArrayRef());
   // The bf16 casts the MX casts replaced.
   cleanupCasts(func);
   return success();

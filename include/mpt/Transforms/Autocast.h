@@ -158,6 +158,11 @@ mlir::LogicalResult applyMxScaling(mlir::FunctionOpInterface func,
                                    llvm::ArrayRef<mlir::Operation *> contractions,
                                    mlir::Value seed, const MxOptions &options);
 
+/// Erases each of `transposes` (linalg.transpose of a 16-bit copy that an
+/// FP8 or MX operand replaced) that nothing reads any more, and its
+/// tensor.empty init when that is then unused.
+void eraseUnusedTransposes(llvm::ArrayRef<mlir::Operation *> transposes);
+
 /// The values of `func` that depend on `seed` (the gradients), in program
 /// order; empty without a seed.
 llvm::DenseSet<mlir::Value> collectSeedDependents(mlir::FunctionOpInterface func,
