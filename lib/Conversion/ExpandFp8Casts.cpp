@@ -96,6 +96,21 @@ struct Emitter {
   Value bitcast(Type element, Value value) {
     return arith::BitcastOp::create(rewriter, loc, like(element), value);
   }
+  /// `value` in f32 (extended, exactly, from f16 / bf16).
+  Value toF32(Value value) {
+    if (getElementTypeOrSelf(value.getType()).isF32())
+      return value;
+    return arith::ExtFOp::create(rewriter, loc,
+                                 like(rewriter.getF32Type()), value);
+  }
+  /// Replaces `op` by the f32 `result`, truncated to op's type when that is
+  /// narrower.
+  void replaceWithF32(Operation *op, Value result) {
+    Type type = op->getResult(0).getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      result = arith::TruncFOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+  }
 };
 
 struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
@@ -108,10 +123,8 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
       return failure();
     Emitter e{rewriter, op.getLoc(), op.getType()};
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
-    Value in = op.getIn();
     // From f16 / bf16: extend first (exact), then round once.
-    if (!getElementTypeOrSelf(in.getType()).isF32())
-      in = arith::ExtFOp::create(rewriter, op.getLoc(), e.like(f32), in);
+    Value in = e.toF32(op.getIn());
 
     Value bits = e.bitcast(i32, in);
     Value sign = arith::AndIOp::create(rewriter, e.loc, bits,
@@ -247,12 +260,9 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
       magnitude = arith::SelectOp::create(rewriter, e.loc, special,
                                           e.i32(0x7FC00000u), magnitude);
     }
-    Value result = e.bitcast(
-        f32, arith::OrIOp::create(rewriter, e.loc, sign, magnitude));
     // To f16 / bf16: every FP8 value is exact there.
-    if (!getElementTypeOrSelf(op.getType()).isF32())
-      result = arith::TruncFOp::create(rewriter, e.loc, op.getType(), result);
-    rewriter.replaceOp(op, result);
+    e.replaceWithF32(op, e.bitcast(f32, arith::OrIOp::create(
+                                           rewriter, e.loc, sign, magnitude)));
     return success();
   }
 };
@@ -282,10 +292,7 @@ struct ExpandE8M0ExtF : OpRewritePattern<arith::ExtFOp> {
                                         e.i32(0xFF));
     bits = arith::SelectOp::create(rewriter, e.loc, isNaN,
                                    e.i32(0x7FC00000u), bits);
-    Value result = e.bitcast(f32, bits);
-    if (!getElementTypeOrSelf(op.getType()).isF32())
-      result = arith::TruncFOp::create(rewriter, e.loc, op.getType(), result);
-    rewriter.replaceOp(op, result);
+    e.replaceWithF32(op, e.bitcast(f32, bits));
     return success();
   }
 };
@@ -299,9 +306,7 @@ struct ExpandScalingTruncF : OpRewritePattern<arith::ScalingTruncFOp> {
                                 PatternRewriter &rewriter) const override {
     Emitter e{rewriter, op.getLoc(), op.getType()};
     Type f32 = e.like(rewriter.getF32Type());
-    Value in = op.getIn();
-    if (!getElementTypeOrSelf(in.getType()).isF32())
-      in = arith::ExtFOp::create(rewriter, e.loc, f32, in);
+    Value in = e.toF32(op.getIn());
     Value scale = arith::ExtFOp::create(rewriter, e.loc, f32, op.getScale());
     Value quotient = arith::DivFOp::create(rewriter, e.loc, in, scale);
     rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), quotient);
@@ -321,10 +326,7 @@ struct ExpandScalingExtF : OpRewritePattern<arith::ScalingExtFOp> {
     Type f32 = e.like(rewriter.getF32Type());
     Value in = arith::ExtFOp::create(rewriter, e.loc, f32, op.getIn());
     Value scale = arith::ExtFOp::create(rewriter, e.loc, f32, op.getScale());
-    Value product = arith::MulFOp::create(rewriter, e.loc, in, scale);
-    if (!getElementTypeOrSelf(op.getType()).isF32())
-      product = arith::TruncFOp::create(rewriter, e.loc, op.getType(), product);
-    rewriter.replaceOp(op, product);
+    e.replaceWithF32(op, arith::MulFOp::create(rewriter, e.loc, in, scale));
     return success();
   }
 };

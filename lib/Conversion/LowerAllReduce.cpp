@@ -58,13 +58,19 @@ static Value lowerRingAllReduce(AllReduceOp op, Type wire) {
   auto cI32 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, i32, v);
   };
+  // for iv in [lb, ub): body, built by `at` (the outer builder or a loop
+  // body's).
+  auto forEachAt = [&](OpBuilder &at, Location loc, Value lb, Value ub,
+                       function_ref<void(OpBuilder &, Location, Value)> body) {
+    scf::ForOp::create(at, loc, lb, ub, cIndex(1), ValueRange{},
+                       [&](OpBuilder &nb, Location l, Value iv, ValueRange) {
+                         body(nb, l, iv);
+                         scf::YieldOp::create(nb, l);
+                       });
+  };
   auto forEach = [&](Value lb, Value ub,
                      function_ref<void(OpBuilder &, Location, Value)> body) {
-    scf::ForOp::create(b, lb, ub, cIndex(1), ValueRange{},
-                       [&](OpBuilder &nb, Location loc, Value iv, ValueRange) {
-                         body(nb, loc, iv);
-                         scf::YieldOp::create(nb, loc);
-                       });
+    forEachAt(b, b.getLoc(), lb, ub, body);
   };
   auto toWire = [&](OpBuilder &nb, Location loc, Value x) -> Value {
     Value narrow = arith::TruncFOp::create(nb, loc, wire, x);
@@ -175,28 +181,26 @@ static Value lowerRingAllReduce(AllReduceOp op, Type wire) {
             arith::AddIOp::create(nb, loc, t, one)));
     Value sendOffset = arith::MulIOp::create(nb, loc, sendChunk, chunk);
     Value recvOffset = arith::MulIOp::create(nb, loc, recvChunk, chunk);
-    scf::ForOp::create(
-        nb, loc, zero, chunk, one, ValueRange{},
-        [&](OpBuilder &ib, Location l, Value i, ValueRange) {
-          Value x = memref::LoadOp::create(
-              ib, l, acc,
-              ValueRange{arith::AddIOp::create(ib, l, sendOffset, i)});
-          memref::StoreOp::create(ib, l, toWire(ib, l, x), sendBits,
-                                  ValueRange{i});
-          scf::YieldOp::create(ib, l);
-        });
+    forEachAt(nb, loc, zero, chunk,
+              [&](OpBuilder &ib, Location l, Value i) {
+                Value x = memref::LoadOp::create(
+                    ib, l, acc,
+                    ValueRange{arith::AddIOp::create(ib, l, sendOffset, i)});
+                memref::StoreOp::create(ib, l, toWire(ib, l, x), sendBits,
+                                        ValueRange{i});
+              });
     exchange(nb, loc, sendBits, recvBits);
-    scf::ForOp::create(
-        nb, loc, zero, chunk, one, ValueRange{},
-        [&](OpBuilder &ib, Location l, Value i, ValueRange) {
-          Value at = arith::AddIOp::create(ib, l, recvOffset, i);
-          Value mine = memref::LoadOp::create(ib, l, acc, ValueRange{at});
-          Value bits = memref::LoadOp::create(ib, l, recvBits, ValueRange{i});
-          Value sum =
-              arith::AddFOp::create(ib, l, fromWire(ib, l, bits), mine);
-          memref::StoreOp::create(ib, l, sum, acc, ValueRange{at});
-          scf::YieldOp::create(ib, l);
-        });
+    forEachAt(nb, loc, zero, chunk,
+              [&](OpBuilder &ib, Location l, Value i) {
+                Value at = arith::AddIOp::create(ib, l, recvOffset, i);
+                Value mine =
+                    memref::LoadOp::create(ib, l, acc, ValueRange{at});
+                Value bits =
+                    memref::LoadOp::create(ib, l, recvBits, ValueRange{i});
+                Value sum =
+                    arith::AddFOp::create(ib, l, fromWire(ib, l, bits), mine);
+                memref::StoreOp::create(ib, l, sum, acc, ValueRange{at});
+              });
   });
   // This rank now holds the complete sum of chunk (rank + 1): its wire bits
   // are the result every rank will see.

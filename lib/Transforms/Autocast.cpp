@@ -13,6 +13,27 @@ namespace mpt {
 using namespace mlir;
 using namespace mpt;
 
+/// The contractions a scaled format (FP8, MX) rewrites: `candidates`, or
+/// a located error when the step already has the format (`attrName`) or,
+/// being a training step, has no contraction that can take it.
+static LogicalResult selectScaledContractions(
+    func::FuncOp func, StringRef attrName, StringRef already, StringRef dtype,
+    StringRef operands, StringRef which, SmallVector<Operation *> candidates,
+    SmallVector<Operation *> &selected) {
+  if (func->hasAttr(attrName))
+    return func.emitError() << "the step already has " << already << " ('"
+                            << attrName << "'): run autocast with dtype="
+                            << dtype << " once, on the FP32 step";
+  if (candidates.empty() && isContractStep(func))
+    return func.emitError()
+           << "dtype=" << dtype << ": no contraction of this step can take "
+           << operands << " operands (" << which
+           << " that autocast puts in low precision, with two inputs and "
+              "static shapes, outside loops); use dtype=bf16";
+  selected = std::move(candidates);
+  return success();
+}
+
 namespace {
 struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
   using MptAutocastBase::MptAutocastBase;
@@ -64,44 +85,23 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
              func, precisionPolicy->getLowType(&getContext())))))
       return signalPassFailure();
     PrecisionPlan plan(func, *precisionPolicy, graph);
-    SmallVector<Operation *> fp8Contractions;
-    if (precisionPolicy->isFp8()) {
-      if (func->hasAttr(kFp8AttrName))
-        return func.emitError()
-                   << "the step already has FP8 scaling ('"
-                   << kFp8AttrName
-                   << "'): run autocast with dtype=fp8 once, on the FP32 step",
-               signalPassFailure();
-      fp8Contractions = getFp8Contractions(plan);
-      // Delayed scaling is state of a training step; a step without an
-      // FP8 contraction would only be a bf16 step under another name.
-      if (fp8Contractions.empty() && isContractStep(func))
-        return func.emitError()
-                   << "dtype=fp8: no contraction of this step can take FP8 "
-                      "operands (a linalg contraction or convolution that "
-                      "autocast puts in low precision, with two inputs and "
-                      "static shapes, outside loops); use dtype=bf16",
-               signalPassFailure();
-    }
-    SmallVector<Operation *> mxContractions;
+    SmallVector<Operation *> fp8Contractions, mxContractions;
+    // Delayed scaling is state of a training step; a step without an FP8
+    // contraction would only be a bf16 step under another name (and so
+    // for MX).
+    if (precisionPolicy->isFp8() &&
+        failed(selectScaledContractions(
+            func, kFp8AttrName, "FP8 scaling", "fp8", "FP8",
+            "a linalg contraction or convolution", getFp8Contractions(plan),
+            fp8Contractions)))
+      return signalPassFailure();
     StringRef mx = precisionPolicy->getMx();
-    if (!mx.empty()) {
-      if (func->hasAttr(kMxAttrName))
-        return func.emitError()
-                   << "the step already has MX operands ('" << kMxAttrName
-                   << "'): run autocast with dtype=" << mx
-                   << " once, on the FP32 step",
-               signalPassFailure();
-      mxContractions = getMxContractions(plan);
-      if (mxContractions.empty() && isContractStep(func))
-        return func.emitError()
-                   << "dtype=" << mx
-                   << ": no contraction of this step can take MX operands (a "
-                      "linalg contraction with one reduction dimension that "
-                      "autocast puts in low precision, with two inputs and "
-                      "static shapes, outside loops); use dtype=bf16",
-               signalPassFailure();
-    }
+    if (!mx.empty() &&
+        failed(selectScaledContractions(
+            func, kMxAttrName, "MX operands", mx, "MX",
+            "a linalg contraction with one reduction dimension",
+            getMxContractions(plan), mxContractions)))
+      return signalPassFailure();
     applyPrecisionPlan(func, plan);
     if (!mxContractions.empty() &&
         failed(applyMxScaling(func, mxContractions, graph.getSeed(),

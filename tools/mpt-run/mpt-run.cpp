@@ -536,14 +536,16 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
   // name, and --data replaces what an initial-state file holds for the
   // data. One name given twice by --hparam is an error: two values in one
   // flag family are a typo, not an override.
-  auto give = [&](unsigned index, HostArray array, const std::string &source) {
-    if (StringRef(source).starts_with("--hparam ") &&
-        StringRef(givenBy[index]).starts_with("--hparam "))
+  SmallVector<bool> givenByHparam(numArgs, false);
+  auto give = [&](unsigned index, HostArray array, const std::string &source,
+                  bool byHparam = false) {
+    if (byHparam && givenByHparam[index])
       fail(sig.args[index].describe(index) + " is given twice: by " +
            givenBy[index] + " and by " + source);
     values.batches.erase(index);
     given[index] = std::move(array);
     givenBy[index] = source;
+    givenByHparam[index] = byHparam;
   };
 
   for (const std::string &path : inputFiles) {
@@ -622,7 +624,8 @@ static ArgValues gatherArgValues(const StepSignature &sig) {
     HostArray array = HostArray::zeros(arg.kind, arg.shape);
     for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
       array.setFromDouble(i, value);
-    give(*index, std::move(array), "--hparam " + spec.str());
+    give(*index, std::move(array), "--hparam " + spec.str(),
+         /*byHparam=*/true);
   }
 
   std::optional<uint64_t> seed;
