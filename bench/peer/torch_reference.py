@@ -112,7 +112,10 @@ def train(spec, batches, mode, record=False, growth_interval=2000, skip_steps=()
     `skip_steps` (fp32/bf16): steps whose update is not applied, as a
     dynamic loss scale skips an overflowing f16 step (the optimizer's step
     count does not advance either): the FP32 trajectory an f16 run that
-    skipped those steps is to be compared with."""
+    skipped those steps is to be compared with.  In f16, `skip_steps`
+    imposes that skip pattern on GradScaler: those steps are skipped and
+    halve the scale, as if they had overflowed (another step still skips if
+    it really overflows): AMP on the skips another f16 run took."""
     model = copy.deepcopy(spec.model)
     with torch.no_grad():
         for p, a in zip(model.parameters(), spec.args[:spec.n_params]):
@@ -140,9 +143,16 @@ def train(spec, batches, mode, record=False, growth_interval=2000, skip_steps=()
                 scaler.scale(loss).backward()
                 if rec:
                     rec.phase = "optimizer"
-                scaler.step(opt)
-                scaler.update()
-                skipped = float(scaler.get_scale()) < scale
+                if k in skip_steps:
+                    # An imposed skip. GradScaler has no public way to reset
+                    # its growth counter: the skip leaves it (runs shorter
+                    # than growth_interval do not notice).
+                    scaler.update(new_scale=scale * scaler.get_backoff_factor())
+                    skipped = True
+                else:
+                    scaler.step(opt)
+                    scaler.update()
+                    skipped = float(scaler.get_scale()) < scale
             else:
                 loss.backward()
                 if rec:

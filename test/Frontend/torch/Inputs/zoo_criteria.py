@@ -1,6 +1,7 @@
-"""Checks two of the model zoo's criteria (bench/zoo/zoo.py):
-loss_falls, and the eager FP32 reference that skips the steps a dynamic loss
-scale skipped (torch_reference.train(skip_steps=...))."""
+"""Checks the model zoo's criteria (bench/zoo/zoo.py): loss_falls; the eager
+FP32 reference that skips the steps a dynamic loss scale skipped
+(torch_reference.train(skip_steps=...)); AMP f16 made to skip given steps;
+and the rounding-noise reruns (noise_runs), which also sample AMP's gap."""
 import os
 import sys
 
@@ -33,4 +34,22 @@ print("skip step 1", skipped)
 assert skipped[:2] == plain[:2], "steps before the skip differ"
 assert skipped[2] == skipped[1], "the skipped step's update was applied"
 assert plain[2] < plain[1], "the GRU does not train"
+
+# AMP f16 made to skip step 1: the step is skipped and halves the scale, so
+# step 2 sees step 1's weights (its loss is step 1's, bit for bit) at half
+# the scale; step 2 itself is applied.
+rows, _ = zoo.without_missing_onednn(lambda: zoo.eager_rows(a, 3, "f16", skip_steps=[1]))
+print("f16, step 1 skipped:", [(r[2], r[3], r[4]) for r in rows])
+assert [r[4] for r in rows] == [0, 1, 0], "the imposed skip pattern was not followed"
+assert rows[2][3] == rows[1][3] / 2, "an imposed skip did not halve the scale"
+assert rows[2][2] == rows[1][2], "the skipped step's update was applied"
+
+# The reruns from 1-ulp perturbed weights: FP32 moves by rounding noise only
+# (well below 1e-4 of the GRU's loss of about 1), and each AMP mode's gap to
+# FP32 is measured (positive: 16-bit rounding is far above 1 ulp of f32).
+noise = zoo.noise_runs(a, 3)
+print("noise", noise)
+assert len(noise["fp32"]) == 3 and max(noise["fp32"]) < 1e-4 * abs(plain[0]), "FP32 noise too large"
+assert noise["fp32"] == sorted(noise["fp32"]), "the FP32 noise is not a running maximum"
+assert noise["bf16"] > max(noise["fp32"]) and noise["f16"] > max(noise["fp32"]), "AMP's gap not sampled"
 print("zoo criteria: ok")
