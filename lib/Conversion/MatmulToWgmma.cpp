@@ -18,7 +18,9 @@
 //
 // FP8 (f8E4M3FN / f8E5M2 in any pairing) takes a kernel of its own: wgmma
 // reads 8-bit operands only K-major (it transposes 16-bit ones only), so A
-// is [m][k] and B [n][k] (linalg.matmul with B transposed); the k-tile is
+// is read as [m][k] and B as [n][k] (linalg.matmul with B transposed; an
+// operand stored the other way is copied K-major by a transpose kernel
+// into a device buffer first); the k-tile is
 // 128 deep (128-byte rows for the 128-byte swizzle), TMA moves the tiles as
 // ui8 (upstream's descriptor creation has no FP8 data type), and each k-tile
 // runs 2 m64 halves x 4 k32 steps of wgmma.mma_async m64n128k32, each step
@@ -47,11 +49,18 @@ static std::string ptxType(Type t) {
 }
 
 std::string mpt::tensorcore::wgmmaConfigDescription(const MatmulShape &s) {
-  if (s.isFp8())
+  if (s.isFp8()) {
+    // wgmma reads FP8 operands only K-major: the others get a K-major copy.
+    StringRef copies = s.layout == Layout::NN   ? ", B copied K-major first"
+                       : s.layout == Layout::TN ? ", A and B copied K-major "
+                                                  "first"
+                                                : "";
     return llvm::formatv("TMA + wgmma.mma_async m64n128k32 {0} x {1}, block "
-                         "tile {2}x{3}x{4}, {5} mbarrier stages, 128 threads",
+                         "tile {2}x{3}x{4}, {5} mbarrier stages, 128 "
+                         "threads{6}",
                          ptxType(s.elementType), ptxType(s.elementTypeB),
-                         kTileM, kTileN, kTileKFp8, kStages);
+                         kTileM, kTileN, kTileKFp8, kStages, copies);
+  }
   return llvm::formatv("TMA + wgmma.mma_async m64n128k16, block tile "
                        "{0}x{1}x{2}, {3} mbarrier stages, 128 threads",
                        kTileM, kTileN, kTileK, kStages);
@@ -61,11 +70,7 @@ std::string mpt::tensorcore::wgmmaUnsupportedReason(const MatmulShape &s) {
   if (s.batch)
     return "batch_matmul is not lowered to wgmma yet (sm_80 lowers it)";
   if (s.isFp8()) {
-    if (s.layout != Layout::NT)
-      return std::string("FP8 wgmma reads both operands K-major (A[m][k], "
-                         "B[n][k]: a matmul with B transposed) and transposes "
-                         "only 16-bit ones; this matmul's ") +
-             (s.layout == Layout::TN ? "A is [k][m]" : "B is [k][n]");
+    // Any layout: an operand that is not K-major is copied K-major first.
     if (s.m % kTileM || s.n % kTileN || s.k % kTileKFp8)
       return llvm::formatv("{0}x{1}x{2} is not a multiple of the "
                            "{3}x{4}x{5} FP8 wgmma tile",
@@ -233,6 +238,45 @@ func.func @body(%A: memref<{M}x{K}x{T}>, %B: memref<{K}x{N}x{T}>, %C: memref<{M}
   return text;
 }
 
+/// A private function copying `in` (rows x cols, one byte per element) to
+/// `out` (cols x rows): 32x32 tiles per block of 32x8 threads, 4 elements a
+/// thread, moved as ui8. Rows and cols are multiples of 128 here.
+static std::string buildTransposeFunction(StringRef name, int64_t rows,
+                                          int64_t cols, StringRef type) {
+  return llvm::formatv(R"mlir(
+func.func private @{0}(%in: memref<{1}x{2}x{3}>, %out: memref<{2}x{1}x{3}>) {{
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %gx = arith.constant {4} : index
+  %gy = arith.constant {5} : index
+  %in8 = builtin.unrealized_conversion_cast %in : memref<{1}x{2}x{3}> to memref<{1}x{2}xui8>
+  %out8 = builtin.unrealized_conversion_cast %out : memref<{2}x{1}x{3}> to memref<{2}x{1}xui8>
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %gx, %y = %gy, %z = %c1)
+             threads(%tx, %ty, %tz) in (%ntx = %c32, %nty = %c8, %ntz = %c1) {{
+    %q0 = arith.constant 0 : index
+    %q1 = arith.constant 1 : index
+    %q4 = arith.constant 4 : index
+    %q8 = arith.constant 8 : index
+    %q32 = arith.constant 32 : index
+    %colBase = arith.muli %bx, %q32 : index
+    %col = arith.addi %colBase, %tx : index
+    %rowBase = arith.muli %by, %q32 : index
+    %row0 = arith.addi %rowBase, %ty : index
+    scf.for %i = %q0 to %q4 step %q1 {{
+      %off = arith.muli %i, %q8 : index
+      %row = arith.addi %row0, %off : index
+      %v = memref.load %in8[%row, %col] : memref<{1}x{2}xui8>
+      memref.store %v, %out8[%col, %row] : memref<{2}x{1}xui8>
+    }
+    gpu.terminator
+  }
+  return
+}
+)mlir",
+                       name, rows, cols, type, cols / 32, rows / 32);
+}
+
 /// The FP8 kernel (A[M][K] x B[N][K], K-major both): the structure of the
 /// 16-bit one, with 128x128x128 k-tiles of one byte per element.
 static std::string buildWgmmaFp8Function(const MatmulShape &s) {
@@ -242,6 +286,43 @@ static std::string buildWgmmaFp8Function(const MatmulShape &s) {
   constexpr int64_t tileBytes = kTileM * kTileKFp8; // A and B tiles alike
   constexpr int64_t stageBytes = 2 * tileBytes;
   constexpr int64_t halfBytes = 64 * kTileKFp8; // an m64 half of A
+  // An operand stored MN-major (A[k][m], B[k][n]) is first copied K-major
+  // into a device buffer by a transpose kernel (@xpose_a / @xpose_b, moved
+  // next to the entry by lowerWithWgmma) and freed after the matmul, as
+  // Transformer Engine keeps a transposed FP8 copy for the GEMMs that need
+  // one.
+  bool copyA = s.layout == Layout::TN;
+  bool copyB = s.layout != Layout::NT;
+  std::string aK = llvm::formatv("memref<{0}x{1}x{2}>", s.m, s.k, ta);
+  std::string bK = llvm::formatv("memref<{0}x{1}x{2}>", s.n, s.k, tb);
+  std::string aIn = copyA ? std::string(llvm::formatv("memref<{0}x{1}x{2}>",
+                                                      s.k, s.m, ta))
+                          : aK;
+  std::string bIn = copyB ? std::string(llvm::formatv("memref<{0}x{1}x{2}>",
+                                                      s.k, s.n, tb))
+                          : bK;
+  std::string args = llvm::formatv("{0}: {1}, {2}: {3}",
+                                   copyA ? "%Ain" : "%A", aIn,
+                                   copyB ? "%Bin" : "%B", bIn);
+  // gpu-to-llvm converts gpu.alloc / gpu.dealloc only in their async
+  // form: each gets a stream of its own and is waited for at once.
+  std::string copies, frees;
+  auto copy = [&](StringRef x, const std::string &in, const std::string &k) {
+    copies += llvm::formatv(
+        "  %{0}s0 = gpu.wait async\n"
+        "  %{0}, %{0}s1 = gpu.alloc async [%{0}s0] () : {1}\n"
+        "  gpu.wait [%{0}s1]\n"
+        "  func.call @xpose_{2}(%{0}in, %{0}) : ({3}, {1}) -> ()\n",
+        x, k, x.lower(), in);
+    frees += llvm::formatv("  %{0}f0 = gpu.wait async\n"
+                           "  %{0}f1 = gpu.dealloc async [%{0}f0] %{0} : {1}\n"
+                           "  gpu.wait [%{0}f1]\n",
+                           x, k);
+  };
+  if (copyA)
+    copy("A", aIn, aK);
+  if (copyB)
+    copy("B", bIn, bK);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv(R"mlir(
@@ -251,10 +332,10 @@ static std::string buildWgmmaFp8Function(const MatmulShape &s) {
 !dA = !nvgpu.warpgroup.descriptor<tensor = memref<64x32x{1}, #gpu.address_space<workgroup>>>
 !dB = !nvgpu.warpgroup.descriptor<tensor = memref<32x128x{2}, #gpu.address_space<workgroup>>>
 #smem = #gpu.address_space<workgroup>
-func.func @body(%A: memref<{3}x{5}x{1}>, %B: memref<{4}x{5}x{2}>, %C: memref<{3}x{4}xf32>) {{
+func.func @body({12}, %C: memref<{3}x{4}xf32>) {{
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
-  %gridX = arith.constant {6} : index
+{13}  %gridX = arith.constant {6} : index
   %gridY = arith.constant {7} : index
   %smemBytes = arith.constant {8} : i32
   // TMA moves the FP8 bytes as ui8 (same memref descriptor).
@@ -330,7 +411,7 @@ func.func @body(%A: memref<{3}x{5}x{1}>, %B: memref<{4}x{5}x{2}>, %C: memref<{3}
 )mlir",
                       kStages, ta, tb, s.m, s.n, s.k, s.n / kTileN,
                       s.m / kTileM, kStages * stageBytes + 2048,
-                      s.k / kTileKFp8, stageBytes, tileBytes);
+                      s.k / kTileKFp8, stageBytes, tileBytes, args, copies);
   // Per k32 step: B's view at +32 bytes per step (inside the swizzled
   // 128-byte rows, as CUTLASS advances K-major descriptors), A's at the same
   // offset in each m64 half. The last wgmma of the k-tile waits for all.
@@ -381,10 +462,14 @@ func.func @body(%A: memref<{3}x{5}x{1}>, %B: memref<{4}x{5}x{2}>, %C: memref<{3}
     nvgpu.warpgroup.mma.store %accs#1, %tileC1 : !acc to memref<64x128xf32, strided<[{2}, 1], offset: ?>>
     gpu.terminator
   }
-  return
+{3}  return
 }
 )mlir",
-                      steps, s.m, s.n);
+                      steps, s.m, s.n, frees);
+  if (copyA)
+    os << buildTransposeFunction("xpose_a", s.k, s.m, ta);
+  if (copyB)
+    os << buildTransposeFunction("xpose_b", s.k, s.n, tb);
   return text;
 }
 
@@ -408,6 +493,25 @@ LogicalResult mpt::tensorcore::lowerWithWgmma(ModuleOp module,
   // at the source.
   Location loc = entry.getLoc();
   body.walk([&](Operation *op) { op->setLoc(loc); });
+  // FP8: the transpose functions the body calls become private functions
+  // named after the entry (`<entry>_transpose_a|b`, made unique).
+  for (StringRef which : {"a", "b"}) {
+    auto xpose = parsed->lookupSymbol<func::FuncOp>(("xpose_" + which).str());
+    if (!xpose)
+      continue;
+    xpose.walk([&](Operation *op) { op->setLoc(loc); });
+    std::string name = (entry.getSymName() + "_transpose_" + which).str();
+    for (int i = 0; module.lookupSymbol(name); ++i)
+      name = (entry.getSymName() + "_transpose_" + which + "_" +
+              Twine(i)).str();
+    xpose->remove();
+    xpose.setSymName(name);
+    OpBuilder(entry).insert(xpose);
+    body.walk([&](func::CallOp call) {
+      if (call.getCallee() == ("xpose_" + which).str())
+        call.setCallee(name);
+    });
+  }
   entry.getBody().getBlocks().clear();
   entry.getBody().takeBody(body.getBody());
   return success();

@@ -12,12 +12,18 @@
 // RUN: %ptxas -arch=sm_90a -v %t/mm_e4m3_tensorcore_kernel.sm_90a.ptx -o %t/a.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %ptxas -arch=sm_90a -v %t/mm_dgrad_tensorcore_kernel.sm_90a.ptx -o %t/b.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %ptxas -arch=sm_90a -v %t/mm_e4m3_e5m2_tensorcore_kernel.sm_90a.ptx -o %t/c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// B[k][n] (a plain linalg.matmul): a transpose kernel copies B K-major into
+// a device buffer first; both kernels assemble without spills.
+// RUN: FileCheck %s --check-prefix=NN < %t/mm_nn_tensorcore_kernel.sm_90a.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/mm_nn_tensorcore_kernel.sm_90a.ptx -o %t/d.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %ptxas -arch=sm_90a -v %t/mm_nn_tensorcore_transpose_b_kernel.sm_90a.ptx -o %t/e.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // The host encodes the two TMA descriptors as UINT8 (data type 0) tensors
 // with 128-byte swizzle (3) and launches with 3 x 32 KiB + 2 KiB.
 // RUN: FileCheck %s --check-prefix=HOST < %t/out.mlir
 
 // REMARK: remark: matmul 256x256x512 f8E4M3FN (B transposed) lowered to Tensor Cores (sm_90a: TMA + wgmma.mma_async m64n128k32 e4m3 x e4m3, block tile 128x128x128, 3 mbarrier stages, 128 threads) in @mm_e4m3_tensorcore
 // REMARK: remark: matmul 128x256x384 f8E5M2 x f8E4M3FN (B transposed) lowered to Tensor Cores (sm_90a: TMA + wgmma.mma_async m64n128k32 e5m2 x e4m3, {{.*}}) in @mm_dgrad_tensorcore
+// REMARK: remark: matmul 256x256x512 f8E4M3FN lowered to Tensor Cores (sm_90a: {{.*}}, B copied K-major first) in @mm_nn_tensorcore
 // REMARK: remark: matmul 256x128x128 f8E4M3FN x f8E5M2 (B transposed) lowered to Tensor Cores (sm_90a: TMA + wgmma.mma_async m64n128k32 e4m3 x e5m2, {{.*}}) in @mm_e4m3_e5m2_tensorcore
 
 // E4M3: .target sm_90a
@@ -45,6 +51,19 @@
 // HOST-DAG: %[[SW128:.*]] = llvm.mlir.constant(3 : i32) : i64
 // HOST-COUNT-2: llvm.call @mgpuTensorMapEncodeTiledMemref(%{{.*}}, %{{.*}}, %[[ZERO]], %[[ZERO]], %[[SW128]],
 // HOST: gpu.launch_func @mm_e4m3_tensorcore_kernel::@mm_e4m3_tensorcore_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64 dynamic_shared_memory_size
+// The B copy: allocated on the device (256 x 512 bytes), filled by the
+// transpose kernel, read by the wgmma kernel, freed.
+// HOST-LABEL: llvm.func @mm_nn_tensorcore_transpose_b(
+// HOST: gpu.launch_func @mm_nn_tensorcore_transpose_b_kernel::@mm_nn_tensorcore_transpose_b_kernel
+// HOST-LABEL: llvm.func @mm_nn_tensorcore(
+// HOST: llvm.call @mgpuMemAlloc(
+// HOST: llvm.call @mm_nn_tensorcore_transpose_b(
+// HOST: gpu.launch_func @mm_nn_tensorcore_kernel::@mm_nn_tensorcore_kernel
+// HOST: llvm.call @mgpuMemFree(
+
+// NN: .entry mm_nn_tensorcore_kernel
+// NN-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// NN-NOT: wgmma.mma_async
 
 #mA = affine_map<(m, n, k) -> (m, k)>
 #mBt = affine_map<(m, n, k) -> (n, k)>
@@ -57,6 +76,11 @@ func.func @mm_e4m3(%A: memref<256x512xf8E4M3FN>, %B: memref<256x512xf8E4M3FN>, %
 // dX = dY W^T of the hybrid recipe: the gradient is E5M2, the weight E4M3.
 func.func @mm_dgrad(%dY: memref<128x384xf8E5M2>, %W: memref<256x384xf8E4M3FN>, %dX: memref<128x256xf32>) {
   linalg.matmul indexing_maps = [#mA, #mBt, #mC] ins(%dY, %W : memref<128x384xf8E5M2>, memref<256x384xf8E4M3FN>) outs(%dX : memref<128x256xf32>)
+  return
+}
+
+func.func @mm_nn(%A: memref<256x512xf8E4M3FN>, %B: memref<512x256xf8E4M3FN>, %C: memref<256x256xf32>) {
+  linalg.matmul ins(%A, %B : memref<256x512xf8E4M3FN>, memref<512x256xf8E4M3FN>) outs(%C : memref<256x256xf32>)
   return
 }
 

@@ -24,9 +24,10 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     `chip=sm_90a` (Hopper): one warpgroup per 64 x 128 output tile, A and B
     tiles are loaded by TMA into swizzled shared memory guarded by an
     mbarrier and multiplied with `wgmma.mma_async` (m64n128k16). FP8
-    matmuls (f8E4M3FN / f8E5M2 inputs in any pairing, f32 accumulator) with
-    both operands K-major (A[m][k], B[n][k]) get their own kernel:
-    `wgmma.mma_async` m64n128k32 with e4m3/e5m2 operands, 128-deep k-tiles.
+    matmuls (f8E4M3FN / f8E5M2 inputs in any pairing, f32 accumulator) get
+    their own kernel: `wgmma.mma_async` m64n128k32 with e4m3/e5m2 operands,
+    128-deep k-tiles, both operands read K-major (A[m][k], B[n][k]; an
+    operand stored MN-major is first copied K-major by a transpose kernel).
     An FP8 matmul with `chip=sm_80` is an error (`mma.sync` has no FP8
     before sm_89).
 
