@@ -9,7 +9,9 @@
 // amax history from which the next scale is computed,
 //   scale' = (fp8_max / amax) / 2^margin  (kept when amax is 0 or not finite),
 // after which the history rolls by one step. History and scales are step
-// state, appended to the signature like the dynamic loss scale.
+// state, appended to the signature like the dynamic loss scale. With
+// `fp8-scaling=current` each scale comes from the tensor's own amax in the
+// same step instead, and the step carries no state.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/IR/MPTDialect.h"
@@ -506,38 +508,30 @@ LogicalResult Fp8Rewriter::run(ArrayRef<Operation *> contractions,
   };
   unsigned numArgs = func.getNumArguments();
   Location loc = func.getLoc();
-  // Current scaling keeps no state: each scale comes from this step's amax.
-  if (options.currentScaling) {
-    for (auto &entry : tensors)
-      quantize(entry.second);
-    for (Operation *op : contractions)
-      rewriteContraction(op);
-    func->setAttr(kFp8AttrName, StringAttr::get(context, options.hybrid
-                                                             ? "hybrid"
-                                                             : "e4m3"));
-    func->setAttr(kFp8ScalingAttrName, StringAttr::get(context, "current"));
-    eraseUnusedTransposes(replacedTransposes.getArrayRef());
-    cleanupCasts(func);
-    return success();
-  }
   // Transformer Engine starts every scale at 1 and the history at 0.
-  if (failed(func.insertArguments(
-          {numArgs, numArgs},
-          {RankedTensorType::get({options.amaxHistoryLen, n}, f32),
-           RankedTensorType::get({n}, f32)},
-          {attrs("fp8_amax_history", 0.0), attrs("fp8_scale", 1.0)},
-          {loc, loc})))
-    return func.emitError("cannot append the FP8 scaling arguments");
-  history = func.getArgument(numArgs);
-  scales = func.getArgument(numArgs + 1);
+  // Current scaling keeps no state: each scale comes from this step's amax.
+  if (!options.currentScaling) {
+    if (failed(func.insertArguments(
+            {numArgs, numArgs},
+            {RankedTensorType::get({options.amaxHistoryLen, n}, f32),
+             RankedTensorType::get({n}, f32)},
+            {attrs("fp8_amax_history", 0.0), attrs("fp8_scale", 1.0)},
+            {loc, loc})))
+      return func.emitError("cannot append the FP8 scaling arguments");
+    history = func.getArgument(numArgs);
+    scales = func.getArgument(numArgs + 1);
+  }
 
   for (auto &entry : tensors)
     quantize(entry.second);
   for (Operation *op : contractions)
     rewriteContraction(op);
-  updateState(returns.front());
+  if (!options.currentScaling)
+    updateState(returns.front());
   func->setAttr(kFp8AttrName,
                 StringAttr::get(context, options.hybrid ? "hybrid" : "e4m3"));
+  if (options.currentScaling)
+    func->setAttr(kFp8ScalingAttrName, StringAttr::get(context, "current"));
   eraseUnusedTransposes(replacedTransposes.getArrayRef());
   // The bf16 casts the FP8 casts replaced.
   cleanupCasts(func);

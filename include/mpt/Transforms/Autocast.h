@@ -118,7 +118,9 @@ getFp8Contractions(const PrecisionPlan &plan);
 /// After applyPrecisionPlan (bf16): gives each op of `contractions` FP8
 /// operands with per-tensor delayed scaling, and appends the scaling state
 /// (amax history and scales, with their roles, initial values and
-/// `mpt.updates` results) to the function's signature. Fails, with a
+/// `mpt.updates` results) to the function's signature; with
+/// `options.currentScaling`, per-tensor current scaling and no state
+/// (the name is the delayed recipe's, kept for callers). Fails, with a
 /// diagnostic, on a function with more than one return or that already
 /// has FP8 scaling.
 mlir::LogicalResult
