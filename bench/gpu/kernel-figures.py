@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Static figures of mpt's Tensor Core kernels, measured without a GPU.
 
-For each chip (sm_80, sm_90a) and input type (f16, bf16) this compiles a
-4096x4096x4096 linalg.matmul with `mpt-opt --mpt-gpu-codegen` (default
-options), assembles the PTX with `ptxas -v`, and prints a Markdown table of:
-registers per thread, shared memory per block (static + dynamic), spill
-bytes, and the static instruction counts of one K-loop iteration (one
-k-tile: 32 deep on sm_80, 64 on sm_90a), found as the PTX loop (a backward
-`bra`) that contains the mma/wgmma instructions.
+For each chip (sm_80, sm_90a) and input type (f16, bf16; on sm_90a also
+FP8 e4m3 x e4m3 and e5m2 x e4m3, with B transposed as FP8 wgmma needs) this
+compiles a 4096x4096x4096 linalg.matmul with `mpt-opt --mpt-gpu-codegen`
+(default options), assembles the PTX with `ptxas -v`, and prints a Markdown
+table of: registers per thread, shared memory per block (static + dynamic),
+spill bytes, and the static instruction counts of one K-loop iteration (one
+k-tile: 32 deep on sm_80, 64 on sm_90a, 128 for FP8), found as the PTX loop
+(a backward `bra`) that contains the mma/wgmma instructions.
 
 usage: bench/gpu/kernel-figures.py [--build DIR] [--ptxas PATH]
 """
@@ -20,7 +21,10 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SIZE = 4096
-CONFIGS = [("sm_80", "f16"), ("sm_80", "bf16"), ("sm_90a", "f16"), ("sm_90a", "bf16")]
+CONFIGS = [("sm_80", "f16"), ("sm_80", "bf16"), ("sm_90a", "f16"), ("sm_90a", "bf16"),
+           ("sm_90a", "e4m3"), ("sm_90a", "e5m2 x e4m3")]
+# FP8 inputs: MLIR element types of A and B.
+FP8 = {"e4m3": ("f8E4M3FN", "f8E4M3FN"), "e5m2 x e4m3": ("f8E5M2", "f8E4M3FN")}
 # Instruction classes counted in the K loop (prefix match on the opcode).
 CLASSES = [
     ("mma", ("mma.sync", "wgmma.mma_async")),
@@ -33,11 +37,15 @@ CLASSES = [
 
 
 def kernel_source(chip, ty):
-    t = f"memref<{SIZE}x{SIZE}x{ty}>"
     c = f"memref<{SIZE}x{SIZE}xf32>"
-    name = f"{chip.replace('_', '')}_{ty}"
-    return name, (f"func.func @{name}(%a: {t}, %b: {t}, %c: {c}) {{\n"
-                  f"  linalg.matmul ins(%a, %b : {t}, {t}) outs(%c : {c})\n"
+    name = f"{chip.replace('_', '')}_{ty.replace(' x ', '_')}"
+    ta, tb = FP8.get(ty, (ty, ty))
+    a, b = f"memref<{SIZE}x{SIZE}x{ta}>", f"memref<{SIZE}x{SIZE}x{tb}>"
+    # FP8 wgmma reads B K-major: B[n][k].
+    maps = ("indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, "
+            "affine_map<(m, n, k) -> (m, n)>] " if ty in FP8 else "")
+    return name, (f"func.func @{name}(%a: {a}, %b: {b}, %c: {c}) {{\n"
+                  f"  linalg.matmul {maps}ins(%a, %b : {a}, {b}) outs(%c : {c})\n"
                   "  return\n}\n")
 
 
@@ -122,7 +130,7 @@ def main():
     print(f"Kernels for a {SIZE}x{SIZE}x{SIZE} matmul, default options "
           "(bench/gpu/kernel-figures.py, ptxas -v of CUDA's toolkit).")
     print("Per k-tile = static PTX instructions of one K-loop iteration "
-          "(k-tile 32 on sm_80, 64 on sm_90a).\n")
+          "(k-tile 32 on sm_80, 64 on sm_90a, 128 for FP8 on sm_90a).\n")
     head = ["chip", "inputs", "registers", "smem static", "smem dynamic",
             "spill st/ld"] + [f"{c}/k-tile" for c, _ in CLASSES] + ["all/k-tile"]
     print("| " + " | ".join(head) + " |")

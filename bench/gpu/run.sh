@@ -23,6 +23,6 @@ if [ ! -x "$build/bin/mpt-tc-bench" ]; then
   exit 2
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
-# Everything (16 kernels up to 8192^3, their checks and cuBLAS) takes a few
+# Everything (24 kernels up to 8192^3, their checks and cuBLAS) takes a few
 # minutes; the timeout keeps the whole check under 10 minutes.
 exec timeout 540 "$build/bin/mpt-tc-bench" "$@"

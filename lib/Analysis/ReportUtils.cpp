@@ -72,13 +72,17 @@ static llvm::json::Object byteCountsToJson(const ByteCounts &counts) {
 }
 
 llvm::json::Object memoryEstimateToJson(const MemoryEstimate &estimate) {
-  return llvm::json::Object{
+  llvm::json::Object object{
       {"params", byteCountsToJson(estimate.params)},
       {"gradients", byteCountsToJson(estimate.gradients)},
       {"optimizer_state", byteCountsToJson(estimate.optimizerState)},
       {"activations", byteCountsToJson(estimate.activations)},
       {"param_copies", byteCountsToJson(estimate.paramCopies)},
       {"total_bytes", bytesToJson(estimate.total())}};
+  // Only FP8 steps with delayed scaling have it.
+  if (estimate.scalingState.total() || estimate.scalingState.numDynamic)
+    object["scaling_state"] = byteCountsToJson(estimate.scalingState);
+  return object;
 }
 
 static void printByteCounts(StringRef name, const ByteCounts &counts,
@@ -107,6 +111,8 @@ void printMemoryEstimate(const MemoryEstimate &estimate, llvm::raw_ostream &os,
   // Only steps with cast weights have them; FP32 reports stay as they were.
   if (estimate.paramCopies.total() || estimate.paramCopies.numDynamic)
     printByteCounts("param_copies", estimate.paramCopies, os, indent);
+  if (estimate.scalingState.total() || estimate.scalingState.numDynamic)
+    printByteCounts("scaling_state", estimate.scalingState, os, indent);
   os << indent << llvm::left_justify("total", 16)
      << llvm::right_justify(bytesToText(estimate.total()), 12) << " B\n";
 }

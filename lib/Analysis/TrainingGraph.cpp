@@ -151,7 +151,8 @@ uint64_t ByteCounts::total() const {
 uint64_t MemoryEstimate::total() const {
   uint64_t sum = 0;
   for (const ByteCounts *counts :
-       {&params, &gradients, &optimizerState, &activations, &paramCopies})
+       {&params, &gradients, &optimizerState, &activations, &paramCopies,
+        &scalingState})
     sum = llvm::SaturatingAdd(sum, counts->total());
   return sum;
 }
@@ -800,6 +801,8 @@ MemoryEstimate TrainingGraph::estimateMemory() const {
       estimate.params.add(func.getArgument(i).getType());
     else if (role == ArgRole::OptimizerState)
       estimate.optimizerState.add(func.getArgument(i).getType());
+    else if (role == ArgRole::Fp8AmaxHistory || role == ArgRole::Fp8Scale)
+      estimate.scalingState.add(func.getArgument(i).getType());
   }
   for (GradientOp grad : gradients)
     estimate.gradients.add(grad.getType());

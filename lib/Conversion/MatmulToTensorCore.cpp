@@ -97,13 +97,15 @@ mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
   auto bType = cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
   auto cType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
   Type aElt = aType.getElementType(), bElt = bType.getElementType();
-  if (aElt != bElt || !(aElt.isF16() || aElt.isBF16()) ||
-      !cType.getElementType().isF32()) {
+  bool sixteenBit = aElt == bElt && (aElt.isF16() || aElt.isBF16());
+  bool fp8 = isWgmmaFp8(aElt) && isWgmmaFp8(bElt);
+  if (!(sixteenBit || fp8) || !cType.getElementType().isF32()) {
     std::string s;
     llvm::raw_string_ostream os(s);
     os << "element types " << aElt << " x " << bElt << " -> "
        << cType.getElementType()
-       << " (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32)";
+       << " (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32, or FP8 "
+          "f8E4M3FN/f8E5M2 in any pairing -> f32 on sm_90a)";
     whyNot = s;
     return std::nullopt;
   }
@@ -127,8 +129,15 @@ mpt::tensorcore::analyzeMatmul(linalg::LinalgOp op, std::string &whyNot) {
   shape.k = shape.layout == Layout::TN ? aType.getDimSize(lead)
                                        : aType.getDimSize(lead + 1);
   shape.elementType = aElt;
+  shape.elementTypeB = bElt;
   return shape;
 }
+
+bool mpt::tensorcore::isWgmmaFp8(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(t);
+}
+
+bool mpt::tensorcore::MatmulShape::isFp8() const { return isWgmmaFp8(elementType); }
 
 std::string mpt::tensorcore::describe(const MatmulShape &s) {
   std::string str;
@@ -136,6 +145,8 @@ std::string mpt::tensorcore::describe(const MatmulShape &s) {
   if (s.batch)
     os << s.batch << " x ";
   os << s.m << "x" << s.n << "x" << s.k << " " << s.elementType;
+  if (s.elementTypeB && s.elementTypeB != s.elementType)
+    os << " x " << s.elementTypeB;
   if (s.layout == Layout::TN)
     os << " (A transposed)";
   if (s.layout == Layout::NT)
@@ -865,6 +876,25 @@ struct MatmulToTensorCorePass
     for (linalg::LinalgOp op : matmuls) {
       Entry entry{mpt::formatLocation(op.getLoc()),
                   op->getName().getStringRef().str()};
+      if (chip == "sm_80" && op.getNumDpsInputs() == 2 &&
+          llvm::all_of(op.getDpsInputs(), [](Value v) {
+            return isWgmmaFp8(getElementTypeOrSelf(v.getType()));
+          })) {
+        // Neither path can run it usefully: sm_80's mma.sync has no FP8
+        // operands (m16n8k32 e4m3/e5m2 needs sm_89), and a SIMT kernel
+        // would be slower than the bf16 Tensor Core step FP8 is meant to
+        // beat (docs/TensorCore.md).
+        std::string types;
+        llvm::raw_string_ostream os(types);
+        os << getElementTypeOrSelf(op.getDpsInputs()[0].getType()) << " x "
+           << getElementTypeOrSelf(op.getDpsInputs()[1].getType());
+        op->emitError("FP8 matmul (")
+            << types
+            << ") cannot use sm_80 Tensor Cores: mma.sync takes e4m3/e5m2 "
+               "operands from sm_89 on; use chip=sm_90a (wgmma) or "
+               "autocast with dtype=bf16";
+        return signalPassFailure();
+      }
       std::string whyNot;
       std::optional<MatmulShape> shape = analyzeMatmul(op, whyNot);
       if (shape) {
@@ -930,7 +960,7 @@ struct MatmulToTensorCorePass
                     "{3}x{4}, {5} cp.async stages, {6} threads",
                     cfg.bm, cfg.bn, cfg.bk, cfg.wm, cfg.wn, cfg.stages,
                     cfg.threads()))
-              : wgmmaConfigDescription();
+              : wgmmaConfigDescription(*shape);
       emitRemark(loc) << "matmul " << describe(*shape)
                       << " lowered to Tensor Cores (" << chip << ": "
                       << config << ") in @" << kernelEntry.getSymName();

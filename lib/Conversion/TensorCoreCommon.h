@@ -18,9 +18,15 @@ enum class Layout { NN, TN, NT };
 struct MatmulShape {
   int64_t batch = 0; // 0: linalg.matmul; > 0: linalg.batch_matmul
   int64_t m = 0, n = 0, k = 0;
-  mlir::Type elementType; // f16 or bf16
+  mlir::Type elementType; // A's: f16, bf16, f8E4M3FN or f8E5M2
+  mlir::Type elementTypeB; // B's: elementType, or the other FP8 format
   Layout layout = Layout::NN;
+  /// FP8 inputs (f8E4M3FN / f8E5M2 in any pairing): sm_90a wgmma only.
+  bool isFp8() const;
 };
+
+/// Whether `t` is an FP8 format wgmma takes (f8E4M3FN, f8E5M2).
+bool isWgmmaFp8(mlir::Type t);
 
 /// The shape of a matmul that Tensor Cores can compute, or nullopt with the
 /// reason in `whyNot`. Tile divisibility is checked by the caller.
@@ -53,7 +59,7 @@ std::string wgmmaUnsupportedReason(const MatmulShape &shape);
 mlir::LogicalResult lowerWithWgmma(mlir::ModuleOp module,
                                    mlir::func::FuncOp entry,
                                    const MatmulShape &shape);
-std::string wgmmaConfigDescription();
+std::string wgmmaConfigDescription(const MatmulShape &shape);
 
 } // namespace mpt::tensorcore
 

@@ -101,7 +101,8 @@ bool isLossResult(FunctionOpInterface func, unsigned index) {
 
 bool isKnownMptAttribute(StringRef name) {
   return name == kLossScalingAttrName || name == kDataParallelAttrName ||
-         name == kFp8AttrName || name == kMxAttrName ||
+         name == kFp8AttrName || name == kFp8ScalingAttrName ||
+         name == kMxAttrName ||
          name == kRecomputedAttrName ||
          name == "mpt.tensorcore_entry" ||
          name == "mpt.k_loop" || name.starts_with("mpt.unroll_");

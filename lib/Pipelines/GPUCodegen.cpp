@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Pipelines/GPUCodegen.h"
+#include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -44,7 +45,10 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
   pm.addPass(createMatmulToTensorCore(tc));
   // What did not reach Tensor Cores runs as loops on the host, where bf16
   // casts are expanded to integer arithmetic (no native x86 conversion).
+  // FP8 casts (autocast's, and the FP8 reads of a SIMT fallback kernel)
+  // have no LLVM lowering at all: they become integer arithmetic too.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createExpandFp8Casts());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));

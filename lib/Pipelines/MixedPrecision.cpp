@@ -41,6 +41,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   autocast.amaxHistoryLen = options.amaxHistoryLen;
   autocast.margin = options.margin;
   autocast.amaxCompute = options.amaxCompute;
+  autocast.fp8Scaling = options.fp8Scaling;
   autocast.mxBackward = options.mxBackward;
   autocast.mxPad = options.mxPad;
   autocast.mxScale = options.mxScale;

@@ -49,7 +49,8 @@ struct MptAutocastPass : public mpt::impl::MptAutocastBase<MptAutocastPass> {
       return failure();
     if (precisionPolicy->isFp8()) {
       FailureOr<Fp8Options> parsed = Fp8Options::parse(
-          context, fp8Format, amaxHistoryLen, margin, amaxCompute);
+          context, fp8Format, amaxHistoryLen, margin, amaxCompute,
+          fp8Scaling);
       if (failed(parsed))
         return failure();
       fp8Options = *parsed;

@@ -9,7 +9,9 @@
 // amax history from which the next scale is computed,
 //   scale' = (fp8_max / amax) / 2^margin  (kept when amax is 0 or not finite),
 // after which the history rolls by one step. History and scales are step
-// state, appended to the signature like the dynamic loss scale.
+// state, appended to the signature like the dynamic loss scale. With
+// `fp8-scaling=current` each scale comes from the tensor's own amax in the
+// same step instead, and the step carries no state.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/IR/MPTDialect.h"
@@ -36,7 +38,8 @@ using namespace mpt;
 FailureOr<Fp8Options> Fp8Options::parse(MLIRContext *context,
                                         StringRef format,
                                         int64_t amaxHistoryLen, int64_t margin,
-                                        StringRef amaxCompute) {
+                                        StringRef amaxCompute,
+                                        StringRef scaling) {
   Location loc = UnknownLoc::get(context);
   Fp8Options options;
   if (format == "hybrid")
@@ -65,6 +68,14 @@ FailureOr<Fp8Options> Fp8Options::parse(MLIRContext *context,
   else
     return emitError(loc) << "unknown amax-compute '" << amaxCompute
                           << "'; expected max or most_recent",
+           failure();
+  if (scaling == "delayed")
+    options.currentScaling = false;
+  else if (scaling == "current")
+    options.currentScaling = true;
+  else
+    return emitError(loc) << "unknown fp8-scaling '" << scaling
+                          << "'; expected delayed or current",
            failure();
   options.amaxHistoryLen = amaxHistoryLen;
   options.margin = margin;
@@ -201,12 +212,63 @@ void Fp8Rewriter::quantize(Fp8Tensor &t) {
   int64_t rank = type.getRank();
   MLIRContext *context = builder.getContext();
 
-  Value index = arith::ConstantIndexOp::create(builder, loc, t.index);
-  t.scale = tensor::ExtractOp::create(builder, loc, scales, index);
+  // amax = max |x| (a NaN element is skipped, as by fmaxf in Transformer
+  // Engine's amax kernels).
+  auto computeAmax = [&] {
+    RankedTensorType scalarType = RankedTensorType::get({}, f32);
+    Value init = zeros(loc, scalarType);
+    AffineMap identity = builder.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> reduction(
+        rank, utils::IteratorType::reduction);
+    Value amax =
+        linalg::GenericOp::create(
+            builder, loc, TypeRange{scalarType}, ValueRange{t.source},
+            ValueRange{init},
+            ArrayRef<AffineMap>{identity, AffineMap::get(rank, 0, context)},
+            reduction,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              // |x| by clearing the sign (fabs): max(x, -x) gives -0 for a
+              // zero where maximumf is expanded into a compare and select
+              // (the generic CPU path), and the history then holds -0.
+              Value x = math::AbsFOp::create(b, l, toF32(b, l, args[0]));
+              linalg::YieldOp::create(
+                  b, l,
+                  ValueRange{arith::MaxNumFOp::create(b, l, args[1], x)});
+            })
+            .getResult(0);
+    t.amax = tensor::ExtractOp::create(builder, loc, amax, ValueRange{});
+  };
+
+  double max = getMax(t.format);
+  if (options.currentScaling) {
+    // Current scaling: this step's amax of the tensor, before its cast;
+    // scale = (fp8_max / amax) / 2^margin, 1 where amax is 0 or not finite,
+    // and at most the largest f32 (an amax so small that the quotient
+    // overflows), as Transformer Engine's compute_scale_from_amax.
+    computeAmax();
+    Value sf = arith::DivFOp::create(builder, loc, constantF32(loc, max),
+                                     t.amax);
+    sf = arith::DivFOp::create(builder, loc, sf,
+                               constantF32(loc, std::ldexp(1.0, options.margin)));
+    sf = arith::MinimumFOp::create(
+        builder, loc, sf,
+        constantF32(loc, APFloat::getLargest(APFloat::IEEEsingle())
+                             .convertToDouble()));
+    Value positive = arith::CmpFOp::create(
+        builder, loc, arith::CmpFPredicate::OGT, t.amax, constantF32(loc, 0));
+    Value finite = arith::CmpFOp::create(builder, loc,
+                                         arith::CmpFPredicate::OLT, t.amax,
+                                         constantF32(loc, INFINITY));
+    Value ok = arith::AndIOp::create(builder, loc, positive, finite);
+    t.scale = arith::SelectOp::create(builder, loc, ok, sf,
+                                      constantF32(loc, 1.0));
+  } else {
+    Value index = arith::ConstantIndexOp::create(builder, loc, t.index);
+    t.scale = tensor::ExtractOp::create(builder, loc, scales, index);
+  }
 
   // f8(clamp(x * scale)): saturate, as Transformer Engine's casts do
   // (E4M3FN has no infinity; a NaN stays NaN).
-  double max = getMax(t.format);
   Value hi = constantF32(loc, max), lo = constantF32(loc, -max);
   AffineMap identity = builder.getMultiDimIdentityMap(rank);
   SmallVector<utils::IteratorType> parallel(rank,
@@ -226,29 +288,8 @@ void Fp8Rewriter::quantize(Fp8Tensor &t) {
                 b, l, ValueRange{arith::TruncFOp::create(b, l, t.format, y)});
           })
           .getResult(0);
-
-  // amax = max |x| (a NaN element is skipped, as by fmaxf in Transformer
-  // Engine's amax kernels).
-  RankedTensorType scalarType = RankedTensorType::get({}, f32);
-  Value init = zeros(loc, scalarType);
-  SmallVector<utils::IteratorType> reduction(rank,
-                                             utils::IteratorType::reduction);
-  Value amax =
-      linalg::GenericOp::create(
-          builder, loc, TypeRange{scalarType}, ValueRange{t.source},
-          ValueRange{init},
-          ArrayRef<AffineMap>{identity, AffineMap::get(rank, 0, context)},
-          reduction,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            // |x| by clearing the sign (fabs): max(x, -x) gives -0 for a
-            // zero where maximumf is expanded into a compare and select
-            // (the generic CPU path), and the history then holds -0.
-            Value x = math::AbsFOp::create(b, l, toF32(b, l, args[0]));
-            linalg::YieldOp::create(
-                b, l, ValueRange{arith::MaxNumFOp::create(b, l, args[1], x)});
-          })
-          .getResult(0);
-  t.amax = tensor::ExtractOp::create(builder, loc, amax, ValueRange{});
+  if (!options.currentScaling)
+    computeAmax();
 }
 
 static bool isZeroFill(Value value) {
@@ -468,23 +509,29 @@ LogicalResult Fp8Rewriter::run(ArrayRef<Operation *> contractions,
   unsigned numArgs = func.getNumArguments();
   Location loc = func.getLoc();
   // Transformer Engine starts every scale at 1 and the history at 0.
-  if (failed(func.insertArguments(
-          {numArgs, numArgs},
-          {RankedTensorType::get({options.amaxHistoryLen, n}, f32),
-           RankedTensorType::get({n}, f32)},
-          {attrs("fp8_amax_history", 0.0), attrs("fp8_scale", 1.0)},
-          {loc, loc})))
-    return func.emitError("cannot append the FP8 scaling arguments");
-  history = func.getArgument(numArgs);
-  scales = func.getArgument(numArgs + 1);
+  // Current scaling keeps no state: each scale comes from this step's amax.
+  if (!options.currentScaling) {
+    if (failed(func.insertArguments(
+            {numArgs, numArgs},
+            {RankedTensorType::get({options.amaxHistoryLen, n}, f32),
+             RankedTensorType::get({n}, f32)},
+            {attrs("fp8_amax_history", 0.0), attrs("fp8_scale", 1.0)},
+            {loc, loc})))
+      return func.emitError("cannot append the FP8 scaling arguments");
+    history = func.getArgument(numArgs);
+    scales = func.getArgument(numArgs + 1);
+  }
 
   for (auto &entry : tensors)
     quantize(entry.second);
   for (Operation *op : contractions)
     rewriteContraction(op);
-  updateState(returns.front());
+  if (!options.currentScaling)
+    updateState(returns.front());
   func->setAttr(kFp8AttrName,
                 StringAttr::get(context, options.hybrid ? "hybrid" : "e4m3"));
+  if (options.currentScaling)
+    func->setAttr(kFp8ScalingAttrName, StringAttr::get(context, "current"));
   eraseUnusedTransposes(replacedTransposes.getArrayRef());
   // The bf16 casts the FP8 casts replaced.
   cleanupCasts(func);

@@ -661,6 +661,9 @@ void mpt::printPrecisionReport(
           {"memory_before", memoryEstimateToJson(summary.memoryBefore)},
           {"memory_after", memoryEstimateToJson(summary.memoryAfter)},
           {"ops", std::move(ops)}});
+      if (!summary.fp8Scaling.empty())
+        entries.back().getAsObject()->try_emplace("fp8_scaling",
+                                                  summary.fp8Scaling);
     }
     os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                      {"functions", std::move(entries)}}))
@@ -679,6 +682,8 @@ void mpt::printPrecisionReport(
                      " painting; contractions listed with their format)")
        << ", policy level "
        << stringifyPolicyLevel(plan->getPolicy().getLevel()) << "\n";
+    if (!summary.fp8Scaling.empty())
+      os << "  fp8 scaling: " << summary.fp8Scaling << "\n";
     if (!summary.trainingStep)
       os << "  no training markers: plain autocast, every op counts as "
             "forward\n";

@@ -4,7 +4,8 @@
 // every rank runs it on its shard of the batch, the gradients are
 // all-reduced (in buckets) between the backward pass and the update, the
 // loss is all-reduced for logging, and loss scaling's found-inf flag is
-// all-reduced with max so that all ranks skip the same steps. The
+// all-reduced with max so that all ranks skip the same steps, as are FP8
+// autocast's amaxes, so that all ranks keep the same scales. The
 // all-reduces are mpt.all_reduce ops on tensors; --mpt-lower-all-reduce
 // lowers them to the mpi dialect. docs/Distributed.md is the user guide.
 //
@@ -280,6 +281,31 @@ struct DataParallelPass
           unflatten(b, loc, reduced, flagType.clone(b.getI32Type())));
       flag.replaceAllUsesExcept(back, asI32);
     });
+
+    // FP8 delayed scaling: this step's amaxes (the row the step records in
+    // its amax history, --mpt-autocast="dtype=fp8") are maxed over the
+    // ranks before anything reads them, as Transformer Engine reduces them
+    // over the data-parallel group: every rank then records the same
+    // history and computes the same scales.
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      if (getArgRole(func, i) != ArgRole::Fp8AmaxHistory)
+        continue;
+      Value history = func.getArgument(i);
+      for (Operation *user : llvm::to_vector(history.getUsers())) {
+        auto record = dyn_cast<tensor::InsertSliceOp>(user);
+        if (!record || record.getDest() != history)
+          continue;
+        Value current = record.getSource();
+        auto type = dyn_cast<RankedTensorType>(current.getType());
+        if (!type || type.getRank() != 1 || !current.getDefiningOp())
+          continue;
+        b.setInsertionPointAfterValue(current);
+        auto reduced = AllReduceOp::create(b, current.getLoc(), type, current,
+                                           ReduceKind::Max, TypeAttr());
+        current.replaceAllUsesExcept(reduced.getResult(),
+                                     reduced.getOperation());
+      }
+    }
 
     // The loss every rank returns (and mpt-run logs) is the whole batch's.
     if (std::optional<unsigned> lossIndex = graph.getLossResultIndex()) {

@@ -11,6 +11,7 @@
 #include "mpt/Transforms/Passes.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mpt {
 #define GEN_PASS_DEF_MPTPRECISIONREPORT
@@ -38,8 +39,8 @@ struct MptPrecisionReportPass
     if (!precisionPolicy)
       return failure();
     if (precisionPolicy->isFp8()) {
-      FailureOr<Fp8Options> parsed =
-          Fp8Options::parse(context, fp8Format, 1, 0, "max");
+      FailureOr<Fp8Options> parsed = Fp8Options::parse(
+          context, fp8Format, amaxHistoryLen, 0, "max", fp8Scaling);
       if (failed(parsed))
         return failure();
       fp8Options = *parsed;
@@ -112,6 +113,15 @@ struct MptPrecisionReportPass
                                                   *graph);
       if (precisionPolicy->isFp8()) {
         summary.scaledDtype = "fp8";
+        summary.fp8Scaling =
+            fp8Options.currentScaling
+                ? std::string("current (each scale from this step's amax of "
+                              "its tensor; no state)")
+                : std::string(llvm::formatv(
+                      "delayed (each scale from the tensor's {0}-step amax "
+                      "history; the history and the scales are state the "
+                      "step carries)",
+                      fp8Options.amaxHistoryLen));
         summary.contractionFormats =
             describeFp8Contractions(*plan, graph->getSeed(), fp8Options);
       } else if (!precisionPolicy->getMx().empty()) {

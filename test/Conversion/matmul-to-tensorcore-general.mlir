@@ -46,7 +46,7 @@ func.func @not_lowered(%a: memref<100x64xf16>, %b: memref<64x128xf16>, %c: memre
                        %bco: memref<2x100x128xf32>) {
   // expected-remark-re @below {{matmul not lowered to Tensor Cores (general path: {{(SIMT GPU kernel in @not_lowered_simt|left as is)}}): 100x128x64 is not a multiple of the 128x128x32 tile}}
   linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x128xf16>) outs(%c : memref<100x128xf32>)
-  // expected-remark-re @below {{(general path: {{.*}}): element types f32 x f32 -> f32 (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32)}}
+  // expected-remark-re @below {{(general path: {{.*}}): element types f32 x f32 -> f32 (Tensor Cores need f16 x f16 or bf16 x bf16 -> f32, or FP8 f8E4M3FN/f8E5M2 in any pairing -> f32 on sm_90a)}}
   linalg.matmul ins(%af, %af : memref<128x128xf32>, memref<128x128xf32>) outs(%cf : memref<128x128xf32>)
   // expected-remark @below {{(general path: left as is): dynamic shapes are not lowered to Tensor Cores}}
   linalg.matmul ins(%ad, %bd : memref<?x128xf16>, memref<128x128xf16>) outs(%cd : memref<?x128xf32>)

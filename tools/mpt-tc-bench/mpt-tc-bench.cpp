@@ -14,6 +14,10 @@
 //    every entry (sizes <= 1024) or on 4096 sampled entries (larger sizes,
 //    where the CPU reference would take minutes). cuBLAS is checked the same
 //    way (its result is the second reference).
+//    FP8 kernels (sm_90a: "e4m3 nt", B stored [n][k]; "e5m2 e4m3", B [k][n],
+//    which the kernel copies K-major first) get the same inputs, exact in
+//    E4M3 and E5M2 too, and the same exact check; cuBLAS (cublasGemmEx has
+//    no FP8) is neither a reference nor timed for them.
 //  * time: wall-clock time of back-to-back calls after warm-up, each call
 //    synchronized (MLIR's host code launches on its own stream and waits);
 //    cuBLAS (cublasGemmEx, f32 compute) is timed the same way.
@@ -103,6 +107,20 @@ uint16_t toBF16(float v) {
   std::memcpy(&x, &v, 4);
   return static_cast<uint16_t>(x >> 16);
 }
+/// The same values in FP8: E4M3FN (bias 7, 3 mantissa bits) and E5M2
+/// (bias 15, 2 mantissa bits; k/8 needs at most 3 significant bits).
+uint8_t toFp8(float v, bool e5m2) {
+  uint32_t x;
+  std::memcpy(&x, &v, 4);
+  uint8_t sign = (x >> 24) & 0x80;
+  if ((x & 0x7fffffff) == 0)
+    return sign;
+  int exp = static_cast<int>((x >> 23) & 0xff) - 127 + (e5m2 ? 15 : 7);
+  int mantissaBits = e5m2 ? 2 : 3;
+  return sign | static_cast<uint8_t>(exp << mantissaBits) |
+         static_cast<uint8_t>((x >> (23 - mantissaBits)) &
+                              ((1u << mantissaBits) - 1));
+}
 
 struct Options {
   std::string filter;
@@ -165,7 +183,7 @@ int main(int argc, char **argv) {
   cublasHandle_t handle;
   checkCublas(cublasCreate(&handle), "cublasCreate");
   std::printf("device: %s (sm_%d%d)\n", devName, major, minor);
-  std::printf("%-22s %6s %6s %18s %10s %10s %7s %s\n", "kernel", "chip",
+  std::printf("%-22s %6s %9s %18s %10s %10s %7s %s\n", "kernel", "chip",
               "type", "MxNxK", "TFLOP/s", "cuBLAS", "ratio", "check");
 
   int failures = 0, ran = 0;
@@ -181,31 +199,47 @@ int main(int argc, char **argv) {
       continue;
     if (opt.quick && !(kn.m == 4096 && kn.n == 4096 && kn.k == 4096))
       continue;
-    bool bf16 = std::string(kn.type) == "bf16";
+    std::string type = kn.type;
+    bool bf16 = type == "bf16";
+    bool fp8 = type == "e4m3 nt" || type == "e5m2 e4m3";
+    // B stored [n][k] ("e4m3 nt") instead of [k][n].
+    bool bnk = type == "e4m3 nt";
     int64_t M = kn.m, N = kn.n, K = kn.k;
+    int64_t bytes = fp8 ? 1 : 2;
     std::vector<float> a(M * K), b(K * N);
-    std::vector<uint16_t> a16(M * K), b16(K * N);
+    std::vector<uint8_t> aBytes(M * K * bytes), bBytes(K * N * bytes);
+    auto encode = [&](float v, bool isA, uint8_t *out) {
+      if (fp8) {
+        *out = toFp8(v, isA && type == "e5m2 e4m3");
+        return;
+      }
+      uint16_t h = bf16 ? toBF16(v) : toF16(v);
+      std::memcpy(out, &h, 2);
+    };
     for (int64_t i = 0; i < M * K; ++i) {
       a[i] = eighths(rng) / 8.0f;
-      a16[i] = bf16 ? toBF16(a[i]) : toF16(a[i]);
+      encode(a[i], true, &aBytes[i * bytes]);
     }
     for (int64_t i = 0; i < K * N; ++i) {
       b[i] = eighths(rng) / 8.0f;
-      b16[i] = bf16 ? toBF16(b[i]) : toF16(b[i]);
+      encode(b[i], false, &bBytes[i * bytes]);
     }
     CUdeviceptr dA, dB, dC, dRef;
-    checkCu(cuMemAlloc(&dA, M * K * 2), "cuMemAlloc");
-    checkCu(cuMemAlloc(&dB, K * N * 2), "cuMemAlloc");
+    checkCu(cuMemAlloc(&dA, M * K * bytes), "cuMemAlloc");
+    checkCu(cuMemAlloc(&dB, K * N * bytes), "cuMemAlloc");
     checkCu(cuMemAlloc(&dC, M * N * 4), "cuMemAlloc");
     checkCu(cuMemAlloc(&dRef, M * N * 4), "cuMemAlloc");
-    checkCu(cuMemcpyHtoD(dA, a16.data(), M * K * 2), "copy A");
-    checkCu(cuMemcpyHtoD(dB, b16.data(), K * N * 2), "copy B");
+    checkCu(cuMemcpyHtoD(dA, aBytes.data(), M * K * bytes), "copy A");
+    checkCu(cuMemcpyHtoD(dB, bBytes.data(), K * N * bytes), "copy B");
 
+    // The descriptors only carry pointers, sizes and strides: the same
+    // struct serves 1- and 2-byte elements.
     auto *pa = reinterpret_cast<uint16_t *>(dA);
     auto *pb = reinterpret_cast<uint16_t *>(dB);
     auto *pc = reinterpret_cast<float *>(dC);
     MemRef2D<uint16_t> mA{pa, pa, 0, {M, K}, {K, 1}};
-    MemRef2D<uint16_t> mB{pb, pb, 0, {K, N}, {N, 1}};
+    MemRef2D<uint16_t> mB = bnk ? MemRef2D<uint16_t>{pb, pb, 0, {N, K}, {K, 1}}
+                                : MemRef2D<uint16_t>{pb, pb, 0, {K, N}, {N, 1}};
     MemRef2D<float> mC{pc, pc, 0, {M, N}, {N, 1}};
     // The kernel accumulates into C (linalg.matmul semantics): the checked
     // run starts from 0; timed runs just keep accumulating (same work).
@@ -225,7 +259,8 @@ int main(int argc, char **argv) {
 
     checkCu(cuMemsetD32(dC, 0, M * N), "zero C");
     runKernel();
-    runCublas();
+    if (!fp8)
+      runCublas();
     std::vector<float> c(M * N), ref(M * N);
     checkCu(cuMemcpyDtoH(c.data(), dC, M * N * 4), "copy C");
     checkCu(cuMemcpyDtoH(ref.data(), dRef, M * N * 4), "copy cuBLAS C");
@@ -237,8 +272,10 @@ int main(int argc, char **argv) {
       int64_t idx = samples == M * N ? s : pick(rng);
       int64_t i = idx / N, j = idx % N;
       double expect = 0;
+      // b holds the values in the order they were stored: [n][k] for "nt".
       for (int64_t kk = 0; kk < K; ++kk)
-        expect += static_cast<double>(a[i * K + kk]) * b[kk * N + j];
+        expect += static_cast<double>(a[i * K + kk]) *
+                  (bnk ? b[j * K + kk] : b[kk * N + j]);
       if (static_cast<double>(c[idx]) != expect) {
         if (bad < 5)
           std::fprintf(stderr, "  %s C[%ld][%ld] = %.9g, expected %.9g\n",
@@ -246,14 +283,15 @@ int main(int argc, char **argv) {
                        c[idx], expect);
         ++bad;
       }
-      if (static_cast<double>(ref[idx]) != expect)
+      if (!fp8 && static_cast<double>(ref[idx]) != expect)
         ++badCublas;
     }
 
     double flops = 2.0 * M * N * K;
     double tKernel = timeCalls(runKernel, flops);
-    double tCublas = timeCalls(runCublas, flops);
-    double tfKernel = flops / tKernel / 1e12, tfCublas = flops / tCublas / 1e12;
+    double tCublas = fp8 ? 0 : timeCalls(runCublas, flops);
+    double tfKernel = flops / tKernel / 1e12;
+    double tfCublas = fp8 ? 0 : flops / tCublas / 1e12;
     char shape[64];
     std::snprintf(shape, sizeof(shape), "%ldx%ldx%ld", static_cast<long>(M),
                   static_cast<long>(N), static_cast<long>(K));
@@ -263,9 +301,14 @@ int main(int argc, char **argv) {
             : "ok (" + std::to_string(samples) + " exact)";
     if (badCublas)
       status += " [cuBLAS differs on " + std::to_string(badCublas) + "]";
-    std::printf("%-22s %6s %6s %18s %10.1f %10.1f %7.2f %s\n", kn.name,
-                kn.chip, kn.type, shape, tfKernel, tfCublas,
-                tfKernel / tfCublas, status.c_str());
+    if (fp8)
+      std::printf("%-22s %6s %9s %18s %10.1f %10s %7s %s\n", kn.name,
+                  kn.chip, kn.type, shape, tfKernel, "-", "-",
+                  status.c_str());
+    else
+      std::printf("%-22s %6s %9s %18s %10.1f %10.1f %7.2f %s\n", kn.name,
+                  kn.chip, kn.type, shape, tfKernel, tfCublas,
+                  tfKernel / tfCublas, status.c_str());
     std::fflush(stdout);
     failures += bad != 0;
     ++ran;

@@ -61,6 +61,9 @@ struct MemoryEstimate {
   /// (autocast's cast weights): kept like activations, but per step, not
   /// per sample.
   ByteCounts paramCopies;
+  /// FP8 delayed scaling's state (docs/FP8.md): the amax history and the
+  /// scales the step carries (`fp8_amax_history`, `fp8_scale` arguments).
+  ByteCounts scalingState;
   uint64_t total() const;
 };
 

@@ -5,7 +5,7 @@
 include "mlir/Pass/PassBase.td"
 
 def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
-  let summary = "Lower f16/bf16 x f16/bf16 -> f32 matmuls to Tensor Core GPU kernels";
+  let summary = "Lower f16/bf16 (and, on sm_90a, FP8) -> f32 matmuls to Tensor Core GPU kernels";
   let description = [{
     Rewrites every `linalg.matmul` on memrefs whose inputs are both f16 or
     both bf16 and whose accumulator is f32 into a `gpu.launch` that computes
@@ -23,7 +23,13 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
 
     `chip=sm_90a` (Hopper): one warpgroup per 64 x 128 output tile, A and B
     tiles are loaded by TMA into swizzled shared memory guarded by an
-    mbarrier and multiplied with `wgmma.mma_async` (m64n128k16).
+    mbarrier and multiplied with `wgmma.mma_async` (m64n128k16). FP8
+    matmuls (f8E4M3FN / f8E5M2 inputs in any pairing, f32 accumulator) get
+    their own kernel: `wgmma.mma_async` m64n128k32 with e4m3/e5m2 operands,
+    128-deep k-tiles, both operands read K-major (A[m][k], B[n][k]; an
+    operand stored MN-major is first copied K-major by a transpose kernel).
+    An FP8 matmul with `chip=sm_80` is an error (`mma.sync` has no FP8
+    before sm_89).
 
     Matmuls that cannot take the Tensor Core path take the general path and
     a remark says why (element types, dynamic shapes, tensor semantics

@@ -65,6 +65,9 @@ inline constexpr llvm::StringLiteral kDataParallelAttrName =
 /// Marks a step that FP8 autocast rewrote (its format, "hybrid" or
 /// "e4m3"), so that a second FP8 rewrite is an error.
 inline constexpr llvm::StringLiteral kFp8AttrName = "mpt.fp8";
+/// Next to kFp8AttrName on a step FP8 autocast rewrote with current
+/// (just-in-time) scaling: "current" (absent: delayed scaling).
+inline constexpr llvm::StringLiteral kFp8ScalingAttrName = "mpt.fp8_scaling";
 
 /// Marks a step that MX autocast rewrote (its dtype, "mxfp8" or "mxfp4"),
 /// so that a second MX rewrite is an error.

@@ -79,6 +79,11 @@ struct MixedPrecisionOptions
       *this, "amax-compute",
       llvm::cl::desc("dtype=fp8: max (of the history) or most_recent"),
       llvm::cl::init("max")};
+  Option<std::string> fp8Scaling{
+      *this, "fp8-scaling",
+      llvm::cl::desc("dtype=fp8: delayed (amax history) or current (this "
+                     "step's amax)"),
+      llvm::cl::init("delayed")};
   // MX (dtype=mxfp8 / mxfp4, docs/MX.md).
   Option<std::string> mxBackward{
       *this, "mx-backward",

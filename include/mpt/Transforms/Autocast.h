@@ -97,12 +97,16 @@ struct Fp8Options {
   int64_t margin = 0;
   /// Scale from the most recent amax instead of the history's maximum.
   bool mostRecent = false;
+  /// Current (just-in-time) scaling: each tensor's scale comes from its
+  /// own amax in this step, and the step carries no scaling state.
+  bool currentScaling = false;
 
   /// Parses the pass options; emits one diagnostic (unknown location)
   /// and fails on a bad value.
   static mlir::FailureOr<Fp8Options>
   parse(mlir::MLIRContext *context, llvm::StringRef format,
-        int64_t amaxHistoryLen, int64_t margin, llvm::StringRef amaxCompute);
+        int64_t amaxHistoryLen, int64_t margin, llvm::StringRef amaxCompute,
+        llvm::StringRef scaling = "delayed");
 };
 
 /// The linalg contractions and convolutions `plan` puts in low precision
@@ -114,7 +118,9 @@ getFp8Contractions(const PrecisionPlan &plan);
 /// After applyPrecisionPlan (bf16): gives each op of `contractions` FP8
 /// operands with per-tensor delayed scaling, and appends the scaling state
 /// (amax history and scales, with their roles, initial values and
-/// `mpt.updates` results) to the function's signature. Fails, with a
+/// `mpt.updates` results) to the function's signature; with
+/// `options.currentScaling`, per-tensor current scaling and no state
+/// (the name is the delayed recipe's, kept for callers). Fails, with a
 /// diagnostic, on a function with more than one return or that already
 /// has FP8 scaling.
 mlir::LogicalResult
@@ -193,6 +199,8 @@ struct AutocastSummary {
   /// contraction that gets FP8 or MX operands (describeFp8Contractions).
   std::string scaledDtype;
   llvm::DenseMap<mlir::Operation *, std::string> contractionFormats;
+  /// dtype=fp8: where the scales come from ("delayed ..." / "current ...").
+  std::string fp8Scaling;
 };
 
 /// Prints the precision report of the functions (text or JSON).

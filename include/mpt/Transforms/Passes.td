@@ -299,7 +299,9 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     multiplied by its scale and saturated before the cast, the f32 result
     is divided by the product of the scales, and the scales come from an
     amax history carried across steps as two appended arguments and
-    results (`mpt.role = "fp8_amax_history"` and `"fp8_scale"`). See
+    results (`mpt.role = "fp8_amax_history"` and `"fp8_scale"`). With
+    `fp8-scaling=current` each scale comes from this step's amax of its
+    tensor instead, and the step carries no scaling state. See
     docs/FP8.md.
 
     `dtype=mxfp8` / `dtype=mxfp4` paint as bf16 and then give the
@@ -357,6 +359,11 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
            /*default=*/"\"max\"",
            "dtype=fp8: the amax a scale is computed from: max (of the "
            "history) or most_recent">,
+    Option<"fp8Scaling", "fp8-scaling", "std::string",
+           /*default=*/"\"delayed\"",
+           "dtype=fp8: delayed (scales from the amax history, state carried "
+           "by the step) or current (each scale from this step's amax of "
+           "its tensor, no state)">,
     Option<"mxBackward", "mx-backward", "std::string",
            /*default=*/"\"mxfp8\"",
            "dtype=mxfp8/mxfp4: the operands of the backward contractions: "
@@ -434,6 +441,14 @@ def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
            "dtype=fp8: hybrid (E5M2 gradients) or e4m3, for the formats "
            "the report gives the contractions">,
+    Option<"fp8Scaling", "fp8-scaling", "std::string",
+           /*default=*/"\"delayed\"",
+           "dtype=fp8: delayed or current, the scale source the report "
+           "states and the scaling state its memory estimate counts">,
+    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
+           /*default=*/"1024",
+           "dtype=fp8 with delayed scaling: the amax history length the "
+           "memory estimate counts">,
     Option<"mxBackward", "mx-backward", "std::string",
            /*default=*/"\"mxfp8\"",
            "dtype=mxfp8/mxfp4: the backward contractions' operands, mxfp8 "
@@ -469,7 +484,11 @@ def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
       returns and logs is the loss of the whole batch;
     * where loss scaling is present (`mpt.unscale_and_check`), all-reduces
       its found-inf flag with `max` before anything reads it, so that every
-      rank skips the same steps and keeps the same scale and tracker.
+      rank skips the same steps and keeps the same scale and tracker;
+    * on an FP8 step with delayed scaling (`--mpt-autocast="dtype=fp8"`),
+      all-reduces this step's amax vector with `max` before the step
+      records it in its `fp8_amax_history` argument, so that every rank
+      keeps the same history and scales (docs/FP8.md).
 
     `reduce-dtype=bf16|f16` sends the gradient buckets in that type
     (`wire` on their `mpt.all_reduce`: a ring of 2-byte messages that adds

@@ -8,6 +8,12 @@
       replays the steps with the reference below and compares the final
       amax history and scales with mpt-run's --save (bit for bit) and each
       step's loss with mpt-run's log
+  fp8_scaling.py current DATA.npz LOG.csv MARGIN
+      current scaling (fp8-scaling=current): each step's scales come from
+      that step's amaxes, scale = (fp8_max / amax) / 2^margin, 1 where amax
+      is 0 or not finite, at most the largest f32 (Transformer Engine's
+      compute_scale_from_amax); compares each step's loss with mpt-run's
+      log (1e-6 relative, as below) and prints the scales of every step
 
 The reference is Transformer Engine's delayed scaling (transformer_engine/
 pytorch/fp8.py, _default_get_amax_and_update_history and _default_sf_compute,
@@ -96,8 +102,42 @@ def check(data_path, log_path, saved_path, length, margin, algo):
     sys.exit(0 if ok else 1)
 
 
+def current(data_path, log_path, margin):
+    d = np.load(data_path)
+    xs, ws = d["x"], d["w"]
+    divisor = np.float32(2.0 ** margin)
+    f32max = np.finfo(np.float32).max
+    losses, used = [], []
+    for x, w in zip(xs, ws):
+        with np.errstate(all="ignore"):
+            amax = np.array([np.abs(x).max(), np.abs(w).max()], np.float32)
+            sf = np.minimum((FP8_MAX / amax) / divisor, f32max)
+            scale = np.where((amax > 0) & np.isfinite(amax), sf,
+                             np.float32(1)).astype(np.float32)
+        def q(t, s):
+            t = torch.from_numpy(np.clip(t * s, -FP8_MAX, FP8_MAX))
+            return t.to(torch.float8_e4m3fn).float().numpy()
+        with np.errstate(all="ignore"):
+            y = q(x, scale[0]) @ q(w, scale[1])
+            losses.append(np.float32((y / (scale[0] * scale[1])).sum()))
+        used.append(float(scale[0]))
+    rows = list(csv.DictReader(open(log_path)))
+    got_l = np.array([float(r["loss"]) for r in rows], np.float64)
+    ref_l = np.array(losses, np.float64)
+    # NaN where the reference is NaN (the step with an infinite x).
+    ok = got_l.shape == ref_l.shape and np.allclose(got_l, ref_l, rtol=1e-6,
+                                                     atol=0, equal_nan=True)
+    if not ok:
+        print("losses differ:", got_l, "reference:", ref_l)
+    print("x scales " + " ".join(f"{s:.9g}" for s in used))
+    print("losses match" if ok else "MISMATCH")
+    sys.exit(0 if ok else 1)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "data":
+    if sys.argv[1] == "current":
+        current(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "data":
         x, w = data()
         np.savez(sys.argv[2], x=x, w=w)
     else:
