@@ -387,23 +387,31 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 
 
 def index_put(self, indices, values, accumulate=False):
-    """Accumulating index_put with one index tensor on the first dimension
-    (the backward of table[index]: Swin's relative position bias, any
-    gather of parameter rows): self + onehot(index)^T @ values, the
+    """Accumulating index_put with one index tensor (the backward of
+    table[index]: Swin's relative position bias, any gather of parameter
+    rows; on another dimension, x[..., [i], :]: Falcon's fused QKV split):
+    self + onehot(index)^T @ values over the indexed dimension, the
     embedding gradient's contraction (embedding_dense_backward).  Other
     forms (several index tensors, no accumulation: duplicates are
     last-write-wins) are left to torch-mlir."""
-    if (not accumulate or len(indices) != 1 or indices[0] is None
-            or indices[0].dtype not in (torch.int64, torch.int32) or not self.is_floating_point()):
+    tensors = [k for k, i in enumerate(indices) if i is not None]
+    if not accumulate or len(tensors) != 1 or not self.is_floating_point():
         return NotImplemented
-    idx = indices[0]
-    rows = self.shape[0]
-    row_shape = self.shape[1:]
-    vals = values.expand(tuple(idx.shape) + tuple(row_shape)).reshape(idx.numel(), -1)
+    dim = tensors[0]
+    idx = indices[dim]
+    if idx.dtype not in (torch.int64, torch.int32):
+        return NotImplemented
+    # The indexed dimension first: values' index dimensions stand where the
+    # indexed dimension stood (one index tensor: they are adjacent).
+    target = self.movedim(dim, 0)
+    full = tuple(self.shape[:dim]) + tuple(idx.shape) + tuple(self.shape[dim + 1:])
+    vals = values.expand(full).movedim(list(range(dim, dim + idx.dim())), list(range(idx.dim())))
+    rows = target.shape[0]
+    vals = vals.reshape(idx.numel(), -1)
     # Negative indices count from the end, as PyTorch's.
     ids = torch.where(idx < 0, idx + rows, idx).reshape(-1)
     grad = embedding_dense_backward(vals, ids, rows, None, False)
-    return self + grad.reshape(self.shape).to(self.dtype)
+    return self + grad.reshape(target.shape).movedim(0, dim).to(self.dtype)
 
 
 def _is_contiguous_layout(size, stride):

@@ -294,6 +294,29 @@ def relative_bias():
     return RelativeBias()
 
 
+class InnerListIndex(nn.Module):
+    """A list index on an inner dimension of an activation (Falcon's fused
+    QKV split: fused[..., :-2, :], fused[..., [-2], :], fused[..., [-1], :]),
+    plus a repeated index: its backward is an accumulating index_put whose
+    one index tensor is not on the first dimension."""
+    example_input_shape = (2, 4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 4 * 6)
+        self.head = nn.Linear(6, 5)
+
+    def forward(self, x):
+        fused = self.qkv(x).view(2, 4, 4, 6)
+        q, k, v = fused[..., :-2, :], fused[..., [-2], :], fused[:, :, [3, 3], :]
+        att = (q @ k.transpose(-1, -2)).softmax(-2)
+        return self.head((att * v[:, :, :1] + v[:, :, 1:]).mean((1, 2)))
+
+
+def inner_list_index():
+    return InnerListIndex()
+
+
 class AdaptivePool(nn.Module):
     """Adaptive average pools whose output is larger than 1x1: 5x7 -> 3x4
     (overlapping windows) and 1x1 -> 2x2 (VGG's 7x7 pool of a 1x1 map
