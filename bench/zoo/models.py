@@ -354,11 +354,18 @@ def _hf_tiny(model_type, auto, **extra):
     sizes = dict(vocab_size=t["vocab"], hidden_size=t["d"], n_embd=t["d"], emb_dim=t["d"],
                  num_hidden_layers=t["layers"], n_layer=t["layers"], n_layers=t["layers"],
                  num_attention_heads=t["heads"], n_head=t["heads"], n_heads=t["heads"],
-                 intermediate_size=t["ff"], max_position_embeddings=4 * t["seq"], n_positions=4 * t["seq"])
+                 intermediate_size=t["ff"], max_position_embeddings=4 * t["seq"], n_positions=4 * t["seq"],
+                 # Grouped-query attention where the family has it (2 key/value
+                 # heads for 4 query heads), and the head size that follows
+                 # from d (families that fix head_dim default to 64 or 128).
+                 num_key_value_heads=t["heads"] // 2, head_dim=t["d"] // t["heads"])
     cfg = transformers.AutoConfig.for_model(model_type)
     for k, v in {**sizes, **extra}.items():
         if hasattr(cfg, k):
-            setattr(cfg, k, v)
+            try:
+                setattr(cfg, k, v)
+            except AttributeError:  # derived (a property: Falcon's head_dim)
+                pass
     for k in ("pad_token_id", "bos_token_id", "eos_token_id"):
         if getattr(cfg, k, None) is not None and getattr(cfg, k) >= t["vocab"]:
             setattr(cfg, k, 0)
