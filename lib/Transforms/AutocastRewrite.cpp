@@ -290,33 +290,24 @@ private:
     return cached;
   }
 
-  /// TOSA's low-precision profiles: tosa.matmul takes f16/bf16 inputs and
-  /// zero points and returns f32; the convolutions take low-precision input,
-  /// weight, bias and zero points, accumulate in f32 (acc_type) and return
-  /// the low type.
+  /// TOSA's low-precision profiles (getTosaLowPrecisionRule): tosa.matmul
+  /// takes f16/bf16 inputs and zero points and returns f32; the
+  /// convolutions take low-precision input, weight, bias and zero points,
+  /// accumulate in f32 (acc_type) and return the low type.
   void rewriteTosaAllowOp(Operation *op) {
-    auto lowOperand = [&](unsigned index, bool zeroPoint) {
-      OpOperand &operand = op->getOpOperand(index);
+    const TosaLowPrecisionRule *rule = getTosaLowPrecisionRule(op);
+    assert(rule && "the plan lowers only TOSA ops it has a rule for");
+    for (unsigned i = 0, e = rule->numLowOperands + rule->numZeroPoints;
+         i < e; ++i) {
+      OpOperand &operand = op->getOpOperand(i);
       if (!isFloatTensor(operand.get().getType()))
-        return;
+        continue;
       Type type = toLow(operand.get().getType());
-      operand.set(zeroPoint ? getZeroPoint(operand.get(), type)
-                            : getCast(operand.get(), type));
-    };
-    if (isa<tosa::MatMulOp>(op)) {
-      lowOperand(0, false);
-      lowOperand(1, false);
-      lowOperand(2, true);
-      lowOperand(3, true);
-      return;
+      operand.set(i >= rule->numLowOperands ? getZeroPoint(operand.get(), type)
+                                            : getCast(operand.get(), type));
     }
-    // conv2d, conv3d, depthwise_conv2d, transpose_conv2d: input, weight,
-    // bias, input_zp, weight_zp.
-    lowOperand(0, false);
-    lowOperand(1, false);
-    lowOperand(2, false);
-    lowOperand(3, true);
-    lowOperand(4, true);
+    if (!rule->lowResult)
+      return;
     op->setAttr("acc_type", TypeAttr::get(Float32Type::get(op->getContext())));
     retypeResult(op->getResult(0));
   }

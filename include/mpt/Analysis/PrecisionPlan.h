@@ -120,6 +120,20 @@ struct CarriedValue {
   std::string detail;
 };
 
+/// How an allow op of TOSA runs in low precision, after TOSA's f16/bf16
+/// profiles: its first `numLowOperands` operands take the low type and the
+/// `numZeroPoints` after them become zero-point constants of it. With
+/// `lowResult` (the convolutions) it returns the low type and accumulates in
+/// f32 (acc_type); without (tosa.matmul), it returns f32.
+struct TosaLowPrecisionRule {
+  unsigned numLowOperands;
+  unsigned numZeroPoints;
+  bool lowResult;
+};
+/// The rule of `op`, or null when it is no TOSA op mpt can run in low
+/// precision as an allow op.
+const TosaLowPrecisionRule *getTosaLowPrecisionRule(mlir::Operation *op);
+
 class PrecisionPlan {
 public:
   /// Classifies and paints every op of `func` (not the ops inside linalg
