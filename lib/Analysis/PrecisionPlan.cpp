@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
 #include "mpt/Analysis/FloatRange.h"
+#include "mpt/Analysis/RegionFlow.h"
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
@@ -812,40 +813,33 @@ private:
                             : NodeKind::Clear;
   }
 
-  /// Values carried by scf.for and scf.if: one clear node each, numbered
-  /// after the ops. Each has the values that flow into it (inits and yield
-  /// operands); its members (iter_arg, result) are what its users read.
+  /// Values carried across control-flow boundaries (RegionFlow.h): one
+  /// clear node each, numbered after the ops. Each has the values that flow
+  /// into it (inits and yield operands); its members (iter_arg, result) are
+  /// what its users read.
   void collectCarriedValues() {
-    auto isCarriable = [&](Type type) {
-      auto tensor = dyn_cast<TensorType>(type);
+    auto isCarriable = [&](Value value) {
+      auto tensor = dyn_cast<TensorType>(value.getType());
       return tensor && (tensor.getElementType().isF32() ||
                         tensor.getElementType() == lowType);
     };
     for (Operation *op : ops) {
-      if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-        auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-        for (unsigned i = 0, e = forOp.getNumResults(); i < e; ++i) {
-          if (!isCarriable(forOp.getResult(i).getType()))
-            continue;
-          unsigned node = ops.size() + carried.size();
-          carried.push_back(CarriedValue{op, i});
-          carriedNodeOf[forOp.getRegionIterArgs()[i]] = node;
-          carriedNodeOf[forOp.getResult(i)] = node;
-          carriedInputs.push_back(
-              {forOp.getInitArgs()[i], yield.getOperand(i)});
-        }
-      } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-        if (ifOp.getElseRegion().empty())
+      auto branch = dyn_cast<RegionBranchOpInterface>(op);
+      if (!branch || !isFullyForwarding(branch))
+        continue;
+      for (CarriedGroup &group : getCarriedGroups(branch)) {
+        if (!llvm::all_of(group.members, isCarriable))
           continue;
-        for (unsigned i = 0, e = ifOp.getNumResults(); i < e; ++i) {
-          if (!isCarriable(ifOp.getResult(i).getType()))
-            continue;
-          unsigned node = ops.size() + carried.size();
-          carried.push_back(CarriedValue{op, i});
-          carriedNodeOf[ifOp.getResult(i)] = node;
-          carriedInputs.push_back({ifOp.thenYield().getOperand(i),
-                                   ifOp.elseYield().getOperand(i)});
-        }
+        unsigned node = ops.size() + carried.size();
+        for (Value member : group.members)
+          carriedNodeOf[member] = node;
+        SmallVector<Value, 2> &inputs = carriedInputs.emplace_back();
+        for (OpOperand *source : group.sources)
+          inputs.push_back(source->get());
+        CarriedValue &value = carried.emplace_back();
+        value.owner = op;
+        value.index = group.getNumber();
+        value.group = std::move(group);
       }
     }
     numNodes = ops.size() + carried.size();
@@ -1191,7 +1185,8 @@ std::string PrecisionPlan::describe(Operation *op) const {
     os << "unlisted (" << d.classDetail << "): kept f32";
     break;
   case DecisionReason::ControlFlow:
-    if (isa<scf::ForOp, scf::IfOp>(op))
+    if (auto branch = dyn_cast<RegionBranchOpInterface>(op);
+        branch && isFullyForwarding(branch))
       os << "control flow: its carried values are painted (listed below)";
     else if (isa<CallOpInterface>(op))
       os << "call: operands and results keep their types";

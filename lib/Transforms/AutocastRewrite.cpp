@@ -4,10 +4,11 @@
 // low precision, its existing users get an `arith.extf` of it placed right
 // after the op; a later low-precision user asking for the low value looks
 // through that extf. So users that stay f32 keep reading f32 and, for ops,
-// no truncf(extf(x)) round trip is built. Carried values (scf.for, scf.if)
-// change type in two steps around the op rewrites (the IR is consistent
-// again after the second); a cast they create before its value's producer
-// turns low becomes a round trip that cleanupCasts removes.
+// no truncf(extf(x)) round trip is built. Carried values (scf.for, scf.if,
+// scf.while: RegionFlow.h) change type in two steps around the op rewrites
+// (the IR is consistent again after the second); a cast they create before
+// its value's producer turns low becomes a round trip that cleanupCasts
+// removes.
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Transforms/Autocast.h"
@@ -160,39 +161,35 @@ private:
     result.replaceAllUsesExcept(ext, ext.getDefiningOp());
   }
 
-  /// A carried value's init and iter_arg (scf.for).
+  /// A carried value's entry (RegionFlow.h): the operands the op itself
+  /// forwards (an scf.for's init) and its region arguments (the iter_arg)
+  /// turn low; users of an argument keep reading f32 through an extf at the
+  /// start of its block until their own rewrite.
   void retypeCarriedEntry(const CarriedValue &value) {
-    auto forOp = dyn_cast<scf::ForOp>(value.owner);
-    if (!forOp)
-      return;
-    OpOperand &init = forOp.getInitArgsMutable()[value.index];
-    init.set(getCast(init.get(), toLow(init.get().getType())));
-    BlockArgument iterArg = forOp.getRegionIterArgs()[value.index];
-    Type oldType = iterArg.getType();
-    if (oldType == init.get().getType())
-      return;
-    iterArg.setType(init.get().getType());
-    if (iterArg.use_empty())
-      return;
-    OpBuilder::InsertionGuard guard(builder);
-    setInsertionAfterArgumentCasts(iterArg.getOwner());
-    Value ext = arith::ExtFOp::create(builder, iterArg.getLoc(), oldType,
-                                      iterArg);
-    iterArg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+    for (OpOperand *init : value.group.getEntrySources())
+      init->set(getCast(init->get(), toLow(init->get().getType())));
+    for (BlockArgument arg : value.group.getRegionArguments()) {
+      Type oldType = arg.getType();
+      Type newType = toLow(oldType);
+      if (oldType == newType)
+        continue;
+      arg.setType(newType);
+      if (arg.use_empty())
+        continue;
+      OpBuilder::InsertionGuard guard(builder);
+      setInsertionAfterArgumentCasts(arg.getOwner());
+      Value ext = arith::ExtFOp::create(builder, arg.getLoc(), oldType, arg);
+      arg.replaceAllUsesExcept(ext, ext.getDefiningOp());
+    }
   }
 
-  /// A carried value's yield operands and result.
+  /// A carried value's exit: the terminators' operands (yields, an
+  /// scf.while's condition arguments) and the op's results.
   void retypeCarriedExit(const CarriedValue &value) {
-    SmallVector<Operation *, 2> yields;
-    if (auto forOp = dyn_cast<scf::ForOp>(value.owner))
-      yields.push_back(forOp.getBody()->getTerminator());
-    else if (auto ifOp = dyn_cast<scf::IfOp>(value.owner))
-      yields.append({ifOp.thenYield(), ifOp.elseYield()});
-    for (Operation *yield : yields) {
-      OpOperand &operand = yield->getOpOperand(value.index);
-      operand.set(getCast(operand.get(), toLow(operand.get().getType())));
-    }
-    retypeResult(value.owner->getResult(value.index));
+    for (OpOperand *operand : value.group.getTerminatorSources())
+      operand->set(getCast(operand->get(), toLow(operand->get().getType())));
+    for (OpResult result : value.group.getResults())
+      retypeResult(result);
   }
 
   /// Truncates the value a body yields for a low result.
@@ -704,7 +701,7 @@ void mpt::printPrecisionReport(
          << precisionName(d, lowName, summary, op) << ": "
          << describe(*plan, lowName, summary, op) << "\n";
       for (const CarriedValue *value : carriedOf.lookup(op))
-        os << "      carried value #" << value->index << ": "
+        os << "      carried value " << value->group.getLabel() << ": "
            << (value->precision == OpPrecision::Low ? lowName : "f32")
            << ": " << plan->describe(*value) << "\n";
     }
