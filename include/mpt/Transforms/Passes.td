@@ -278,6 +278,19 @@ def ReturnArgumentBuffers : Pass<"mpt-return-argument-buffers", "mlir::func::Fun
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def DumpGPUBinaries : Pass<"mpt-dump-gpu-binaries", "mlir::ModuleOp"> {
+  let summary = "Write the PTX or cubin of every gpu.binary to a file";
+  let description = [{
+    After `gpu-module-to-binary` (or `--mpt-gpu-codegen`), writes each object
+    of each `gpu.binary` to `<dir>/<binary>.<chip>.<ptx|cubin|fatbin|llvm>`
+    (PTX for format=isa, cubin for format=bin). The IR is unchanged.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory the files are written to (must exist)">,
+  ];
+}
+
 def Autocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
   let description = [{
