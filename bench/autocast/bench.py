@@ -4,7 +4,7 @@ large generated transformer training step, as a ratio to what mpt-opt needs
 anyway to parse, verify and print the same file, for N and 2N layers,
 measured in one run (MLIR's --mlir-timing).
 
-  autocast ratio = time(MptAutocast pass) / time(Parser + Output)
+  autocast ratio = time(Autocast pass) / time(Parser + Output)
   pipeline ratio = time(all passes of the pipeline, with the verifier runs
                    between them: Total - Parser - Output) / time(Parser + Output)
 
@@ -49,7 +49,7 @@ def main():
             pass_times, io_times, pipe_times, pipe_io_times = [], [], [], []
             for _ in range(args.repeat):
                 t = timing(args.mpt_opt, path, [autocast])
-                pass_times.append(t["MptAutocast"])
+                pass_times.append(t["Autocast"])
                 io_times.append(t["Parser"] + t["Output"])
                 t = timing(args.mpt_opt, path, [pipeline])
                 io = t["Parser"] + t["Output"]

@@ -41,12 +41,12 @@ from mpt_opt_runs import count_ops  # noqa: E402
 # name --mlir-timing gives them. Reports write to /dev/null.
 SINGLE_PASSES = [
     ("--mpt-training-graph-report=output=/dev/null", "TrainingGraphReport"),
-    ("--mpt-precision-report=output=/dev/null", "MptPrecisionReport"),
+    ("--mpt-precision-report=output=/dev/null", "PrecisionReport"),
     ("--mpt-decompose-aggregate-ops", "DecomposeAggregateOps"),
     ("--mpt-strip-contract-attributes", "StripContractAttributes"),
 ]
 # Passes of --mpt-mixed-precision, as --mlir-timing names them.
-PIPELINE_PASSES = ["MptAutocast", "InsertLossScaling", "MptCastCleanup",
+PIPELINE_PASSES = ["Autocast", "InsertLossScaling", "CastCleanup",
                    "RecomputeInBackward", "LowerLossScaling",
                    "StripTrainingMarkers", "CSE"]
 
@@ -98,11 +98,11 @@ def main():
     cpu_depths = [int(x) for x in args.cpu_layers.split(",") if x]
 
     columns = PIPELINE_PASSES + [name for _, name in SINGLE_PASSES]
-    short = {"MptAutocast": "autocast", "InsertLossScaling": "insert-ls",
-             "MptCastCleanup": "cleanup", "RecomputeInBackward": "recompute",
+    short = {"Autocast": "autocast", "InsertLossScaling": "insert-ls",
+             "CastCleanup": "cleanup", "RecomputeInBackward": "recompute",
              "LowerLossScaling": "lower-ls",
              "StripTrainingMarkers": "strip", "CSE": "cse",
-             "TrainingGraphReport": "tg-report", "MptPrecisionReport": "prec-report",
+             "TrainingGraphReport": "tg-report", "PrecisionReport": "prec-report",
              "DecomposeAggregateOps": "decompose",
              "StripContractAttributes": "strip-attrs"}
     print("Ratios to parse+print of the same step in the same mpt-opt run "

@@ -5,7 +5,7 @@
 //   mpt::registerAllDialects(registry);   // the mpt dialect
 //   mpt::registerAllPasses();             // passes and pipelines, for
 //                                         // textual pipelines / mlir-opt
-// Passes can also be created directly (mpt::createMptAutocast(...)).
+// Passes can also be created directly (mpt::createAutocast(...)).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MPT_INITALL_H

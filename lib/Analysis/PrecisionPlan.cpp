@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
 #include "mpt/Analysis/FloatRange.h"
+#include "mpt/Analysis/RegionFlow.h"
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
@@ -290,6 +291,23 @@ static Classification classify(Operation *op, const PrecisionPolicy &policy) {
   return {OpClass::Unlisted, "on no list"};
 }
 
+const TosaLowPrecisionRule *mpt::getTosaLowPrecisionRule(Operation *op) {
+  static const std::pair<StringLiteral, TosaLowPrecisionRule> kRules[] = {
+      // input, weight; input_zp, weight_zp; f32 result.
+      {tosa::MatMulOp::getOperationName(), {2, 2, false}},
+      // input, weight, bias; input_zp, weight_zp; low result.
+      {tosa::Conv2DOp::getOperationName(), {3, 2, true}},
+      {tosa::Conv3DOp::getOperationName(), {3, 2, true}},
+      {tosa::DepthwiseConv2DOp::getOperationName(), {3, 2, true}},
+      {tosa::TransposeConv2DOp::getOperationName(), {3, 2, true}},
+  };
+  StringRef name = op->getName().getStringRef();
+  for (const auto &[ruleName, rule] : kRules)
+    if (name == ruleName)
+      return &rule;
+  return nullptr;
+}
+
 /// Whether mpt knows how to give `op` low-precision types.
 static bool canRewrite(Operation *op, OpClass opClass, const TypeFacts &facts) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -303,12 +321,11 @@ static bool canRewrite(Operation *op, OpClass opClass, const TypeFacts &facts) {
     return false;
   StringRef name = op->getName().getStringRef();
   if (name.starts_with("tosa.")) {
-    // The allow ops are rewritten to TOSA's f16/bf16 profiles (matmul:
-    // f32 result; convolutions: low result, f32 accumulator). tosa.clamp's
-    // bounds are attributes of the element type.
+    // The allow ops are rewritten to TOSA's f16/bf16 profiles
+    // (getTosaLowPrecisionRule). tosa.clamp's bounds are attributes of the
+    // element type.
     if (opClass == OpClass::Allow)
-      return isa<tosa::MatMulOp, tosa::Conv2DOp, tosa::Conv3DOp,
-                 tosa::DepthwiseConv2DOp, tosa::TransposeConv2DOp>(op);
+      return getTosaLowPrecisionRule(op) != nullptr;
     return name != "tosa.clamp";
   }
   return opClass != OpClass::Allow;
@@ -650,18 +667,45 @@ findLossRegion(FunctionOpInterface func, ArrayRef<Operation *> ops,
 }
 
 //===----------------------------------------------------------------------===//
-// PrecisionPlan
+// The painter
 //===----------------------------------------------------------------------===//
 
-PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
-                             const PrecisionPolicy &policy,
-                             const TrainingGraph &graph)
-    : policy(policy) {
-  Type lowType = policy.getLowType(func->getContext());
+namespace {
+/// Builds a plan's decisions, one method per phase (the file comment's
+/// steps), in the order run() calls them. Nodes 0..ops.size()-1 are the
+/// plan's ops, the carried values come after them.
+class PlanPainter {
+public:
+  PlanPainter(FunctionOpInterface func, const PrecisionPolicy &policy,
+              const TrainingGraph &graph, SmallVectorImpl<Operation *> &ops,
+              llvm::DenseMap<Operation *, OpDecision> &decisions,
+              SmallVectorImpl<CarriedValue> &carried)
+      : func(func), policy(policy), graph(graph),
+        lowType(policy.getLowType(func->getContext())), ops(ops),
+        decisions(decisions), carried(carried), ranges(policy, func) {}
 
-  // Ops in program order; control flow is entered, other regions (linalg
-  // bodies) belong to their op.
-  std::function<void(Region &)> collect = [&](Region &region) {
+  void run() {
+    collectOps(func.getFunctionBody());
+    if (policy.keepsLossRegionF32())
+      lossRegion = findLossRegion(func, ops, graph, [&](Operation *op) {
+        return classify(op, policy).opClass == OpClass::Allow;
+      });
+    canLower.assign(ops.size(), false);
+    paint.kind.assign(ops.size(), NodeKind::None);
+    for (auto [index, op] : llvm::enumerate(ops))
+      classifyOp(index, op);
+    collectCarriedValues();
+    buildGraph();
+    paintDenyTaint();
+    paintBetweenAllowOps();
+    paintClearFollowers();
+    decideAll();
+  }
+
+private:
+  /// Ops in program order; control flow is entered, other regions (linalg
+  /// bodies) belong to their op.
+  void collectOps(Region &region) {
     for (Block &block : region)
       for (Operation &op : block) {
         if (op.hasTrait<OpTrait::IsTerminator>())
@@ -669,23 +713,13 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
         ops.push_back(&op);
         if (isa<RegionBranchOpInterface>(op))
           for (Region &nested : op.getRegions())
-            collect(nested);
+            collectOps(nested);
       }
-  };
-  collect(func.getFunctionBody());
+  }
 
-  RangeFacts ranges(policy, func);
-  llvm::DenseMap<Operation *, StringRef> lossRegion;
-  if (policy.keepsLossRegionF32())
-    lossRegion = findLossRegion(func, ops, graph, [&](Operation *op) {
-      return classify(op, policy).opClass == OpClass::Allow;
-    });
-  SmallVector<bool> canLower(ops.size(), false);
-  llvm::DenseMap<Operation *, unsigned> nodeOf;
-  PaintGraph paint;
-  paint.kind.assign(ops.size(), NodeKind::None);
-
-  for (auto [index, op] : llvm::enumerate(ops)) {
+  /// Steps 1 and 2 for one op: its class, then the training and range
+  /// rules that keep it f32; sets its node kind for painting.
+  void classifyOp(unsigned index, Operation *op) {
     OpDecision &decision = decisions[op];
     decision.region = graph.getRegion(op);
     nodeOf[op] = index;
@@ -694,13 +728,13 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
     if (isa<RegionBranchOpInterface, CallOpInterface>(op)) {
       decision.opClass = OpClass::ControlFlow;
       decision.reason = DecisionReason::ControlFlow;
-      continue;
+      return;
     }
     if (isMarker(op)) {
       decision.opClass = OpClass::Marker;
       decision.precision = OpPrecision::FP32;
       decision.reason = DecisionReason::TrainingMarker;
-      continue;
+      return;
     }
     bool noData = (!facts.f32Tensor && !facts.lowTensor) ||
                   facts.otherFloatTensor ||
@@ -721,7 +755,7 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
       else
         decision.detail = "no f32 tensors";
       ranges.visit(op, OpClass::NoF32Data);
-      continue;
+      return;
     }
 
     Classification classification = classify(op, policy);
@@ -733,17 +767,17 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
     case OpClass::Unlisted:
       decision.precision = OpPrecision::FP32;
       decision.reason = DecisionReason::Unlisted;
-      continue;
+      return;
     case OpClass::Deny:
       decision.precision = OpPrecision::FP32;
       decision.reason = DecisionReason::DenyOp;
       paint.kind[index] = NodeKind::Deny;
-      continue;
+      return;
     case OpClass::Reduction:
       decision.precision = OpPrecision::FP32;
       decision.reason = DecisionReason::ReductionOp;
       paint.kind[index] = NodeKind::Deny;
-      continue;
+      return;
     default:
       break;
     }
@@ -753,24 +787,24 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
     if (graph.isTrainingStep() && decision.region == TrainingRegion::Update) {
       decision.reason = DecisionReason::UpdateRegion;
       paint.kind[index] = NodeKind::Deny;
-      continue;
+      return;
     }
     if (auto it = lossRegion.find(op); it != lossRegion.end()) {
       decision.reason = DecisionReason::LossRegion;
       decision.detail = it->second.str();
       paint.kind[index] = NodeKind::Deny;
-      continue;
+      return;
     }
     std::string rangeProblem = ranges.checkConsumer(op, decision.opClass);
     if (!rangeProblem.empty()) {
       decision.reason = DecisionReason::RangeUnsafe;
       decision.detail = rangeProblem;
       paint.kind[index] = NodeKind::Deny;
-      continue;
+      return;
     }
     if (!canRewrite(op, decision.opClass, facts)) {
       decision.reason = DecisionReason::NoLowPrecisionRewrite;
-      continue;
+      return;
     }
     canLower[index] = true;
     paint.kind[index] = decision.opClass == OpClass::Allow ? NodeKind::Allow
@@ -779,70 +813,64 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
                             : NodeKind::Clear;
   }
 
-  // Values carried by scf.for and scf.if: one clear node each, numbered
-  // after the ops. Each has the values that flow into it (inits and yield
-  // operands); its members (iter_arg, result) are what its users read.
-  llvm::DenseMap<Value, unsigned> carriedNodeOf;
-  SmallVector<SmallVector<Value, 2>> carriedInputs;
-  auto isCarriable = [&](Type type) {
-    auto tensor = dyn_cast<TensorType>(type);
-    return tensor && (tensor.getElementType().isF32() ||
-                      tensor.getElementType() == lowType);
-  };
-  for (Operation *op : ops) {
-    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-      for (unsigned i = 0, e = forOp.getNumResults(); i < e; ++i) {
-        if (!isCarriable(forOp.getResult(i).getType()))
-          continue;
-        unsigned node = ops.size() + carried.size();
-        carried.push_back(CarriedValue{op, i});
-        carriedNodeOf[forOp.getRegionIterArgs()[i]] = node;
-        carriedNodeOf[forOp.getResult(i)] = node;
-        carriedInputs.push_back({forOp.getInitArgs()[i], yield.getOperand(i)});
-      }
-    } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-      if (ifOp.getElseRegion().empty())
+  /// Values carried across control-flow boundaries (RegionFlow.h): one
+  /// clear node each, numbered after the ops. Each has the values that flow
+  /// into it (inits and yield operands); its members (iter_arg, result) are
+  /// what its users read.
+  void collectCarriedValues() {
+    auto isCarriable = [&](Value value) {
+      auto tensor = dyn_cast<TensorType>(value.getType());
+      return tensor && (tensor.getElementType().isF32() ||
+                        tensor.getElementType() == lowType);
+    };
+    for (Operation *op : ops) {
+      auto branch = dyn_cast<RegionBranchOpInterface>(op);
+      if (!branch || !isFullyForwarding(branch))
         continue;
-      for (unsigned i = 0, e = ifOp.getNumResults(); i < e; ++i) {
-        if (!isCarriable(ifOp.getResult(i).getType()))
+      for (CarriedGroup &group : getCarriedGroups(branch)) {
+        if (!llvm::all_of(group.members, isCarriable))
           continue;
         unsigned node = ops.size() + carried.size();
-        carried.push_back(CarriedValue{op, i});
-        carriedNodeOf[ifOp.getResult(i)] = node;
-        carriedInputs.push_back({ifOp.thenYield().getOperand(i),
-                                 ifOp.elseYield().getOperand(i)});
+        for (Value member : group.members)
+          carriedNodeOf[member] = node;
+        SmallVector<Value, 2> &inputs = carriedInputs.emplace_back();
+        for (OpOperand *source : group.sources)
+          inputs.push_back(source->get());
+        CarriedValue &value = carried.emplace_back();
+        value.owner = op;
+        value.index = group.getNumber();
+        value.group = std::move(group);
       }
     }
-  }
-  unsigned numNodes = ops.size() + carried.size();
-  paint.kind.resize(numNodes, NodeKind::Clear);
-  canLower.resize(numNodes, true);
-  for (auto [k, value] : llvm::enumerate(carried)) {
-    // The update region stays f32; so does a value that may hold a number
-    // the low type cannot (a -1e9 init).
-    if (graph.isTrainingStep() &&
-        graph.getRegion(value.owner) == TrainingRegion::Update) {
-      value.reason = DecisionReason::UpdateRegion;
-    } else {
-      for (Value input : carriedInputs[k])
-        if (std::string problem = ranges.getValueProblem(input);
-            !problem.empty()) {
-          value.reason = DecisionReason::RangeUnsafe;
-          value.detail = "carries " + problem;
-          break;
-        }
-    }
-    if (value.reason == DecisionReason::UpdateRegion ||
-        value.reason == DecisionReason::RangeUnsafe) {
-      paint.kind[ops.size() + k] = NodeKind::Deny;
-      canLower[ops.size() + k] = false;
+    numNodes = ops.size() + carried.size();
+    paint.kind.resize(numNodes, NodeKind::Clear);
+    canLower.resize(numNodes, true);
+    for (auto [k, value] : llvm::enumerate(carried)) {
+      // The update region stays f32; so does a value that may hold a number
+      // the low type cannot (a -1e9 init).
+      if (graph.isTrainingStep() &&
+          graph.getRegion(value.owner) == TrainingRegion::Update) {
+        value.reason = DecisionReason::UpdateRegion;
+      } else {
+        for (Value input : carriedInputs[k])
+          if (std::string problem = ranges.getValueProblem(input);
+              !problem.empty()) {
+            value.reason = DecisionReason::RangeUnsafe;
+            value.detail = "carries " + problem;
+            break;
+          }
+      }
+      if (value.reason == DecisionReason::UpdateRegion ||
+          value.reason == DecisionReason::RangeUnsafe) {
+        paint.kind[ops.size() + k] = NodeKind::Deny;
+        canLower[ops.size() + k] = false;
+      }
     }
   }
 
-  // The node a value comes from: casts are transparent, a carried value is
-  // its node.
-  auto nodeOfValue = [&](Value value) -> std::optional<unsigned> {
+  /// The node a value comes from: casts are transparent, a carried value is
+  /// its node.
+  std::optional<unsigned> nodeOfValue(Value value) const {
     while (true) {
       auto carriedIt = carriedNodeOf.find(value);
       if (carriedIt != carriedNodeOf.end())
@@ -860,85 +888,85 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
         return std::nullopt;
       return it->second;
     }
-  };
-
-  // Edges along the operands whose type follows the consumer's precision.
-  SmallVector<std::pair<unsigned, unsigned>> edges;
-  for (auto [index, op] : llvm::enumerate(ops)) {
-    if (paint.kind[index] == NodeKind::None)
-      continue;
-    OpClass operandClass = paint.kind[index] == NodeKind::Allow
-                               ? OpClass::Allow
-                               : OpClass::Infer;
-    SmallVector<OpOperand *> operands;
-    getPrecisionOperands(op, operandClass, operands);
-    for (OpOperand *operand : operands)
-      if (std::optional<unsigned> producer = nodeOfValue(operand->get()))
-        edges.push_back({*producer, static_cast<unsigned>(index)});
-  }
-  for (auto [k, inputs] : llvm::enumerate(carriedInputs))
-    for (Value input : inputs)
-      if (std::optional<unsigned> producer = nodeOfValue(input))
-        edges.push_back({*producer, static_cast<unsigned>(ops.size() + k)});
-  paint.build(numNodes, edges);
-  auto causeOf = [&](unsigned node) {
-    return node < ops.size() ? ops[node] : carried[node - ops.size()].owner;
-  };
-
-  auto isKind = [&](unsigned n, NodeKind k) { return paint.kind[n] == k; };
-  auto isInferOrClear = [&](unsigned n) {
-    return isKind(n, NodeKind::Infer) || isKind(n, NodeKind::Clear);
-  };
-  SmallVector<unsigned> denyNodes, allowNodes, inferOrDenyNodes;
-  for (unsigned n = 0, e = numNodes; n < e; ++n) {
-    if (isKind(n, NodeKind::Deny))
-      denyNodes.push_back(n);
-    if (isKind(n, NodeKind::Allow))
-      allowNodes.push_back(n);
-    if (isKind(n, NodeKind::Deny) || isKind(n, NodeKind::Infer))
-      inferOrDenyNodes.push_back(n);
   }
 
-  // a. Deny taint.
-  SmallVector<int> taintedBy(numNodes, -1);
-  paint.search(denyNodes, /*forward=*/true, isInferOrClear,
-               [&](unsigned n, unsigned from) { taintedBy[n] = from; });
-  SmallVector<bool> reachesInferOrDeny(numNodes, false);
-  for (unsigned n : inferOrDenyNodes)
-    reachesInferOrDeny[n] = true;
-  paint.search(inferOrDenyNodes, /*forward=*/false, isInferOrClear,
-               [&](unsigned n, unsigned) { reachesInferOrDeny[n] = true; });
-  SmallVector<bool> tainted(numNodes, false);
-  for (unsigned n = 0, e = numNodes; n < e; ++n)
-    tainted[n] = taintedBy[n] != -1 && reachesInferOrDeny[n];
-
-  // b. Between allow ops.
-  auto paintable = [&](unsigned n) {
-    return isInferOrClear(n) && !tainted[n];
-  };
-  SmallVector<bool> downstream(numNodes, false), upstream(numNodes, false);
-  paint.search(allowNodes, /*forward=*/true, paintable,
-               [&](unsigned n, unsigned) { downstream[n] = true; });
-  paint.search(allowNodes, /*forward=*/false, paintable,
-               [&](unsigned n, unsigned) { upstream[n] = true; });
-  SmallVector<bool> low(numNodes, false);
-  SmallVector<unsigned> lowNodes(allowNodes);
-  for (unsigned n : allowNodes)
-    low[n] = true;
-  for (unsigned n = 0, e = numNodes; n < e; ++n)
-    if (downstream[n] && upstream[n]) {
-      low[n] = true;
-      lowNodes.push_back(n);
+  /// The graph painting runs on: edges along the operands whose type
+  /// follows the consumer's precision, and into each carried value.
+  void buildGraph() {
+    SmallVector<std::pair<unsigned, unsigned>> edges;
+    for (auto [index, op] : llvm::enumerate(ops)) {
+      if (paint.kind[index] == NodeKind::None)
+        continue;
+      OpClass operandClass = paint.kind[index] == NodeKind::Allow
+                                 ? OpClass::Allow
+                                 : OpClass::Infer;
+      SmallVector<OpOperand *> operands;
+      PrecisionPlan::getPrecisionOperands(op, operandClass, operands);
+      for (OpOperand *operand : operands)
+        if (std::optional<unsigned> producer = nodeOfValue(operand->get()))
+          edges.push_back({*producer, static_cast<unsigned>(index)});
     }
+    for (auto [k, inputs] : llvm::enumerate(carriedInputs))
+      for (Value input : inputs)
+        if (std::optional<unsigned> producer = nodeOfValue(input))
+          edges.push_back({*producer, static_cast<unsigned>(ops.size() + k)});
+    paint.build(numNodes, edges);
+    for (unsigned n = 0; n < numNodes; ++n) {
+      if (isKind(n, NodeKind::Deny))
+        denyNodes.push_back(n);
+      if (isKind(n, NodeKind::Allow))
+        allowNodes.push_back(n);
+      if (isKind(n, NodeKind::Deny) || isKind(n, NodeKind::Infer))
+        inferOrDenyNodes.push_back(n);
+    }
+  }
 
-  // c. Clear ops follow low neighbours both ways.
-  SmallVector<int> followed(numNodes, -1);
-  auto followsLow = [&](unsigned n) {
-    return isKind(n, NodeKind::Clear) && !tainted[n] && !low[n];
-  };
-  // Both directions at once: a clear op reached backwards may lead forward
-  // to another clear op.
-  {
+  /// 3a. Deny taints forward through infer/clear nodes that lie on a path
+  /// from a deny node to an infer or deny node.
+  void paintDenyTaint() {
+    taintedBy.assign(numNodes, -1);
+    auto isInferOrClearNode = [&](unsigned n) { return isInferOrClear(n); };
+    paint.search(denyNodes, /*forward=*/true, isInferOrClearNode,
+                 [&](unsigned n, unsigned from) { taintedBy[n] = from; });
+    SmallVector<bool> reachesInferOrDeny(numNodes, false);
+    for (unsigned n : inferOrDenyNodes)
+      reachesInferOrDeny[n] = true;
+    paint.search(inferOrDenyNodes, /*forward=*/false, isInferOrClearNode,
+                 [&](unsigned n, unsigned) { reachesInferOrDeny[n] = true; });
+    tainted.assign(numNodes, false);
+    for (unsigned n = 0; n < numNodes; ++n)
+      tainted[n] = taintedBy[n] != -1 && reachesInferOrDeny[n];
+  }
+
+  /// 3b. Untainted infer/clear nodes both downstream and upstream of allow
+  /// nodes become low.
+  void paintBetweenAllowOps() {
+    auto paintable = [&](unsigned n) {
+      return isInferOrClear(n) && !tainted[n];
+    };
+    SmallVector<bool> downstream(numNodes, false), upstream(numNodes, false);
+    paint.search(allowNodes, /*forward=*/true, paintable,
+                 [&](unsigned n, unsigned) { downstream[n] = true; });
+    paint.search(allowNodes, /*forward=*/false, paintable,
+                 [&](unsigned n, unsigned) { upstream[n] = true; });
+    low.assign(numNodes, false);
+    lowNodes.assign(allowNodes.begin(), allowNodes.end());
+    for (unsigned n : allowNodes)
+      low[n] = true;
+    for (unsigned n = 0; n < numNodes; ++n)
+      if (downstream[n] && upstream[n]) {
+        low[n] = true;
+        lowNodes.push_back(n);
+      }
+  }
+
+  /// 3c. Clear nodes follow low neighbours both ways, at once: a clear node
+  /// reached backwards may lead forward to another clear node.
+  void paintClearFollowers() {
+    followed.assign(numNodes, -1);
+    auto followsLow = [&](unsigned n) {
+      return isKind(n, NodeKind::Clear) && !tainted[n] && !low[n];
+    };
     SmallVector<unsigned> queue(lowNodes);
     for (size_t head = 0; head < queue.size(); ++head) {
       unsigned node = queue[head];
@@ -958,34 +986,84 @@ PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
     }
   }
 
-  auto decide = [&](unsigned index, OpPrecision &precision,
-                    DecisionReason &reason, Operation *&cause) {
-    if (isKind(index, NodeKind::Allow)) {
+  /// The precision, reason and cause painting gives node `n`.
+  void decide(unsigned n, OpPrecision &precision, DecisionReason &reason,
+              Operation *&cause) const {
+    if (isKind(n, NodeKind::Allow)) {
       precision = OpPrecision::Low;
       reason = DecisionReason::AllowOp;
-    } else if (tainted[index]) {
+    } else if (tainted[n]) {
       reason = DecisionReason::DenyTaint;
-      cause = causeOf(taintedBy[index]);
-    } else if (low[index]) {
+      cause = causeOf(taintedBy[n]);
+    } else if (low[n]) {
       precision = OpPrecision::Low;
       reason = DecisionReason::BetweenAllowOps;
-    } else if (followed[index] != -1) {
+    } else if (followed[n] != -1) {
       precision = OpPrecision::Low;
       reason = DecisionReason::ClearFollowsLow;
-      cause = causeOf(followed[index]);
+      cause = causeOf(followed[n]);
     } else {
       reason = DecisionReason::NotBetweenAllowOps;
     }
-  };
-  for (auto [index, op] : llvm::enumerate(ops)) {
-    if (!canLower[index])
-      continue;
-    OpDecision &decision = decisions[op];
-    decide(index, decision.precision, decision.reason, decision.cause);
   }
-  for (auto [k, value] : llvm::enumerate(carried))
-    if (canLower[ops.size() + k])
-      decide(ops.size() + k, value.precision, value.reason, value.cause);
+
+  /// Records the painting's decision of every node that can be lowered.
+  void decideAll() {
+    for (auto [index, op] : llvm::enumerate(ops)) {
+      if (!canLower[index])
+        continue;
+      OpDecision &decision = decisions[op];
+      decide(index, decision.precision, decision.reason, decision.cause);
+    }
+    for (auto [k, value] : llvm::enumerate(carried))
+      if (canLower[ops.size() + k])
+        decide(ops.size() + k, value.precision, value.reason, value.cause);
+  }
+
+  Operation *causeOf(unsigned node) const {
+    return node < ops.size() ? ops[node] : carried[node - ops.size()].owner;
+  }
+  bool isKind(unsigned n, NodeKind k) const { return paint.kind[n] == k; }
+  bool isInferOrClear(unsigned n) const {
+    return isKind(n, NodeKind::Infer) || isKind(n, NodeKind::Clear);
+  }
+
+  FunctionOpInterface func;
+  const PrecisionPolicy &policy;
+  const TrainingGraph &graph;
+  Type lowType;
+  // The plan's state, filled here.
+  SmallVectorImpl<Operation *> &ops;
+  llvm::DenseMap<Operation *, OpDecision> &decisions;
+  SmallVectorImpl<CarriedValue> &carried;
+
+  RangeFacts ranges;
+  llvm::DenseMap<Operation *, StringRef> lossRegion;
+  llvm::DenseMap<Operation *, unsigned> nodeOf;
+  /// Whether painting may lower each node (else its decision is final).
+  SmallVector<bool> canLower;
+  PaintGraph paint;
+  unsigned numNodes = 0;
+  /// Carried values: the node of each member (iter_arg, result), the
+  /// values flowing into each (inits, yield operands).
+  llvm::DenseMap<Value, unsigned> carriedNodeOf;
+  SmallVector<SmallVector<Value, 2>> carriedInputs;
+  SmallVector<unsigned> denyNodes, allowNodes, inferOrDenyNodes, lowNodes;
+  /// Painting's results per node.
+  SmallVector<int> taintedBy, followed;
+  SmallVector<bool> tainted, low;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// PrecisionPlan
+//===----------------------------------------------------------------------===//
+
+PrecisionPlan::PrecisionPlan(FunctionOpInterface func,
+                             const PrecisionPolicy &policy,
+                             const TrainingGraph &graph)
+    : policy(policy) {
+  PlanPainter(func, policy, graph, ops, decisions, carried).run();
   if (policy.getLevel() == PolicyLevel::Promote)
     promoteFollowers();
 }
@@ -1048,8 +1126,8 @@ std::string PrecisionPlan::describe(Operation *op) const {
   switch (d.reason) {
   case DecisionReason::AllowOp:
     os << "allow (" << d.classDetail << "): " << low;
-    if (isa<tosa::Conv2DOp, tosa::Conv3DOp, tosa::DepthwiseConv2DOp,
-            tosa::TransposeConv2DOp>(op))
+    if (const TosaLowPrecisionRule *rule = getTosaLowPrecisionRule(op);
+        rule && rule->lowResult)
       os << " inputs and result, f32 accumulator (TOSA's " << low
          << " profile)";
     else
@@ -1107,7 +1185,8 @@ std::string PrecisionPlan::describe(Operation *op) const {
     os << "unlisted (" << d.classDetail << "): kept f32";
     break;
   case DecisionReason::ControlFlow:
-    if (isa<scf::ForOp, scf::IfOp>(op))
+    if (auto branch = dyn_cast<RegionBranchOpInterface>(op);
+        branch && isFullyForwarding(branch))
       os << "control flow: its carried values are painted (listed below)";
     else if (isa<CallOpInterface>(op))
       os << "call: operands and results keep their types";

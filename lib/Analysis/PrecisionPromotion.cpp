@@ -98,11 +98,9 @@ enum class Vote { Low, F32, Neutral };
 void PrecisionPlan::promoteFollowers() {
   // The carried values, by the values that stand for them.
   llvm::DenseMap<Value, const CarriedValue *> carriedOf;
-  for (const CarriedValue &value : carried) {
-    carriedOf[value.owner->getResult(value.index)] = &value;
-    if (auto forOp = dyn_cast<scf::ForOp>(value.owner))
-      carriedOf[forOp.getRegionIterArgs()[value.index]] = &value;
-  }
+  for (const CarriedValue &value : carried)
+    for (Value member : value.group.members)
+      carriedOf[member] = &value;
   // The vote of `value` (looked through casts); `cause` is the op behind it
   // (null for an argument).
   auto voteOf = [&](Value &value, Operation *&cause) -> Vote {

@@ -2,10 +2,12 @@
 //
 // The classification works on a value-level dependence graph of the step.
 // Ops with regions are either "transparent" (scf.for / scf.if / scf.while /
-// scf.execute_region: values flow through their iter_args, yields and
-// results, so the ops nested in them are classified one by one) or "opaque"
-// (linalg.generic and the like: each result depends on every operand and on
-// every value the body uses from above; the body shares its op's region).
+// scf.execute_region, any op whose RegionBranchOpInterface says where every
+// value comes from: values flow through their iter_args, yields and results
+// (RegionFlow.h), so the ops nested in them are classified one by one) or
+// "opaque" (linalg.generic, scf.forall and the like: each result depends on
+// every operand and on every value the body uses from above; the body shares
+// its op's region).
 //
 // With S = values depending on the seed, G = values reaching an
 // mpt.gradient, D = values depending on an mpt.gradient result, L = values
@@ -18,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/Analysis/RegionFlow.h"
 #include "mpt/IR/MPTDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -259,57 +262,19 @@ private:
     nodes.push_back(op);
     for (Value result : op->getResults())
       getId(result);
-    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-      SmallVector<Value> bounds = {forOp.getLowerBound(),
-                                   forOp.getUpperBound(), forOp.getStep()};
-      addEdges(bounds, forOp.getInductionVar());
-      for (auto [i, result] : llvm::enumerate(forOp.getResults())) {
-        Value iterArg = forOp.getRegionIterArgs()[i];
-        addEdge(forOp.getInitArgs()[i], iterArg);
-        addEdge(yield.getOperand(i), iterArg);
-        addEdge(yield.getOperand(i), result);
-        addEdges(bounds, result);
-      }
-      buildRegion(forOp.getRegion());
-      return;
-    }
-    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-      for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
-        addEdge(ifOp.getCondition(), result);
-        addEdge(ifOp.thenYield().getOperand(i), result);
-        if (!ifOp.getElseRegion().empty())
-          addEdge(ifOp.elseYield().getOperand(i), result);
-      }
-      buildRegion(ifOp.getThenRegion());
-      buildRegion(ifOp.getElseRegion());
-      return;
-    }
-    if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
-      scf::ConditionOp cond = whileOp.getConditionOp();
-      scf::YieldOp yield = whileOp.getYieldOp();
-      for (auto [i, arg] : llvm::enumerate(whileOp.getBeforeArguments())) {
-        addEdge(whileOp.getInits()[i], arg);
-        addEdge(yield.getOperand(i), arg);
-      }
-      for (auto [i, arg] : llvm::enumerate(whileOp.getAfterArguments())) {
-        addEdge(cond.getArgs()[i], arg);
-        addEdge(cond.getCondition(), arg);
-      }
-      for (auto [i, result] : llvm::enumerate(whileOp.getResults())) {
-        addEdge(cond.getArgs()[i], result);
-        addEdge(cond.getCondition(), result);
-      }
-      buildRegion(whileOp.getBefore());
-      buildRegion(whileOp.getAfter());
-      return;
-    }
-    if (auto exec = dyn_cast<scf::ExecuteRegionOp>(op)) {
-      for (Block &block : exec.getRegion())
-        if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
-          for (auto [i, result] : llvm::enumerate(exec.getResults()))
-            addEdge(yield.getOperand(i), result);
-      buildRegion(exec.getRegion());
+    // Control flow the interface describes (RegionFlow.h): values flow
+    // from the forwarded operands into region arguments and results, and
+    // from bounds and conditions into what they decide.
+    if (auto branch = dyn_cast<RegionBranchOpInterface>(op);
+        branch && isFullyForwarding(branch)) {
+      forEachForwarded(branch, [&](OpOperand &source, Value input) {
+        addEdge(source.get(), input);
+      });
+      forEachControlDependence(branch, [&](Value control, Value decided) {
+        addEdge(control, decided);
+      });
+      for (Region &region : op->getRegions())
+        buildRegion(region);
       return;
     }
     if (auto unscale = dyn_cast<UnscaleAndCheckOp>(op)) {

@@ -10,6 +10,7 @@
 #include "mpt/Pipelines/GPUCodegen.h"
 #include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"

@@ -27,7 +27,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
                                       const MixedPrecisionOptions &options) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
 
-  MptAutocastOptions autocast;
+  AutocastOptions autocast;
   autocast.dtype = options.dtype;
   autocast.policy = options.policy;
   autocast.allow.assign(options.allow.begin(), options.allow.end());
@@ -45,7 +45,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
   autocast.mxBackward = options.mxBackward;
   autocast.mxPad = options.mxPad;
   autocast.mxScale = options.mxScale;
-  funcPm.addPass(createMptAutocast(autocast));
+  funcPm.addPass(createAutocast(autocast));
 
   InsertLossScalingOptions scaling;
   scaling.mode = getLossScaleMode(options);
@@ -66,7 +66,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
     dataParallel.bucketBytes = options.bucketBytes;
     lowerPm.addPass(createDataParallel(dataParallel));
   }
-  lowerPm.addPass(createMptCastCleanup());
+  lowerPm.addPass(createCastCleanup());
   // Needs the training markers (which values the backward reads); its
   // copies are marked so that the CSE below keeps them.
   if (options.recompute)

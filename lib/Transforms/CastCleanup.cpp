@@ -9,7 +9,7 @@
 #include "mpt/Transforms/Passes.h"
 
 namespace mpt {
-#define GEN_PASS_DEF_MPTCASTCLEANUP
+#define GEN_PASS_DEF_CASTCLEANUP
 #include "mpt/Transforms/Passes.h.inc"
 } // namespace mpt
 
@@ -17,8 +17,8 @@ using namespace mlir;
 using namespace mpt;
 
 namespace {
-struct MptCastCleanupPass
-    : public mpt::impl::MptCastCleanupBase<MptCastCleanupPass> {
+struct CastCleanupPass
+    : public mpt::impl::CastCleanupBase<CastCleanupPass> {
   void runOnOperation() override {
     // Unchanged IR keeps every analysis, and the pass manager then skips
     // the verifier run after the pass (a fifth of parse+print on a step).

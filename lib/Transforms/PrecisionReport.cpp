@@ -14,7 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mpt {
-#define GEN_PASS_DEF_MPTPRECISIONREPORT
+#define GEN_PASS_DEF_PRECISIONREPORT
 #include "mpt/Transforms/Passes.h.inc"
 } // namespace mpt
 
@@ -22,9 +22,9 @@ using namespace mlir;
 using namespace mpt;
 
 namespace {
-struct MptPrecisionReportPass
-    : public mpt::impl::MptPrecisionReportBase<MptPrecisionReportPass> {
-  using MptPrecisionReportBase::MptPrecisionReportBase;
+struct PrecisionReportPass
+    : public mpt::impl::PrecisionReportBase<PrecisionReportPass> {
+  using PrecisionReportBase::PrecisionReportBase;
 
   LogicalResult initialize(MLIRContext *context) override {
     if (failed(parseReportFormat(format)))

@@ -39,7 +39,8 @@ mpt::CompileProgress::~CompileProgress() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     done = true;
-    phase = "step ready";
+    if (ready)
+      phase = "step ready";
   }
   wake.notify_all();
   ticker.join();

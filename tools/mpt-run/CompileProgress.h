@@ -23,14 +23,17 @@ class CompileProgress {
 public:
   /// Shows nothing unless `enabled`.
   explicit CompileProgress(bool enabled);
-  /// Ends the line with the total time.
+  /// Ends the line with the total time: "step ready" once markReady was
+  /// called, else the phase that was running (an error follows).
   ~CompileProgress();
   /// The phase now running, e.g. "lowering (--mpt-lower-to-cpu)".
   void setPhase(llvm::StringRef phase);
+  /// The step is compiled or loaded.
+  void markReady() { ready = true; }
 
 private:
   void printLine(); // with `mutex` held
-  bool enabled, done = false;
+  bool enabled, done = false, ready = false;
   std::string phase;
   std::chrono::steady_clock::time_point start;
   std::mutex mutex;

@@ -1,5 +1,6 @@
 //===- MpiRuntime.cpp - mpt-run's MPI job (data-parallel steps) -----------===//
 #include "MpiRuntime.h"
+#include "RunError.h"
 
 #include "mpt/IR/MPTOps.h"
 #include "mpt/IR/TrainingContract.h"
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <thread>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mpt;
@@ -71,11 +73,23 @@ int mpt::getLauncherRank() {
   return getEnvInt("PMI_RANK", getEnvInt("OMPI_COMM_WORLD_RANK", 0));
 }
 
-void mpt::failInJob(const llvm::Twine &message) {
-  if (MpiJob *job = MpiJob::getInSetup())
+void mpt::reportInJob(const llvm::Twine &message, bool onAllRanks) {
+  if (MpiJob *job = MpiJob::getInSetup()) {
     job->failSetup(message);
+    return;
+  }
   int size = getLauncherWorldSize();
   int rank = getLauncherRank();
+  if (onAllRanks) {
+    // Rank 0 exits with the same error; the launcher then ends this process.
+    if (rank == 0) {
+      llvm::errs() << "mpt-run: error: " << message << "\n";
+      llvm::errs().flush();
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+    }
+    return;
+  }
   if (size > 1 && rank != 0) {
     // If rank 0 meets the same error it exits first and the launcher ends
     // this process during the wait: the error is reported once.
@@ -87,21 +101,6 @@ void mpt::failInJob(const llvm::Twine &message) {
     llvm::errs() << "mpt-run: error: " << message << "\n";
   }
   llvm::errs().flush();
-  std::exit(1);
-}
-
-/// An error every rank meets in the same way: reported by rank 0 only.
-[[noreturn]] static void failOnAllRanks(const llvm::Twine &message) {
-  if (MpiJob *job = MpiJob::getInSetup())
-    job->failSetup(message);
-  if (getLauncherRank() == 0) {
-    llvm::errs() << "mpt-run: error: " << message << "\n";
-    llvm::errs().flush();
-    std::exit(1);
-  }
-  // Rank 0 exits with the same error; the launcher then ends this process.
-  std::this_thread::sleep_for(std::chrono::seconds(10));
-  std::exit(1);
 }
 
 bool mpt::isDataParallel(ModuleOp module, func::FuncOp func) {
@@ -116,13 +115,6 @@ bool mpt::isDataParallel(ModuleOp module, func::FuncOp func) {
   return found.wasInterrupted();
 }
 
-template <typename T>
-static void bind(void *library, const char *name, T &function) {
-  function = reinterpret_cast<T>(dlsym(library, name));
-  if (!function)
-    failInJob(llvm::Twine("the MPI library has no '") + name + "'");
-}
-
 MpiJob &MpiJob::instance() {
   static MpiJob job;
   return job;
@@ -132,14 +124,18 @@ MpiJob *MpiJob::getInSetup() {
   return instance().inSetup ? &instance() : nullptr;
 }
 
-void MpiJob::finishSetup() { agreeOnSetup(/*failed=*/false, ""); }
+llvm::Error MpiJob::finishSetup() {
+  // Another rank failed: rank 0 has reported it.
+  if (agreeOnSetup(/*failed=*/false, ""))
+    return alreadyReported();
+  return llvm::Error::success();
+}
 
 void MpiJob::failSetup(const llvm::Twine &message) {
   agreeOnSetup(/*failed=*/true, message);
-  llvm_unreachable("a failed setup ends the run");
 }
 
-void MpiJob::agreeOnSetup(bool failed, const llvm::Twine &message) {
+bool MpiJob::agreeOnSetup(bool failed, const llvm::Twine &message) {
   inSetup = false;
   // The lowest rank that failed (size: none). Every rank is here, in this
   // collective, before the step's first all-reduce.
@@ -147,7 +143,7 @@ void MpiJob::agreeOnSetup(bool failed, const llvm::Twine &message) {
   if (mpi.allreduce(&mine, &first, 1, kInt, kMin, kCommWorld) != 0)
     first = failed ? rank : size;
   if (first == size)
-    return;
+    return false;
   // Rank 0 reports for the job: the failed rank sends it its message.
   constexpr int kMaxMessage = 4096;
   char text[kMaxMessage] = {0};
@@ -171,13 +167,13 @@ void MpiJob::agreeOnSetup(bool failed, const llvm::Twine &message) {
     }
   }
   mpi.finalize();
-  std::exit(1);
+  return true;
 }
 
-MpiJob &MpiJob::start() {
+llvm::Expected<MpiJob *> MpiJob::start() {
   MpiJob &job = instance();
   if (mpi.init)
-    return job;
+    return &job;
   SmallVector<std::string> candidates;
   if (const char *path = std::getenv("MPT_MPI_LIBRARY"))
     candidates.push_back(path);
@@ -193,47 +189,60 @@ MpiJob &MpiJob::start() {
     }
   }
   if (!library)
-    failOnAllRanks(
+    return runErrorOnAllRanks(
         "the step is data-parallel but no MPI library with MPICH's ABI could "
         "be loaded (tried " +
         llvm::join(candidates, ", ") +
         "; install MPICH: apt-get install mpich, or set MPT_MPI_LIBRARY)");
-  bind(library, "MPI_Init", mpi.init);
+  // The first function the library lacks ends the setup.
+  const char *missing = nullptr;
+  auto bind = [&](const char *name, auto &function) {
+    if (missing)
+      return;
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+        dlsym(library, name));
+    if (!function)
+      missing = name;
+  };
+  bind("MPI_Init", mpi.init);
+  bind("MPI_Initialized", mpi.initialized);
+  bind("MPI_Finalize", mpi.finalize);
+  bind("MPI_Comm_rank", mpi.commRank);
+  bind("MPI_Comm_size", mpi.commSize);
+  bind("MPI_Allreduce", mpi.allreduce);
+  bind("MPI_Bcast", mpi.bcast);
+  bind("MPI_Send", mpi.send);
+  bind("MPI_Recv", mpi.recv);
+  if (missing)
+    return runError(llvm::Twine("the MPI library has no '") + missing + "'");
   // The JIT links the step against the library by path: the file that
   // dlopen found (a bare soname would be read relative to the directory).
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(mpi.init), &info) && info.dli_fname)
     job.libraryPath = info.dli_fname;
-  bind(library, "MPI_Initialized", mpi.initialized);
-  bind(library, "MPI_Finalize", mpi.finalize);
-  bind(library, "MPI_Comm_rank", mpi.commRank);
-  bind(library, "MPI_Comm_size", mpi.commSize);
-  bind(library, "MPI_Allreduce", mpi.allreduce);
-  bind(library, "MPI_Bcast", mpi.bcast);
-  bind(library, "MPI_Send", mpi.send);
-  bind(library, "MPI_Recv", mpi.recv);
   if (mpi.init(nullptr, nullptr) != 0 ||
       mpi.commRank(kCommWorld, &job.rank) != 0 ||
       mpi.commSize(kCommWorld, &job.size) != 0)
-    failInJob("MPI_Init failed");
+    return runError("MPI_Init failed");
   job.inSetup = true;
-  return job;
+  return &job;
 }
 
-HostArray MpiJob::takeShard(const HostArray &batches, int64_t perRank,
-                            const llvm::Twine &source,
-                            const llvm::Twine &argument) {
+llvm::Expected<HostArray> MpiJob::takeShard(const HostArray &batches,
+                                            int64_t perRank,
+                                            const llvm::Twine &source,
+                                            const llvm::Twine &argument) {
   if (batches.shape.size() < 2)
-    failOnAllRanks(source + " is " + batches.describe() +
+    return runErrorOnAllRanks(source + " is " + batches.describe() +
                    ": a data-parallel run splits every batch along its first "
                    "axis, but " + argument + " has no batch axis");
   int64_t batch = batches.shape[1];
   if (batch % size != 0)
-    failOnAllRanks(source + " has batches of " + llvm::Twine(batch) +
+    return runErrorOnAllRanks(source + " has batches of " + llvm::Twine(batch) +
                    " samples, which do not divide among " +
                    llvm::Twine(size) + " ranks");
   if (batch / size != perRank)
-    failOnAllRanks(source + " has batches of " + llvm::Twine(batch) +
+    return runErrorOnAllRanks(source + " has batches of " + llvm::Twine(batch) +
                    " samples, " + llvm::Twine(batch / size) +
                    " per rank on " + llvm::Twine(size) + " ranks, but " +
                    argument + " takes " + llvm::Twine(perRank) +
@@ -255,21 +264,23 @@ HostArray MpiJob::takeShard(const HostArray &batches, int64_t perRank,
   return shard;
 }
 
-void MpiJob::broadcastFromRankZero(llvm::ArrayRef<HostArray *> arrays) {
+llvm::Error
+MpiJob::broadcastFromRankZero(llvm::ArrayRef<HostArray *> arrays) {
   for (HostArray *array : arrays) {
     uint8_t *bytes = array->data.data();
     // MPI counts are ints: at most 1 GiB a call.
     for (size_t left = array->data.size(); left;) {
       int count = static_cast<int>(std::min<size_t>(left, size_t(1) << 30));
       if (mpi.bcast(bytes, count, kChar, /*root=*/0, kCommWorld) != 0)
-        failInJob("MPI_Bcast of rank 0's parameters failed");
+        return runError("MPI_Bcast of rank 0's parameters failed");
       bytes += count;
       left -= count;
     }
   }
+  return llvm::Error::success();
 }
 
-bool MpiJob::checkLockstep(llvm::ArrayRef<const HostArray *> arrays) {
+llvm::Expected<bool> MpiJob::checkLockstep(llvm::ArrayRef<const HostArray *> arrays) {
   // FNV-1a over every byte: a difference anywhere changes it (up to a
   // 2^-64 collision).
   uint64_t hash = 0xcbf29ce484222325ull;
@@ -278,7 +289,7 @@ bool MpiJob::checkLockstep(llvm::ArrayRef<const HostArray *> arrays) {
       hash = (hash ^ byte) * 0x100000001b3ull;
   uint64_t rankZeroHash = hash;
   if (mpi.bcast(&rankZeroHash, 1, kUint64, /*root=*/0, kCommWorld) != 0)
-    failInJob("MPI_Bcast of rank 0's parameter checksum failed");
+    return runError("MPI_Bcast of rank 0's parameter checksum failed");
   bool same = hash == rankZeroHash;
   // Each rank says it, in one write: the launcher merges the ranks'
   // stderr, and pieces of lines would interleave.

@@ -11,6 +11,7 @@
 #define MPT_ANALYSIS_PRECISIONPLAN_H
 
 #include "mpt/Analysis/PrecisionPolicy.h"
+#include "mpt/Analysis/RegionFlow.h"
 #include "mpt/Analysis/TrainingGraph.h"
 
 #include "mlir/IR/Operation.h"
@@ -103,15 +104,19 @@ struct OpDecision {
   mlir::Operation *cause = nullptr;
 };
 
-/// A value carried across a control-flow boundary: an scf.for iter_arg
-/// (with its init, yield operand and result) or an scf.if result (with both
-/// yield operands). Painted as one clear node, so it has one precision on
-/// every side of the boundary. scf.while values stay as they are.
+/// A value carried across a control-flow boundary (RegionFlow.h): an scf.for
+/// iter_arg with its init, yield operand and result, an scf.if result with
+/// both yield operands, an scf.while `before` argument or `after` argument
+/// and result. Painted as one clear node, so it has one precision on every
+/// side of the boundary.
 struct CarriedValue {
-  /// The scf.for or scf.if.
+  /// The region-branch op (scf.for, scf.if, scf.while, ...).
   mlir::Operation *owner = nullptr;
-  /// The iter_arg / result number.
+  /// The number that names it in reports (CarriedGroup::getNumber): the
+  /// result number, else the region argument's.
   unsigned index = 0;
+  /// Its members (region arguments, results) and the operands flowing in.
+  CarriedGroup group;
   OpPrecision precision = OpPrecision::FP32;
   DecisionReason reason = DecisionReason::NotBetweenAllowOps;
   /// The op that caused the colour; null when none.
@@ -119,6 +124,20 @@ struct CarriedValue {
   /// The range fact, for RangeUnsafe.
   std::string detail;
 };
+
+/// How an allow op of TOSA runs in low precision, after TOSA's f16/bf16
+/// profiles: its first `numLowOperands` operands take the low type and the
+/// `numZeroPoints` after them become zero-point constants of it. With
+/// `lowResult` (the convolutions) it returns the low type and accumulates in
+/// f32 (acc_type); without (tosa.matmul), it returns f32.
+struct TosaLowPrecisionRule {
+  unsigned numLowOperands;
+  unsigned numZeroPoints;
+  bool lowResult;
+};
+/// The rule of `op`, or null when it is no TOSA op mpt can run in low
+/// precision as an allow op.
+const TosaLowPrecisionRule *getTosaLowPrecisionRule(mlir::Operation *op);
 
 class PrecisionPlan {
 public:

@@ -78,19 +78,6 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     "mlir::transform::TransformDialect", "mlir::vector::VectorDialect"];
 }
 
-def DumpGPUBinaries : Pass<"mpt-dump-gpu-binaries", "mlir::ModuleOp"> {
-  let summary = "Write the PTX or cubin of every gpu.binary to a file";
-  let description = [{
-    After `gpu-module-to-binary` (or `--mpt-gpu-codegen`), writes each object
-    of each `gpu.binary` to `<dir>/<binary>.<chip>.<ptx|cubin|fatbin|llvm>`
-    (PTX for format=isa, cubin for format=bin). The IR is unchanged.
-  }];
-  let options = [
-    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
-           "Directory the files are written to (must exist)">,
-  ];
-}
-
 def LowerLossScaling : Pass<"mpt-lower-loss-scaling", "mlir::func::FuncOp"> {
   let summary = "Lower the mpt loss-scaling ops to linalg, arith and tensor";
   let description = [{

@@ -278,7 +278,20 @@ def ReturnArgumentBuffers : Pass<"mpt-return-argument-buffers", "mlir::func::Fun
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
-def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
+def DumpGPUBinaries : Pass<"mpt-dump-gpu-binaries", "mlir::ModuleOp"> {
+  let summary = "Write the PTX or cubin of every gpu.binary to a file";
+  let description = [{
+    After `gpu-module-to-binary` (or `--mpt-gpu-codegen`), writes each object
+    of each `gpu.binary` to `<dir>/<binary>.<chip>.<ptx|cubin|fatbin|llvm>`
+    (PTX for format=isa, cubin for format=bin). The IR is unchanged.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory the files are written to (must exist)">,
+  ];
+}
+
+def Autocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
   let description = [{
     Decides per op what runs in f16/bf16 (allow / deny / infer / clear
@@ -384,7 +397,7 @@ def MptAutocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
-def MptCastCleanup : Pass<"mpt-cast-cleanup", "mlir::func::FuncOp"> {
+def CastCleanup : Pass<"mpt-cast-cleanup", "mlir::func::FuncOp"> {
   let summary = "Remove cast round trips, merge duplicate casts, drop dead casts";
   let description = [{
     Replaces `arith.truncf(arith.extf(x))` by `x` when the types match
@@ -395,7 +408,7 @@ def MptCastCleanup : Pass<"mpt-cast-cleanup", "mlir::func::FuncOp"> {
   }];
 }
 
-def MptPrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
+def PrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
   let summary = "Report the precision autocast gives every op, and why";
   let description = [{
     Runs autocast, with the same options, on a copy of every function and

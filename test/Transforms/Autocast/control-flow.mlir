@@ -1,7 +1,7 @@
-// Control flow: a value carried by scf.for (init, iter_arg, yield, result)
-// or scf.if (both yields, result) is painted as one clear node, so it has
-// one precision on every side; scf.while values and func.call operands and
-// results keep their types. The ops inside regions are painted one by one,
+// Control flow: a value carried by scf.for (init, iter_arg, yield, result),
+// scf.if (both yields, result) or scf.while is painted as one clear node, so
+// it has one precision on every side; func.call operands and results keep
+// their types. The ops inside regions are painted one by one,
 // and casts of loop-invariant values sit next to their producer, outside
 // the loop. A gradient accumulator stays f32.
 // RUN: mpt-opt %s --split-input-file --mpt-autocast=policy-level=conservative | FileCheck %s
@@ -125,17 +125,30 @@ func.func @callee(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// scf.while: the matmul in the loop body gets f16 inputs (the weight cast
-// once, outside the loop); the carried value stays f32.
+// scf.while: its values are read through RegionBranchOpInterface like
+// scf.for's (RegionFlow.h). The `before` argument (init, yield) and the
+// `after` argument with the result (condition operand) are two carried
+// values; both lie between the matmul's accumulator and its input, so both
+// become f16: the loop carries half the bytes and casts nothing per
+// iteration but the matmul's f32 result (before, each iteration truncated
+// its f32 argument for the matmul). The weight is cast once, outside.
 // CHECK-LABEL: func.func @while_loop
-// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[W:.*]]: tensor<4x4xf32>, %{{.*}}: i1)
-// CHECK: %[[W16:.*]] = arith.truncf %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
-// CHECK: scf.while (%[[A:.*]] = %[[X]]) : (tensor<4x4xf32>) -> tensor<4x4xf32>
-// CHECK: do {
-// CHECK: ^bb0(%[[B:.*]]: tensor<4x4xf32>):
-// CHECK:   %[[B16:.*]] = arith.truncf %[[B]] : tensor<4x4xf32> to tensor<4x4xf16>
-// CHECK:   %[[M:.*]] = linalg.matmul ins(%[[B16]], %[[W16]] : tensor<4x4xf16>, tensor<4x4xf16>) outs(%{{.*}} : tensor<4x4xf32>)
-// CHECK:   scf.yield %[[M]] : tensor<4x4xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[W:.*]]: tensor<4x4xf32>, %[[GO:.*]]: i1)
+// CHECK-DAG: %[[X16:.*]] = arith.truncf %[[X]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK-DAG: %[[W16:.*]] = arith.truncf %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK: %[[R:.*]] = scf.while (%[[A:.*]] = %[[X16]]) : (tensor<4x4xf16>) -> tensor<4x4xf16> {
+// CHECK:   scf.condition(%[[GO]]) %[[A]] : tensor<4x4xf16>
+// CHECK: } do {
+// CHECK: ^bb0(%[[B:.*]]: tensor<4x4xf16>):
+// CHECK:   %[[M:.*]] = linalg.matmul ins(%[[B]], %[[W16]] : tensor<4x4xf16>, tensor<4x4xf16>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK:   %[[M16:.*]] = arith.truncf %[[M]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK:   scf.yield %[[M16]] : tensor<4x4xf16>
+// CHECK: %[[R32:.*]] = arith.extf %[[R]] : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK: return %[[R32]] : tensor<4x4xf32>
+// REPORT-LABEL: mpt precision report: @while_loop
+// REPORT: scf.while [forward] unchanged: control flow: its carried values are painted (listed below)
+// REPORT-NEXT: carried value #0 (region 0 argument): f16: carried value between allow ops: painted f16
+// REPORT-NEXT: carried value #0: f16: carried value between allow ops: painted f16
 func.func @while_loop(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>, %go: i1) -> tensor<4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x4xf32>

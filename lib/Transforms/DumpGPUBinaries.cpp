@@ -1,5 +1,10 @@
 //===- DumpGPUBinaries.cpp - write gpu.binary objects to files ------------===//
-#include "mpt/Conversion/Passes.h"
+//
+// A utility of --mpt-gpu-codegen (and of anyone inspecting its output): it
+// converts nothing, so it lives with the transforms, not the conversions.
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -10,7 +15,7 @@
 
 namespace mpt {
 #define GEN_PASS_DEF_DUMPGPUBINARIES
-#include "mpt/Conversion/Passes.h.inc"
+#include "mpt/Transforms/Passes.h.inc"
 } // namespace mpt
 
 using namespace mlir;

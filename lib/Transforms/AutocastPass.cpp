@@ -1,0 +1,132 @@
+//===- AutocastPass.cpp - the --mpt-autocast pass -------------------------===//
+//
+// The pass: builds the policy, then for each function the plan
+// (PrecisionPlan.h) and applies it with the API of Autocast.h (Autocast.cpp,
+// AutocastFp8.cpp, AutocastMx.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Analysis/TrainingGraph.h"
+#include "mpt/IR/TrainingContract.h"
+#include "mpt/Transforms/Autocast.h"
+#include "mpt/Transforms/Passes.h"
+
+namespace mpt {
+#define GEN_PASS_DEF_AUTOCAST
+#include "mpt/Transforms/Passes.h.inc"
+} // namespace mpt
+
+using namespace mlir;
+using namespace mpt;
+
+/// The contractions a scaled format (FP8, MX) rewrites: `candidates`, or
+/// a located error when the step already has the format (`attrName`) or,
+/// being a training step, has no contraction that can take it.
+static LogicalResult selectScaledContractions(
+    func::FuncOp func, StringRef attrName, StringRef already, StringRef dtype,
+    StringRef operands, StringRef which, SmallVector<Operation *> candidates,
+    SmallVector<Operation *> &selected) {
+  if (func->hasAttr(attrName))
+    return func.emitError() << "the step already has " << already << " ('"
+                            << attrName << "'): run autocast with dtype="
+                            << dtype << " once, on the FP32 step";
+  if (candidates.empty() && isContractStep(func))
+    return func.emitError()
+           << "dtype=" << dtype << ": no contraction of this step can take "
+           << operands << " operands (" << which
+           << " that autocast puts in low precision, with two inputs and "
+              "static shapes, outside loops); use dtype=bf16";
+  selected = std::move(candidates);
+  return success();
+}
+
+namespace {
+struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
+  using AutocastBase::AutocastBase;
+
+  // The policy may load dialects to check op names: build it before the
+  // functions run in parallel. Copies of the pass share it.
+  LogicalResult initialize(MLIRContext *context) override {
+    PolicyOptions options = PolicyOptions::get(dtype, policy, allow, deny,
+                                               infer, clear, policyLevel);
+    options.lossRegionF32 = lossRegion;
+    precisionPolicy = PrecisionPolicy::buildShared(context, options);
+    if (!precisionPolicy)
+      return failure();
+    if (precisionPolicy->isFp8()) {
+      FailureOr<Fp8Options> parsed = Fp8Options::parse(
+          context, fp8Format, amaxHistoryLen, margin, amaxCompute,
+          fp8Scaling);
+      if (failed(parsed))
+        return failure();
+      fp8Options = *parsed;
+      if (masterWeights)
+        return emitError(UnknownLoc::get(context))
+               << "master-weights is not supported with dtype=fp8 (the FP8 "
+                  "operands are cast from the f32 parameters each step)";
+    }
+    if (!precisionPolicy->getMx().empty()) {
+      FailureOr<MxOptions> parsed = MxOptions::parse(
+          context, precisionPolicy->getMx(), mxBackward, mxPad, mxScale);
+      if (failed(parsed))
+        return failure();
+      mxOptions = *parsed;
+      if (masterWeights)
+        return emitError(UnknownLoc::get(context))
+               << "master-weights is not supported with dtype="
+               << precisionPolicy->getMx()
+               << " (the MX operands are cast from the f32 parameters each "
+                  "step)";
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return markAllAnalysesPreserved();
+    auto &graph = getAnalysis<TrainingGraph>();
+    if (!graph.isValid() ||
+        (graph.isTrainingStep() &&
+         failed(checkNoOtherLowType(
+             func, precisionPolicy->getLowType(&getContext())))))
+      return signalPassFailure();
+    PrecisionPlan plan(func, *precisionPolicy, graph);
+    SmallVector<Operation *> fp8Contractions, mxContractions;
+    // Delayed scaling is state of a training step; a step without an FP8
+    // contraction would only be a bf16 step under another name (and so
+    // for MX).
+    if (precisionPolicy->isFp8() &&
+        failed(selectScaledContractions(
+            func, kFp8AttrName, "FP8 scaling", "fp8", "FP8",
+            "a linalg contraction or convolution", getFp8Contractions(plan),
+            fp8Contractions)))
+      return signalPassFailure();
+    StringRef mx = precisionPolicy->getMx();
+    if (!mx.empty() &&
+        failed(selectScaledContractions(
+            func, kMxAttrName, "MX operands", mx, "MX",
+            "a linalg contraction with one reduction dimension",
+            getMxContractions(plan), mxContractions)))
+      return signalPassFailure();
+    applyPrecisionPlan(func, plan);
+    if (!mxContractions.empty() &&
+        failed(applyMxScaling(func, mxContractions, graph.getSeed(),
+                              mxOptions)))
+      return signalPassFailure();
+    if (!fp8Contractions.empty() &&
+        failed(applyFp8DelayedScaling(func, fp8Contractions, graph.getSeed(),
+                                      fp8Options)))
+      return signalPassFailure();
+    SmallVector<WorkingCopy> copies;
+    if (masterWeights &&
+        failed(addWorkingCopies(
+            func, precisionPolicy->getLowType(&getContext()), copies)))
+      return signalPassFailure();
+  }
+
+  std::shared_ptr<const PrecisionPolicy> precisionPolicy;
+  Fp8Options fp8Options;
+  MxOptions mxOptions;
+};
+} // namespace

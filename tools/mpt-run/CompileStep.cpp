@@ -1,0 +1,318 @@
+//===- CompileStep.cpp - lowering and JIT-compiling the step --------------===//
+#include "CompileStep.h"
+#include "AllocationCounter.h"
+#include "CPUPath.h"
+#include "CompileProgress.h"
+#include "LargeBlocks.h"
+#include "RunError.h"
+
+#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Pipelines/LowerToCPU.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+#include <optional>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mpt;
+
+namespace {
+/// Remembers the first pass that failed, so that a failed pipeline is
+/// reported with the pass and the op it ran on, not just "failed".
+struct FailedPassRecorder : public PassInstrumentation {
+  std::string *where;
+  explicit FailedPassRecorder(std::string *where) : where(where) {}
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (!where->empty())
+      return;
+    *where = ("in pass '" + pass->getArgument() + "' on '" +
+              op->getName().getStringRef() + "'")
+                 .str();
+    if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+      *where += " @" + symbol.getName().str();
+    *where += " (" + formatLocation(op->getLoc()) + ")";
+  }
+};
+} // namespace
+
+llvm::Error mpt::runPipeline(PassManager &pm, ModuleOp module,
+                             const llvm::Twine &what) {
+  std::string where;
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&where));
+  if (succeeded(pm.run(module)))
+    return llvm::Error::success();
+  return runError(what + " failed" + (where.empty() ? "" : " " + where));
+}
+
+/// Erases the functions `func` does not call (transitively): they may not be
+/// runnable.
+static void keepCalledFunctions(ModuleOp module, func::FuncOp func) {
+  llvm::SmallPtrSet<Operation *, 8> called = {func};
+  SmallVector<Operation *> worklist = {func};
+  while (!worklist.empty())
+    if (auto uses = SymbolTable::getSymbolUses(worklist.pop_back_val()))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        if (Operation *callee =
+                SymbolTable::lookupSymbolIn(module, use.getSymbolRef()))
+          if (called.insert(callee).second)
+            worklist.push_back(callee);
+  for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!called.contains(other) && !other.isExternal())
+      other.erase();
+}
+
+/// Lowers the module to the LLVM dialect with --mpt-lower-to-cpu.
+static llvm::Error lowerToLLVM(ModuleOp module, StringRef funcName,
+                               const LowerToCPUOptions &options) {
+  PassManager pm(module.getContext());
+  // Verified once, after the pipeline: verifying after each of its ~50
+  // passes took a third of the lowering of a large model
+  // (docs/CompileTime.md). mpt-opt --mpt-lower-to-cpu (the lit tests)
+  // verifies after each pass.
+  pm.enableVerifier(false);
+  buildLowerToCPUPipeline(pm, options);
+  if (llvm::Error err = runPipeline(
+          pm, module, "lowering @" + funcName + " with --mpt-lower-to-cpu"))
+    return err;
+  if (failed(verify(module)))
+    return runError("lowering @" + funcName +
+                    " with --mpt-lower-to-cpu gave invalid IR (the error "
+                    "above; mpt-opt --mpt-lower-to-cpu names the pass)");
+  // An op the pipeline has no lowering for survives it; name it here rather
+  // than let LLVM IR translation fail on it. (The omp ops of parallel loops
+  // are translated to LLVM IR as they are.)
+  WalkResult unlowered = module->walk([&](Operation *op) {
+    if (isa<ModuleOp>(op) ||
+        isa<LLVM::LLVMDialect, omp::OpenMPDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' is not lowered to LLVM by --mpt-lower-to-cpu";
+    return WalkResult::interrupt();
+  });
+  if (unlowered.wasInterrupted())
+    return alreadyReported();
+  return llvm::Error::success();
+}
+
+/// JIT-compiles the lowered module with ExecutionEngine and looks up the
+/// step's packed C wrapper (`packedName`).
+static llvm::Expected<CompiledStep>
+jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
+           ArrayRef<StringRef> libs, bool dumpObject,
+           const CompileOptions &compileOptions) {
+  unsigned optLevel = compileOptions.optLevel;
+  ExecutionEngineOptions engineOptions;
+  auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                            /*targetMachine=*/nullptr);
+  // ExecutionEngine adds a packed wrapper (_mlir_NAME) for every function;
+  // only the step's C wrapper's one (packedName) is called from outside.
+  // Internal, the unused ones are dropped before LLVM optimises and
+  // generates code for them: the step's own packed wrapper is one block of
+  // thousands of loads and a call with thousands of arguments, seconds of
+  // instruction selection and scheduling on a large model
+  // (docs/CompileTime.md).
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      [&](llvm::Module *llvmModule) {
+        llvm::internalizeModule(*llvmModule,
+                                [&](const llvm::GlobalValue &value) {
+                                  return value.getName() == packedName ||
+                                         !value.getName().starts_with("_mlir_");
+                                });
+        // The step into its C wrapper, its only caller: the wrapper loads
+        // every field of every descriptor and passes them to the step
+        // (thousands of scalars), which returns all its results as one
+        // struct; inlined, the fields go straight to the chunks that use
+        // them (EfficientNet-B0: 33000 instructions in the two, 24000 in
+        // one; docs/CompileTime.md).
+        if (llvm::Function *step = llvmModule->getFunction(funcName)) {
+          step->setLinkage(llvm::GlobalValue::InternalLinkage);
+          step->removeFnAttr(llvm::Attribute::NoInline);
+          step->addFnAttr(llvm::Attribute::AlwaysInline);
+        }
+        if (llvm::Error err = optimize(llvmModule))
+          return err;
+        // The step's C wrapper on a large model: one block of thousands of
+        // descriptor loads and calls, on which LLVM's schedulers are
+        // superlinear; its code generated as at -O0 (LargeBlocks.h).
+        if (optLevel > 0)
+          markLargeBlockFunctions(*llvmModule, getFastCodegenBlockLimit());
+        return llvm::Error(llvm::Error::success());
+      };
+  engineOptions.transformer = transformer;
+  // The code generator's level goes into a target machine of our own:
+  // MLIR 22's ExecutionEngine sets jitCodeGenOptLevel on a builder it then
+  // does not use and compiles with the host's default (-O2) machine, so
+  // -O0 ran the machine scheduler and the greedy register allocator
+  // (docs/CompileTime.md).
+  auto codeGenLevel =
+      static_cast<llvm::CodeGenOptLevel>(static_cast<int>(optLevel));
+  engineOptions.jitCodeGenOptLevel = codeGenLevel;
+  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostMachine)
+    return runError("JIT compilation failed: " +
+                    toString(hostMachine.takeError()));
+  hostMachine->setCodeGenOptLevel(codeGenLevel);
+  auto targetMachine = hostMachine->createTargetMachine();
+  if (!targetMachine)
+    return runError("JIT compilation failed: " +
+                    toString(targetMachine.takeError()));
+  engineOptions.sharedLibPaths = libs;
+  // The listeners write files on every run (a jitdump directory per
+  // process for perf); only on request.
+  engineOptions.enablePerfNotificationListener = compileOptions.perfJitdump;
+  engineOptions.enableGDBNotificationListener = false;
+  // The compiled object, for the cache.
+  engineOptions.enableObjectDump = dumpObject;
+  auto created =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
+  if (!created)
+    return runError("JIT compilation failed: " + toString(created.takeError()));
+  std::unique_ptr<ExecutionEngine> engine = std::move(*created);
+  engine->registerSymbols(getCountingAllocatorSymbols);
+  auto entry = engine->lookupPacked(("_mlir_ciface_" + funcName).str());
+  if (!entry)
+    return runError("JIT compilation failed: " + toString(entry.takeError()));
+  CompiledStep compiled;
+  compiled.engine = std::move(engine);
+  compiled.entry = *entry;
+  return std::move(compiled);
+}
+
+/// Writes the engine's compiled object to the cache (ObjectCache.h) through
+/// a temporary file, the one way ExecutionEngine gives it out.
+static void storeCompiledObject(ExecutionEngine &engine, StringRef dir,
+                                StringRef key) {
+  SmallString<256> model(dir), temp;
+  llvm::sys::path::append(model, key + "-%%%%%%%%.dump");
+  int fd;
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec)
+    ec = llvm::sys::fs::createUniqueFile(model, fd, temp);
+  if (ec) {
+    llvm::errs() << "mpt-run: warning: cannot write the cache entry in " << dir
+                 << ": " << ec.message() << "\n";
+    return;
+  }
+  ::close(fd);
+  engine.dumpToObjectFile(temp);
+  if (auto object = llvm::MemoryBuffer::getFile(temp, /*IsText=*/false))
+    writeObjectCacheEntry(dir, key, (*object)->getBuffer());
+  llvm::sys::fs::remove(temp);
+}
+
+llvm::Expected<CompiledStep>
+mpt::compileStep(ModuleOp module, StringRef funcName,
+                 const CompileOptions &compileOptions) {
+  auto func = module.lookupSymbol<func::FuncOp>(funcName);
+  keepCalledFunctions(module, func);
+  LowerToCPUOptions options;
+  // The step allocates through the counting functions of
+  // AllocationCounter.h (cheap: one hash-map update per buffer).
+  options.useGenericFunctions = true;
+  // New parameters and optimizer state in their argument buffers:
+  // callStep expects results that are argument buffers.
+  options.updateInPlace = true;
+  options.chunkOps = compileOptions.chunkOps;
+  std::string cpuError, openmpRuntime;
+  if (!selectCPUPath(options, openmpRuntime, cpuError))
+    return runError(cpuError);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  SmallVector<StringRef> libs;
+  for (const std::string &lib : compileOptions.sharedLibs)
+    libs.push_back(lib);
+  if (compileOptions.sharedLibs.empty())
+    libs.push_back(MPT_C_RUNNER_UTILS);
+  if (!openmpRuntime.empty())
+    libs.push_back(openmpRuntime);
+  if (!compileOptions.extraLibrary.empty())
+    libs.push_back(compileOptions.extraLibrary);
+  std::string packedName = ("_mlir__mlir_ciface_" + funcName).str();
+
+  // The object cache (ObjectCache.h), keyed by the step as it is before
+  // lowering and by everything that decides how it is compiled. Not with
+  // --perf-jitdump, whose listener sees only code compiled in this run.
+  // Nor with --cpu-kernel-report, which the lowering writes.
+  std::string cacheDir =
+      compileOptions.perfJitdump || !options.kernelReport.empty()
+          ? ""
+          : getObjectCacheDirectory();
+  std::string cacheKey;
+  std::unique_ptr<LoadedObject> cached;
+  // Ends (the line) when the step is compiled or loaded.
+  std::optional<CompileProgress> progressLine;
+  progressLine.emplace(compileOptions.progress &&
+                       llvm::sys::Process::StandardErrIsDisplayed());
+  if (!cacheDir.empty()) {
+    progressLine->setPhase("looking up the cache");
+    std::string stepText, optionText;
+    llvm::raw_string_ostream stepOs(stepText), optionOs(optionText);
+    module.print(stepOs, OpPrintingFlags().printGenericOpForm());
+    options.print(optionOs);
+    cacheKey = computeObjectCacheKey(
+        {stepText, optionText, "O" + std::to_string(compileOptions.optLevel),
+         "fast-codegen-block=" + std::to_string(getFastCodegenBlockLimit()),
+         llvm::join(libs, ","), packedName});
+    if (auto object = readObjectCacheEntry(cacheDir, cacheKey)) {
+      auto loaded = LoadedObject::load(std::move(object), libs,
+                                       getCountingAllocatorSymbols, packedName);
+      if (loaded) {
+        cached = std::move(*loaded);
+      } else {
+        llvm::errs() << "mpt-run: warning: cache entry " << cacheKey
+                     << " does not load (" << toString(loaded.takeError())
+                     << "); compiling again\n";
+      }
+    }
+    progressLine->setPhase(cached ? "loaded from the cache"
+                                  : "not in the cache");
+  }
+
+  CompiledStep step;
+  if (!cached) {
+    progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
+    if (llvm::Error err = lowerToLLVM(module, funcName, options))
+      return std::move(err);
+    progressLine->setPhase("compiling (LLVM -O" +
+                           std::to_string(compileOptions.optLevel) + ")");
+    auto compiled =
+        jitCompile(module, funcName, packedName, libs,
+                   /*dumpObject=*/!cacheDir.empty(), compileOptions);
+    if (!compiled)
+      return compiled.takeError();
+    if (!cacheDir.empty()) {
+      progressLine->setPhase("writing the cache entry");
+      storeCompiledObject(*compiled->engine, cacheDir, cacheKey);
+    }
+    step = std::move(*compiled);
+  }
+  progressLine->markReady();
+  progressLine.reset();
+  if (!cacheDir.empty() && compileOptions.cacheReport)
+    llvm::errs() << "mpt-run: cache " << (cached ? "hit" : "miss") << ": "
+                 << cacheKey << " in " << cacheDir << "\n";
+  if (cached) {
+    step.entry = cached->entry;
+    step.cached = std::move(cached);
+  }
+  return std::move(step);
+}
