@@ -83,10 +83,117 @@ ONEHOT_CHUNK_ELEMENTS = int(os.environ.get("MPT_IMPORT_ONEHOT_CHUNK_ELEMENTS", 1
 
 @contextlib.contextmanager
 def tracing_context():
-    """PyTorch's decomposed implementations of fused attention and RNNs."""
+    """PyTorch's decomposed implementations of fused attention and RNNs, and
+    custom autograd.Functions traced through their forward (check_functions)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False):
+    with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False), functions_as_forward():
         yield
+
+
+def functions_as_forward():
+    """Custom autograd.Functions run their forward, differentiated by the
+    transforms (the traced step, and eager_step, its reference)."""
+    return _functions_applied(_forward_only)
+
+
+@contextlib.contextmanager
+def check_functions():
+    """While the model runs eagerly with autograd: every custom
+    autograd.Function call also compares the Function's own backward with
+    autograd's derivative of its forward.  functorch's functionalize, which
+    traces the step, has no rule for autograd.Function (old-style ones are
+    refused even earlier), so the step differentiates the forward; that is
+    the Function's gradient only when its backward is that derivative (a
+    hand-written GeLU backward, BLOOM's, is; a straight-through estimator is
+    not, and is one error naming the Function and the model line)."""
+    with _functions_applied(_checked):
+        yield
+
+
+@contextlib.contextmanager
+def _functions_applied(how):
+    original = torch.autograd.Function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        return how(cls, lambda *a, **k: original.__get__(None, cls)(*a, **k), *args, **kwargs)
+
+    torch.autograd.Function.apply = classmethod(apply)
+    try:
+        yield
+    finally:
+        torch.autograd.Function.apply = original
+
+
+class _ForwardContext:
+    """The ctx an old-style forward (forward(ctx, ...), BLOOM's GeLUFunction)
+    gets when only its output is wanted."""
+
+    def __init__(self, n_inputs):
+        self.needs_input_grad = (True,) * n_inputs
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+
+def _forward_only(cls, apply, *args, **kwargs):
+    from torch.autograd.function import _is_setup_context_defined
+    if _is_setup_context_defined(cls.setup_context):
+        return cls.forward(*args, **kwargs)
+    return cls.forward(_ForwardContext(len(args)), *args, **kwargs)
+
+
+def _checked(cls, apply, *args, **kwargs):
+    out = apply(*args, **kwargs)
+    if not torch.is_grad_enabled():
+        return out
+    # Detached copies: the check leaves the model's own graph alone.
+    inputs = [a.detach().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point()
+              and a.requires_grad else a for a in args]
+    leaves = [a for a, orig in zip(inputs, args) if a is not orig]
+    if not leaves:
+        return out
+    with torch.enable_grad():
+        own = apply(*inputs, **kwargs)
+        derived = _forward_only(cls, apply, *inputs, **kwargs)
+    own, derived = ((o,) if isinstance(o, torch.Tensor) else tuple(o) for o in (own, derived))
+    pairs = [(o, d) for o, d in zip(own, derived)
+             if isinstance(o, torch.Tensor) and o.is_floating_point() and o.requires_grad and d.requires_grad]
+    if not pairs:
+        return out
+    gen = torch.Generator().manual_seed(0)
+    cot = [torch.randn(o.shape, generator=gen, dtype=o.dtype) for o, _ in pairs]
+    g_own = torch.autograd.grad([o for o, _ in pairs], leaves, cot, allow_unused=True)
+    g_der = torch.autograd.grad([d for _, d in pairs], leaves, cot, allow_unused=True)
+    for a, b in zip(g_own, g_der):
+        a = torch.zeros_like(b) if a is None and b is not None else a
+        b = torch.zeros_like(a) if b is None and a is not None else b
+        # f32 rounding of two formulas of one derivative: relative 1e-4 of
+        # the gradient's size.
+        if a is not None and (a - b).abs().max() > 1e-4 * max(1.0, float(b.abs().max())):
+            from . import UserError
+            raise UserError(f"autograd.Function {cls.__name__}{_caller_line()} has a backward that is not the "
+                            f"derivative of its forward (a straight-through estimator?): the traced step "
+                            f"differentiates the forward, so it cannot import this Function")
+    return out
+
+
+def _caller_line():
+    """' at FILE:LINE' of the model line that called apply."""
+    import traceback
+    from .stitch import is_library_path
+    for frame in reversed(traceback.extract_stack()[:-2]):
+        if not is_library_path(frame.filename):
+            return f" at {frame.filename}:{frame.lineno} ({frame.line})"
+    return ""
 
 
 def _pair(v, default=None):

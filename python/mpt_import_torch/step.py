@@ -132,7 +132,7 @@ def unreached_params(spec):
     x, y = spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value
     rng_state = spec.values("rng_state")
     mode = rng.PhiloxMode(rng_state[0]) if rng_state else contextlib.nullcontext()
-    with mode:
+    with mode, decomp.check_functions():
         loss, _ = f(params, x, y, spec.values("buffer"))
     grads = torch.autograd.grad(loss, params, allow_unused=True)
     return tuple(i for i, g in enumerate(grads) if g is None)
@@ -197,9 +197,9 @@ def eager_step(spec, params, x, y, state, hparams):
     rng_state, buffers = state[:spec.n_rng], state[spec.n_rng:spec.n_rng + spec.n_buffers]
     opt_state = state[spec.n_rng + spec.n_buffers:]
     mode = rng.PhiloxMode(rng_state[0]) if rng_state else contextlib.nullcontext()
-    with mode:
+    with mode, decomp.functions_as_forward():
         loss, vjp_fn, new_b = vjp(lambda *ps: f(ps, x, y, buffers), *params, has_aux=True)
-    grads = vjp_fn(torch.ones_like(loss))
+        grads = vjp_fn(torch.ones_like(loss))
     lr, hp = spec.hparams(list(hparams))
     new_p, new_s = optim.update(spec.opt, list(params), list(grads), list(opt_state), lr, hp,
                                 frozen=spec.unreached)

@@ -19,9 +19,23 @@ UPSTREAM_DIALECTS = ("func", "arith", "math", "linalg", "tensor", "tosa", "scf",
                      "mpt", "cf", "bufferization")
 
 
-# Frames of these packages are not "the model line" of an error.
-_LIBRARY_FRAMES = (os.sep + os.path.join("torch", ""), os.sep + os.path.join("torch_mlir", ""),
-                   os.sep + os.path.join("mpt_import_torch", ""))
+def _package_dirs(module):
+    """A package's directories (torch_mlir is a namespace package: several)."""
+    return tuple(os.path.join(os.path.realpath(d), "") for d in module.__path__)
+
+
+# Frames of these packages are not "the model line" of an error. Their
+# installed directories, not a path component: a user's model under a
+# folder named torch (test/Frontend/torch/Inputs) is the user's.
+import torch as _torch  # noqa: E402
+import torch_mlir as _torch_mlir  # noqa: E402
+_LIBRARY_DIRS = (*_package_dirs(_torch), *_package_dirs(_torch_mlir),
+                 os.path.join(os.path.dirname(os.path.realpath(__file__)), ""))
+
+
+def is_library_path(path):
+    """Whether `path` is a file of torch, torch-mlir or this importer."""
+    return os.path.realpath(path).startswith(_LIBRARY_DIRS)
 # What an op outside upstream MLIR comes from, for the error message.
 _OP_ORIGIN = {
     "tm_tensor.scatter": "a scatter / index_put (no decomposition for this one yet)",
@@ -35,7 +49,7 @@ def model_line(text):
     torch-mlir and this importer: the model's own line.  "" if none."""
     frames = re.findall(r'"([^"]+)":(\d+):\d+', text)
     for path, line in frames:
-        if not any(lib in path for lib in _LIBRARY_FRAMES):
+        if not is_library_path(path):
             return f"{path}:{line}"
     return f"{frames[0][0]}:{frames[0][1]}" if frames else ""
 

@@ -139,7 +139,9 @@ def avg_pool():
 
 class Unsupported(nn.Module):
     """Ops the importer cannot take (for the error test): torch.special.i1
-    (torch-mlir has no lowering), index_add (tm_tensor.scatter), rand_like
+    (torch-mlir has no lowering), an accumulating index_put with two index
+    tensors (tm_tensor.scatter; one index tensor, index_add's, decomposes:
+    index_add below), rand_like
     (random numbers other than the Bernoulli draws of dropout)."""
     example_input_shape = (2, 16)
 
@@ -155,6 +157,8 @@ class Unsupported(nn.Module):
             h = torch.special.i1(h)
         elif self.kind == "index_add":
             h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
+        elif self.kind == "scatter2":
+            h = h.index_put((torch.tensor([0, 1, 1]), torch.tensor([2, 5, 2])), h[0, :3], accumulate=True)
         elif self.kind == "rand":
             h = h * torch.rand_like(h)
         elif (h > 0).any():  # a branch on the data (XLM asserts on .item() of its lengths)
@@ -166,8 +170,12 @@ def unsupported_i1():
     return Unsupported("i1")
 
 
-def unsupported_index_add():
+def index_add():
     return Unsupported("index_add")
+
+
+def unsupported_scatter():
+    return Unsupported("scatter2")
 
 
 def unsupported_rand():
@@ -452,3 +460,57 @@ class UnusedBranch(nn.Module):
 
 def unused_branch():
     return UnusedBranch()
+
+
+class _TanhGelu(torch.autograd.Function):
+    """An old-style autograd.Function (forward takes ctx, no setup_context),
+    as BLOOM's GeLUFunction: a hand-written backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 0.5 * (1.0 + torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x)))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        t = torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x))
+        return g * (0.5 * x * ((1 - t * t) * (0.79788456 + 0.1070322243 * x * x)) + 0.5 * (1 + t))
+
+
+class _StraightThroughRound(torch.autograd.Function):
+    """Rounding with the identity as its gradient (a straight-through
+    estimator): a backward that is not the derivative of the forward, so
+    only the Function's own backward gives eager PyTorch's gradients."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.scale = scale
+        return torch.round(x * scale) / scale
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+class CustomFunction(nn.Module):
+    example_input_shape = (4, 8)
+
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+        self.fc = nn.Linear(8, 16)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        h = _TanhGelu.apply(h) if self.function == "gelu" else _StraightThroughRound.apply(h, 4.0)
+        return self.head(h)
+
+
+def old_style_gelu():
+    return CustomFunction("gelu")
+
+
+def straight_through():
+    return CustomFunction("round")
