@@ -46,3 +46,27 @@ types = sorted(set(ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES) | set(ma.MODEL_FOR_MASK
 types = [t for t in types if t not in ("bert", "gpt2", "t5")]
 print(len(types))
 print("hf order", rng.sample(types, 12))
+
+# The second draw (docs/ModelZoo.md, "Second held-out draw"), after the first
+# list had run: timm and transformers names outside the zoo's and the first
+# draw's families.
+rng = random.Random(13)
+first = {"xcit", "efficientvim", "repghostnet", "resnet", "vit"}
+picked, tried = [], []
+while len(picked) < 4:
+    n = rng.choice(names)
+    if n.split("_")[0].rstrip("0123456789") in first or n in tried:
+        tried.append(n); continue
+    tried.append(n)
+    try:
+        with torch.device("meta"):
+            m = timm.create_model(n, pretrained=False)
+        p = sum(x.numel() for x in m.parameters())
+    except Exception as e:
+        print("timm skip", n, type(e).__name__); continue
+    if p > 30e6:
+        print("timm skip", n, f"{p/1e6:.0f}M"); continue
+    picked.append((n, p))
+print("second timm draw", picked)
+types = [t for t in types if t not in ("longformer", "openai-gpt", "xlm")]
+print("second hf draw", rng.sample(types, 6))

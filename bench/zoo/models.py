@@ -384,6 +384,46 @@ def hf_xlm():
     return _hf_tiny("xlm", "AutoModelForCausalLM")
 
 
+# The second held-out draw (bench/zoo/draw_held_out.py, random.Random(13),
+# after the first list's models ran): 4 timm names outside the zoo's and the
+# first draw's families (<= 30M parameters) and 5 transformers LM types other
+# than the zoo's and the first draw's, at the same small sizes.
+def timm_mobilenetv4():
+    return _timm_model("mobilenetv4_conv_aa_medium")
+
+
+def timm_gcvit_tiny():
+    return _timm_model("gcvit_tiny", img_size=64)
+
+
+def timm_lcnetv2():
+    return _timm_model("lcnetv2_large")
+
+
+def timm_efficientnet_cc():
+    return _timm_model("efficientnet_cc_b0_4e")
+
+
+def hf_bloom():
+    return _hf_tiny("bloom", "AutoModelForCausalLM")
+
+
+def hf_ministral3():
+    return _hf_tiny("ministral3", "AutoModelForCausalLM")
+
+
+def hf_falcon():
+    return _hf_tiny("falcon", "AutoModelForCausalLM")
+
+
+def hf_roformer():
+    return _hf_tiny("roformer", "AutoModelForMaskedLM")
+
+
+def hf_git():
+    return _hf_tiny("git", "AutoModelForCausalLM")
+
+
 class Entry:
     """A zoo model: factory, optimizer flags, what it is, `fast` (runs in
     the lit suite), and `requires`: optional packages
@@ -450,4 +490,21 @@ ZOO = {
                                   requires=("transformers",), held_out=True),
     "hf xlm (tiny)": Entry(hf_xlm, ADAMW, "transformers XLMWithLMHeadModel, tiny", requires=("transformers",),
                            held_out=True),
+    # The second held-out draw (above).
+    "timm mobilenetv4_conv_aa_medium": Entry(timm_mobilenetv4, SGD, "timm mobilenetv4_conv_aa_medium, 64x64",
+                                             requires=("timm",), held_out=2),
+    "timm gcvit_tiny": Entry(timm_gcvit_tiny, ADAMW, "timm gcvit_tiny at 64x64", requires=("timm",), held_out=2),
+    "timm lcnetv2_large": Entry(timm_lcnetv2, SGD, "timm lcnetv2_large, 64x64", requires=("timm",), held_out=2),
+    "timm efficientnet_cc_b0_4e": Entry(timm_efficientnet_cc, SGD, "timm efficientnet_cc_b0_4e (CondConv), 64x64",
+                                        requires=("timm",), held_out=2),
+    "hf bloom (tiny)": Entry(hf_bloom, ADAMW, "transformers BloomForCausalLM, tiny (ALiBi, custom GeLU Function)",
+                             requires=("transformers",), held_out=2),
+    "hf ministral3 (tiny)": Entry(hf_ministral3, ADAMW, "transformers Ministral3 causal LM, tiny, 2 KV heads",
+                                  requires=("transformers",), held_out=2),
+    "hf falcon (tiny)": Entry(hf_falcon, ADAMW, "transformers FalconForCausalLM, tiny", requires=("transformers",),
+                              held_out=2),
+    "hf roformer (tiny)": Entry(hf_roformer, ADAMW, "transformers RoFormerForMaskedLM, tiny",
+                                requires=("transformers",), held_out=2),
+    "hf git (tiny)": Entry(hf_git, ADAMW, "transformers GitForCausalLM, tiny (text only)",
+                           requires=("transformers",), held_out=2),
 }
