@@ -25,22 +25,30 @@ tv = rng.sample(sorted(fams), 4)
 print("tv draw", [(c, fams[c]) for c in tv])
 # timm: names from list_models(), excluding families in the zoo here; <= 30M params
 names = timm.list_models()
-picked = []
-tried = []
-while len(picked) < 3:
-    n = rng.choice(names)
-    if n.split("_")[0].rstrip("0123456789") in ("resnet", "vit") or n in tried:
-        tried.append(n); continue
-    tried.append(n)
-    try:
-        with torch.device("meta"):
-            m = timm.create_model(n, pretrained=False)
-        p = sum(x.numel() for x in m.parameters())
-    except Exception as e:
-        print("timm skip", n, type(e).__name__); continue
-    if p > 30e6:
-        print("timm skip", n, f"{p/1e6:.0f}M"); continue
-    picked.append((n, p))
+
+
+def draw_timm(rng, count, excluded):
+    """`count` timm names of at most 30M parameters whose family (the name's
+    first part without digits) is not in `excluded`; (picked, tried)."""
+    picked, tried = [], []
+    while len(picked) < count:
+        n = rng.choice(names)
+        if n.split("_")[0].rstrip("0123456789") in excluded or n in tried:
+            tried.append(n); continue
+        tried.append(n)
+        try:
+            with torch.device("meta"):
+                m = timm.create_model(n, pretrained=False)
+            p = sum(x.numel() for x in m.parameters())
+        except Exception as e:
+            print("timm skip", n, type(e).__name__); continue
+        if p > 30e6:
+            print("timm skip", n, f"{p/1e6:.0f}M"); continue
+        picked.append((n, p))
+    return picked, tried
+
+
+picked, tried = draw_timm(rng, 3, ("resnet", "vit"))
 print("timm draw", picked, "tried", tried)
 types = sorted(set(ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES) | set(ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES))
 types = [t for t in types if t not in ("bert", "gpt2", "t5")]
@@ -51,22 +59,7 @@ print("hf order", rng.sample(types, 12))
 # list had run: timm and transformers names outside the zoo's and the first
 # draw's families.
 rng = random.Random(13)
-first = {"xcit", "efficientvim", "repghostnet", "resnet", "vit"}
-picked, tried = [], []
-while len(picked) < 4:
-    n = rng.choice(names)
-    if n.split("_")[0].rstrip("0123456789") in first or n in tried:
-        tried.append(n); continue
-    tried.append(n)
-    try:
-        with torch.device("meta"):
-            m = timm.create_model(n, pretrained=False)
-        p = sum(x.numel() for x in m.parameters())
-    except Exception as e:
-        print("timm skip", n, type(e).__name__); continue
-    if p > 30e6:
-        print("timm skip", n, f"{p/1e6:.0f}M"); continue
-    picked.append((n, p))
+picked, _ = draw_timm(rng, 4, {"xcit", "efficientvim", "repghostnet", "resnet", "vit"})
 print("second timm draw", picked)
 types = [t for t in types if t not in ("longformer", "openai-gpt", "xlm")]
 print("second hf draw", rng.sample(types, 6))
