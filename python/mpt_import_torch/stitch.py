@@ -8,6 +8,8 @@ import sys
 import tempfile
 import warnings
 
+import torch
+import torch_mlir
 from torch_mlir import fx, ir
 from torch_mlir.dialects import func as func_d
 from . import decomp
@@ -27,9 +29,7 @@ def _package_dirs(module):
 # Frames of these packages are not "the model line" of an error. Their
 # installed directories, not a path component: a user's model under a
 # folder named torch (test/Frontend/torch/Inputs) is the user's.
-import torch as _torch  # noqa: E402
-import torch_mlir as _torch_mlir  # noqa: E402
-_LIBRARY_DIRS = (*_package_dirs(_torch), *_package_dirs(_torch_mlir),
+_LIBRARY_DIRS = (*_package_dirs(torch), *_package_dirs(torch_mlir),
                  os.path.join(os.path.dirname(os.path.realpath(__file__)), ""))
 
 
