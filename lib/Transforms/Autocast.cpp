@@ -564,6 +564,9 @@ static std::string describe(const PrecisionPlan &plan, StringRef lowName,
   size_t at = text.find(from);
   if (at != std::string::npos)
     text.replace(at, from.size(), it->second + " operands");
+  auto scales = summary.contractionScales.find(op);
+  if (scales != summary.contractionScales.end())
+    text += "; " + scales->second;
   return text;
 }
 

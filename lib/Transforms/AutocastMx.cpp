@@ -24,7 +24,9 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mpt;
@@ -216,30 +218,48 @@ mpt::describeMxContractions(const PrecisionPlan &plan, Value seed,
 
 llvm::DenseMap<Operation *, std::string>
 mpt::describeFp8Contractions(const PrecisionPlan &plan, Value seed,
-                             const Fp8Options &options) {
+                             const Fp8Options &options,
+                             llvm::DenseMap<Operation *, std::string> *scales) {
   llvm::DenseMap<Operation *, std::string> formats;
   SmallVector<Operation *> contractions = getFp8Contractions(plan);
   if (contractions.empty())
     return formats;
   auto func = contractions.front()->getParentOfType<FunctionOpInterface>();
   llvm::DenseSet<Value> gradients = collectSeedDependents(func, seed);
+  // The FP8 tensors numbered as the rewrite numbers them (by source and
+  // format, in order of first use): a tensor's amax history column and
+  // scale index.
+  llvm::MapVector<std::pair<Value, unsigned>, unsigned> columns;
   for (Operation *op : contractions) {
     SmallVector<StringRef, 2> names;
+    SmallVector<unsigned, 2> indices;
     for (Value input : cast<linalg::LinalgOp>(op).getDpsInputs()) {
       // As the rewrite: the operand of a transpose, the f32 value a bf16
       // cast reads; a gradient is E5M2 with the hybrid format.
       if (auto transpose = input.getDefiningOp<linalg::TransposeOp>())
         input = transpose.getInput();
       if (auto trunc = input.getDefiningOp<arith::TruncFOp>())
-        input = trunc.getIn();
-      names.push_back(options.hybrid && gradients.contains(input) ? "e5m2"
-                                                                  : "e4m3");
+        if (getElementTypeOrSelf(trunc.getIn().getType()).isF32())
+          input = trunc.getIn();
+      bool e5m2 = options.hybrid && gradients.contains(input);
+      names.push_back(e5m2 ? "e5m2" : "e4m3");
+      unsigned next = columns.size();
+      indices.push_back(columns.insert({{input, e5m2}, next}).first->second);
     }
     std::string text = "fp8 " + names[0].str() + " x " + names[1].str();
     // "fp8 e4m3 x e4m3" reads as "fp8 e4m3".
     if (text == "fp8 e4m3 x e4m3")
       text = "fp8 e4m3";
     formats[op] = text;
+    if (scales)
+      (*scales)[op] =
+          options.currentScaling
+              ? std::string("scales from this step's amax of each operand "
+                            "(current)")
+              : std::string(llvm::formatv(
+                    "scales {0} and {1} of fp8_scale, from amax history "
+                    "columns {0} and {1} (delayed)",
+                    indices[0], indices[1]));
   }
   return formats;
 }

@@ -123,7 +123,8 @@ struct PrecisionReportPass
                       "step carries)",
                       fp8Options.amaxHistoryLen));
         summary.contractionFormats =
-            describeFp8Contractions(*plan, graph->getSeed(), fp8Options);
+            describeFp8Contractions(*plan, graph->getSeed(), fp8Options,
+                                    &summary.contractionScales);
       } else if (!precisionPolicy->getMx().empty()) {
         summary.scaledDtype = precisionPolicy->getMx().str();
         summary.contractionFormats =

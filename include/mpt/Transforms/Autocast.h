@@ -178,10 +178,14 @@ llvm::DenseSet<mlir::Value> collectSeedDependents(mlir::FunctionOpInterface func
 /// (`options.hybrid` / `options` as the pass has them), for the precision
 /// report: "fp8 e4m3", "fp8 e4m3 x e5m2", "mxfp8", "mxfp4" (a backward
 /// contraction left bf16 by mx-backward=bf16 is not listed). Call before
-/// applyPrecisionPlan.
+/// applyPrecisionPlan. `scales`, if given, receives where each FP8
+/// contraction's two scales come from: with delayed scaling their indices
+/// in the step's fp8_scale vector and fp8_amax_history columns.
 llvm::DenseMap<mlir::Operation *, std::string>
 describeFp8Contractions(const PrecisionPlan &plan, mlir::Value seed,
-                        const Fp8Options &options);
+                        const Fp8Options &options,
+                        llvm::DenseMap<mlir::Operation *, std::string> *scales =
+                            nullptr);
 llvm::DenseMap<mlir::Operation *, std::string>
 describeMxContractions(const PrecisionPlan &plan, mlir::Value seed,
                        const MxOptions &options);
@@ -199,6 +203,8 @@ struct AutocastSummary {
   /// contraction that gets FP8 or MX operands (describeFp8Contractions).
   std::string scaledDtype;
   llvm::DenseMap<mlir::Operation *, std::string> contractionFormats;
+  /// dtype=fp8: where each FP8 contraction's scales come from.
+  llvm::DenseMap<mlir::Operation *, std::string> contractionScales;
   /// dtype=fp8: where the scales come from ("delayed ..." / "current ...").
   std::string fp8Scaling;
 };
