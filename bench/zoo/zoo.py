@@ -499,10 +499,10 @@ def table(results):
         for mode in ("f16", "bf16") if "mpt" in r else ():
             single, worst = r.get(f"amp_{mode}_fp32"), r.get(f"amp_{mode}_worst")
             floor = LOW_REL_FLOOR * max(1.0, abs(r["torch"]["fp32"][0]))
-            # Said where AMP's other runs decided: the gap is above both
-            # this AMP run's bound and the floor.
+            # Said where AMP's other runs decided a pass: the gap is above
+            # both this AMP run's bound and the floor, and within theirs.
             if single is not None and worst is not None and \
-                    r[f"gap_{mode}_fp32"] > max(LOW_AMP_FACTOR * single, floor):
+                    max(LOW_AMP_FACTOR * single, floor) < r[f"gap_{mode}_fp32"] <= LOW_AMP_FACTOR * worst:
                 also = " and made to skip the steps mpt skipped" if f"amp_{mode}_same_skips" in r else ""
                 notes.append(f"* {r['model']}: {mode} is {r[f'gap_{mode}_fp32']:.3g} from FP32, more than "
                              f"{LOW_AMP_FACTOR:g} x this AMP run's {single:.2g}; AMP itself, rerun from 1-ulp "
