@@ -9,6 +9,26 @@
 using namespace mlir;
 using namespace mpt;
 
+/// Each region-branch terminator of `op`'s regions with the successors it
+/// may branch to.
+static void forEachTerminator(
+    RegionBranchOpInterface op,
+    llvm::function_ref<void(RegionBranchTerminatorOpInterface,
+                            ArrayRef<RegionSuccessor>)>
+        fn) {
+  SmallVector<RegionSuccessor> successors;
+  for (Region &region : op->getRegions())
+    for (Block &block : region) {
+      auto terminator =
+          dyn_cast<RegionBranchTerminatorOpInterface>(block.getTerminator());
+      if (!terminator)
+        continue;
+      successors.clear();
+      op.getSuccessorRegions(RegionBranchPoint(terminator), successors);
+      fn(terminator, successors);
+    }
+}
+
 void mpt::forEachForwarded(RegionBranchOpInterface op,
                            llvm::function_ref<void(OpOperand &, Value)> fn) {
   SmallVector<RegionSuccessor> successors;
@@ -23,22 +43,16 @@ void mpt::forEachForwarded(RegionBranchOpInterface op,
       if (i < operands.size())
         fn(op->getOpOperand(begin + i), input);
   }
-  for (Region &region : op->getRegions())
-    for (Block &block : region) {
-      auto terminator =
-          dyn_cast<RegionBranchTerminatorOpInterface>(block.getTerminator());
-      if (!terminator)
-        continue;
-      successors.clear();
-      op.getSuccessorRegions(RegionBranchPoint(terminator), successors);
-      for (const RegionSuccessor &successor : successors) {
-        MutableOperandRange operands =
-            terminator.getMutableSuccessorOperands(successor);
-        for (auto [i, input] : llvm::enumerate(successor.getSuccessorInputs()))
-          if (i < operands.size())
-            fn(operands[i], input);
-      }
+  forEachTerminator(op, [&](RegionBranchTerminatorOpInterface terminator,
+                            ArrayRef<RegionSuccessor> successors) {
+    for (const RegionSuccessor &successor : successors) {
+      MutableOperandRange operands =
+          terminator.getMutableSuccessorOperands(successor);
+      for (auto [i, input] : llvm::enumerate(successor.getSuccessorInputs()))
+        if (i < operands.size())
+          fn(operands[i], input);
     }
+  });
 }
 
 SmallVector<CarriedGroup> mpt::getCarriedGroups(RegionBranchOpInterface op) {
@@ -123,22 +137,16 @@ void mpt::forEachControlDependence(
   }
   // A terminator's operands that are not forwarded (scf.condition's
   // condition) decide the inputs of its successors.
-  for (Region &region : op->getRegions())
-    for (Block &block : region) {
-      auto terminator =
-          dyn_cast<RegionBranchTerminatorOpInterface>(block.getTerminator());
-      if (!terminator)
+  forEachTerminator(op, [&](RegionBranchTerminatorOpInterface terminator,
+                            ArrayRef<RegionSuccessor> successors) {
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      if (forwarded.contains(&operand))
         continue;
-      SmallVector<RegionSuccessor> successors;
-      op.getSuccessorRegions(RegionBranchPoint(terminator), successors);
-      for (OpOperand &operand : terminator->getOpOperands()) {
-        if (forwarded.contains(&operand))
-          continue;
-        for (const RegionSuccessor &successor : successors)
-          for (Value input : successor.getSuccessorInputs())
-            fn(operand.get(), input);
-      }
+      for (const RegionSuccessor &successor : successors)
+        for (Value input : successor.getSuccessorInputs())
+          fn(operand.get(), input);
     }
+  });
 }
 
 SmallVector<BlockArgument, 2> CarriedGroup::getRegionArguments() const {
