@@ -233,6 +233,166 @@ static Value transposeUnflipped(RewriterBase &rewriter,
   return copy.getResult(0);
 }
 
+/// Replaces `conv` by `product4` ([F, N, OH, OW], the convolution's result
+/// with its first two dimensions swapped) transposed back to NCHW, or by
+/// its user's transpose folded away.
+static LogicalResult replaceByProduct(RewriterBase &rewriter,
+                                      linalg::Conv2DNchwFchwOp conv,
+                                      Value product4) {
+  // A weight gradient written as a convolution ([C, F, KH, KW], batch and
+  // channels swapped) is transposed back to [F, C, KH, KW] by its user,
+  // possibly after elementwise ops (autocast's truncf): product4 is already
+  // in that layout, so the elementwise ops run on it and neither transpose
+  // is made.
+  if (succeeded(foldTransposeBack(rewriter, conv, product4)))
+    return success();
+  auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  Location loc = conv.getLoc();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
+                                        outType.getElementType());
+  Value result =
+      linalg::TransposeOp::create(rewriter, loc, product4, empty, {1, 0, 2, 3})
+          .getResult()[0];
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
+/// The product [F, N, OH, OW] of a convolution whose output positions are
+/// fewer than its taps (OH*OW < KH*KW, stride-1 columns, filter not
+/// flipped, N*OH*OW > F): a weight gradient's, whose "filter" is the output gradient
+/// (ResNet-18: 16x16 taps, 3x3 positions). Gathered tap by tap, col's runs
+/// would be OW elements long (3) in KH*KW copies (256); here col's
+/// transpose is filled per output position instead,
+///
+///   colT[(n, oh, ow), (c, kh, kw)] = x[n, c, oh*sh + kh*dh, ow*sw + kw],
+///
+/// OH*OW plain copies whose runs are KW long, and the contraction is
+/// computed transposed, outT[(n, oh, ow), f] = colT . w2^T: the same
+/// products summed over k in the same order, so the result is the tap
+/// gather's bit for bit. The [P, F] result (P = N*OH*OW) is then moved to
+/// [F, P].
+static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
+                               Value w, Value init, int64_t n, int64_t c,
+                               int64_t f, int64_t kh, int64_t kw, int64_t oh,
+                               int64_t ow, ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> dilations, Type outElem) {
+  Type xElem = getElementTypeOrSelf(x.getType());
+  Type wElem = getElementTypeOrSelf(w.getType());
+  MLIRContext *ctx = rewriter.getContext();
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value colT = tensor::EmptyOp::create(rewriter, loc, {n, oh, ow, c, kh, kw},
+                                       xElem);
+  SmallVector<OpFoldResult> colSizes =
+      getAsIndexOpFoldResult(ctx, {n, 1, 1, c, kh, kw});
+  SmallVector<OpFoldResult> unitStrides(6, rewriter.getIndexAttr(1));
+  auto windowType = RankedTensorType::get({n, c, kh, kw}, xElem);
+  // A weight gradient's x is the activation with batch and channels
+  // swapped (a transpose the importer writes): the windows are read from the
+  // activation and swapped back one window at a time, so x itself is never
+  // made.
+  // When x is that transpose padded in space, the activation is padded
+  // instead (the same pad, which CSE may share with the forward's).
+  Value src = x;
+  auto pad = x.getDefiningOp<tensor::PadOp>();
+  Value constantPad = pad ? pad.getConstantPaddingValue() : Value();
+  auto swap = (pad ? pad.getSource() : x).getDefiningOp<linalg::TransposeOp>();
+  bool spatialPad = !pad || (constantPad && pad.getStaticLow()[0] == 0 &&
+                             pad.getStaticLow()[1] == 0 &&
+                             pad.getStaticHigh()[0] == 0 &&
+                             pad.getStaticHigh()[1] == 0);
+  if (swap && swap.getPermutation() == ArrayRef<int64_t>{1, 0, 2, 3} &&
+      spatialPad) {
+    src = swap.getInput();
+    if (pad) {
+      auto xShape = cast<RankedTensorType>(x.getType()).getShape();
+      auto paddedType =
+          RankedTensorType::get({c, n, xShape[2], xShape[3]}, xElem);
+      src = tensor::PadOp::create(rewriter, loc, paddedType, src,
+                                  pad.getMixedLowPad(), pad.getMixedHighPad(),
+                                  constantPad);
+    }
+  } else {
+    swap = nullptr;
+  }
+  auto copyWindow = [&](OpBuilder &b, Location, ValueRange pos,
+                        ValueRange iterArgs) -> scf::ValueVector {
+    auto scaled = [&](Value v, int64_t s) -> OpFoldResult {
+      if (s == 1)
+        return v;
+      return arith::MulIOp::create(b, loc, v, index(b, s)).getResult();
+    };
+    SmallVector<OpFoldResult> xOffsets{b.getIndexAttr(0), b.getIndexAttr(0),
+                                       scaled(pos[0], strides[0]),
+                                       scaled(pos[1], strides[1])};
+    SmallVector<OpFoldResult> xSizes = getAsIndexOpFoldResult(
+        ctx, {swap ? c : n, swap ? n : c, kh, kw});
+    SmallVector<OpFoldResult> xStrides =
+        getAsIndexOpFoldResult(ctx, {1, 1, dilations[0], 1});
+    Value window = tensor::ExtractSliceOp::create(b, loc, src, xOffsets,
+                                                  xSizes, xStrides);
+    SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), pos[0], pos[1],
+                                         b.getIndexAttr(0), b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    Value dest = tensor::ExtractSliceOp::create(
+        b, loc, windowType, iterArgs[0], colOffsets, colSizes, unitStrides);
+    Value copied =
+        swap ? linalg::TransposeOp::create(b, loc, window, dest, {1, 0, 2, 3})
+                   .getResult()[0]
+             : linalg::CopyOp::create(b, loc, window, dest).getResult(0);
+    return {tensor::InsertSliceOp::create(b, loc, copied, iterArgs[0],
+                                          colOffsets, colSizes, unitStrides)};
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  colT = scf::buildLoopNest(rewriter, loc, {zero, zero},
+                            {index(rewriter, oh), index(rewriter, ow)},
+                            {one, one}, ValueRange{colT}, copyWindow)
+             .results[0];
+  int64_t k = c * kh * kw, p = n * oh * ow;
+  Value colT2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({p, k}, xElem), colT,
+      SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  Value w2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, k}, wElem), w,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value w2T = linalg::TransposeOp::create(
+                  rewriter, loc, w2,
+                  tensor::EmptyOp::create(rewriter, loc, {k, f}, wElem),
+                  {1, 0})
+                  .getResult()[0];
+  // The init in the transposed layout [N*OH*OW, F].
+  auto initTType = RankedTensorType::get({p, f}, outElem);
+  Value initT;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {p, f}, outElem);
+    initT = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+                .getResult(0);
+  } else {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {n, oh, ow, f},
+                                          outElem);
+    Value moved =
+        linalg::TransposeOp::create(rewriter, loc, init, empty, {0, 2, 3, 1})
+            .getResult()[0];
+    initT = tensor::CollapseShapeOp::create(
+        rewriter, loc, initTType, moved,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  }
+  Value productT =
+      linalg::MatmulOp::create(rewriter, loc, ValueRange{colT2, w2T}, initT)
+          .getResult(0);
+  // Moved to [F, P] as a 2-d transpose, which the vectorizer does in
+  // 16x16 blocks (as [F, N, OH, OW] its innermost run would be OW).
+  Value product =
+      linalg::TransposeOp::create(
+          rewriter, loc, productT,
+          tensor::EmptyOp::create(rewriter, loc, {f, p}, outElem), {1, 0})
+          .getResult()[0];
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, n, oh, ow}, outElem), product,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
 /// Taps smaller than this many elements (the vectorizer's default
 /// parallel-min: below it a copy runs on one thread) are filled in
 /// parallel.
@@ -261,7 +421,21 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   // vectorizable generic, and the taps are gathered in reverse order.
   std::optional<FlippedFilter> flipped = matchFlippedFilter(w);
   Type xElem = xType.getElementType();
+  Type outElem = outType.getElementType();
   rewriter.setInsertionPoint(conv);
+  Value product4;
+  // By output position where that gathers longer runs in fewer copies and
+  // col (P x K) outweighs the filter that the transposed product moves
+  // (F x K): a weight gradient's shape, not a deep stage's forward
+  // convolution (ResNet-18's last: 2x2 positions of 3x3 taps, but
+  // P = 64 against F = 512).
+  if (!flipped && dilations[1] == 1 && oh * ow < kh * kw && kw > ow &&
+      n * oh * ow > f) {
+    product4 = productByPosition(rewriter, loc, x, w, conv.getOutputs()[0], n,
+                                 c, f, kh, kw, oh, ow, strides, dilations,
+                                 outElem);
+    return replaceByProduct(rewriter, conv, product4);
+  }
 
   // col as [C, KH, KW, N, OH, OW], filled one tap (i, j) at a time: the
   // strided slice x[:, :, i*dh :: sh, j*dw :: sw] (N x C x OH x OW; from the
@@ -352,24 +526,10 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   Value product =
       linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
           .getResult(0);
-  Type outElem = outType.getElementType();
-  Value product4 = tensor::ExpandShapeOp::create(
+  product4 = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, n, oh, ow}, outElem), product,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  // A weight gradient written as a convolution ([C, F, KH, KW], batch and
-  // channels swapped) is transposed back to [F, C, KH, KW] by its user,
-  // possibly after elementwise ops (autocast's truncf): product4 is already
-  // in that layout, so the elementwise ops run on it and neither transpose
-  // is made.
-  if (succeeded(foldTransposeBack(rewriter, conv, product4)))
-    return success();
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, outType.getShape(), outElem);
-  Value result =
-      linalg::TransposeOp::create(rewriter, loc, product4, empty, {1, 0, 2, 3})
-          .getResult()[0];
-  rewriter.replaceOp(conv, result);
-  return success();
+  return replaceByProduct(rewriter, conv, product4);
 }
 
 struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
@@ -402,19 +562,26 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       // A convolution neither rewrite supports (upstream's says why in its
       // match failure) stays a convolution: loops, as before.
       if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+        Operation *input = nchw.getInputs()[0].getDefiningOp();
         Operation *init = nchw.getOutputs()[0].getDefiningOp();
         Operation *filter = nchw.getInputs()[1].getDefiningOp();
         if (failed(rewriteFolded(rewriter, nchw, parallel))) {
           (void)linalg::rewriteInIm2Col(rewriter, nchw);
           continue;
         }
-        // The convolution's zero fill and a flipped filter it no longer
-        // reads would still be computed once bufferized (a write into a
-        // buffer is not dead code to the canonicalizer).
+        // The convolution's zero fill, a flipped filter and a swapped input
+        // it no longer reads would still be computed once bufferized (a
+        // write into a buffer is not dead code to the canonicalizer).
         for (Operation *producer : {init, filter})
           if (isa_and_nonnull<linalg::FillOp, linalg::GenericOp>(producer) &&
               producer->use_empty())
             rewriter.eraseOp(producer);
+        while (isa_and_nonnull<tensor::PadOp, linalg::TransposeOp>(input) &&
+               input->use_empty()) {
+          Operation *next = input->getOperand(0).getDefiningOp();
+          rewriter.eraseOp(input);
+          input = next;
+        }
       } else {
         (void)linalg::rewriteInIm2Col(
             rewriter, cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()));

@@ -68,15 +68,25 @@ func.func @accumulate_dilated(%x: tensor<4x5x9x10xbf16>, %w: tensor<17x5x2x3xbf1
 
 // A weight gradient as the importer writes it: a convolution of the input
 // with batch and channels swapped, truncated by autocast, transposed back to
-// [F, C, KH, KW]. The matmul's [F, C*KH*KW] result is already in that
-// layout: the truncation runs on it and no transpose is left.
+// [F, C, KH, KW]. The product, moved to [F, C*KH*KW], is already in that
+// layout: the truncation runs on it and the transpose back is folded away.
 #id = affine_map<(a, b, c, d) -> (a, b, c, d)>
 // CHECK-LABEL: func.func @weight_gradient
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x32xbf16>, tensor<32x27xbf16>) outs(%{{.*}} : tensor<8x27xf32>)
-// CHECK: %[[MM4:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0], [1, 2, 3]] output_shape [8, 3, 3, 3]
+// Fewer output positions (3x3) than taps (4x4): col's transpose is filled per
+// position by plain copies of 4x4 windows, and the product is computed
+// transposed ([positions, F]), then moved to [F, C*KH*KW] by a 2-d
+// transpose, where the truncation runs; no transpose of the [C, F] result.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[WIN:.*]] = tensor.extract_slice %{{.*}}[0, 0, %{{.*}}, %{{.*}}] [3, 2, 4, 4] [1, 1, 1, 1] : tensor<3x2x6x6xbf16> to tensor<3x2x4x4xbf16>
+// CHECK: linalg.copy ins(%[[WIN]] : tensor<3x2x4x4xbf16>)
+// CHECK: %[[GT:.*]] = linalg.transpose ins(%{{.*}} : tensor<8x32xbf16>) outs(%{{.*}} : tensor<32x8xbf16>) permutation = [1, 0]
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %[[GT]] : tensor<27x32xbf16>, tensor<32x8xbf16>) outs(%{{.*}} : tensor<27x8xf32>)
+// CHECK: %[[BACK:.*]] = linalg.transpose ins(%[[MM]] : tensor<27x8xf32>) outs(%{{.*}} : tensor<8x27xf32>) permutation = [1, 0]
+// CHECK: %[[MM4:.*]] = tensor.expand_shape %[[BACK]] {{\[\[}}0], [1, 2, 3]] output_shape [8, 3, 3, 3]
 // CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[MM4]] : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<8x3x3x3xbf16>)
 // CHECK: arith.truncf
-// CHECK-NOT: linalg.transpose ins(%{{.*}} : tensor<{{.*}}x3x3xf
+// CHECK-NOT: linalg.transpose
 // CHECK: return %[[G]] : tensor<8x3x3x3xbf16>
 func.func @weight_gradient(%xt: tensor<3x2x6x6xbf16>, %gt: tensor<8x2x4x4xbf16>) -> tensor<8x3x3x3xbf16> {
   %zero = arith.constant 0.0 : f32
@@ -211,4 +221,54 @@ func.func @large_taps(%x: tensor<1x64x66x66xbf16>, %w: tensor<8x64x3x3xbf16>) ->
   %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<1x64x66x66xbf16>, tensor<8x64x3x3xbf16>) outs(%z : tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32>
   return %r : tensor<1x8x64x64xf32>
+}
+
+// -----
+
+// Fewer output positions (2x2) than taps (3x3), but col (P = 8 columns) is
+// smaller than the filter (F = 16 rows) that a transposed product would move:
+// a deep stage's forward convolution keeps the tap gather and [F, P].
+// CHECK-LABEL: func.func @small_output_forward
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x2x2xbf16>) outs(%{{.*}} : tensor<8x2x2x2xbf16>) permutation = [1, 0, 2, 3]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x72xbf16>, tensor<72x8xbf16>) outs(%{{.*}} : tensor<16x8xf32>)
+func.func @small_output_forward(%x: tensor<2x8x4x4xbf16>, %w: tensor<16x8x3x3xbf16>) -> tensor<2x16x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x2x2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x2x2xf32>) -> tensor<2x16x2x2xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x8x4x4xbf16>, tensor<16x8x3x3xbf16>) outs(%z : tensor<2x16x2x2xf32>) -> tensor<2x16x2x2xf32>
+  return %r : tensor<2x16x2x2xf32>
+}
+
+// -----
+
+// A weight gradient's input as the importer writes it: the activation with
+// batch and channels swapped, then padded in space. The windows are read
+// from the activation padded instead, each swapped back by a transpose whose
+// runs are KW long, and the swapped, padded copy of the activation is gone.
+// CHECK-LABEL: func.func @weight_gradient_swapped_input
+// CHECK-NOT: tensor<3x2x6x6xbf16>
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor<2x3x4x4xbf16> to tensor<2x3x6x6xbf16>
+// CHECK-NOT: tensor<3x2x6x6xbf16>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[WIN:.*]] = tensor.extract_slice %[[P]][0, 0, %{{.*}}, %{{.*}}] [2, 3, 4, 4] [1, 1, 1, 1] : tensor<2x3x6x6xbf16> to tensor<2x3x4x4xbf16>
+// CHECK: linalg.transpose ins(%[[WIN]] : tensor<2x3x4x4xbf16>) outs(%{{.*}} : tensor<3x2x4x4xbf16>) permutation = [1, 0, 2, 3]
+// CHECK-NOT: tensor<3x2x6x6xbf16>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<27x32xbf16>, tensor<32x8xbf16>) outs(%{{.*}} : tensor<27x8xf32>)
+func.func @weight_gradient_swapped_input(%x: tensor<2x3x4x4xbf16>, %gt: tensor<8x2x4x4xbf16>) -> tensor<3x8x3x3xf32> {
+  %e = tensor.empty() : tensor<3x2x4x4xbf16>
+  %xt = linalg.transpose ins(%x : tensor<2x3x4x4xbf16>) outs(%e : tensor<3x2x4x4xbf16>) permutation = [1, 0, 2, 3]
+  %pad = arith.constant 0.0 : bf16
+  %xp = tensor.pad %xt low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %pad : bf16
+  } : tensor<3x2x4x4xbf16> to tensor<3x2x6x6xbf16>
+  %zero = arith.constant 0.0 : f32
+  %eo = tensor.empty() : tensor<3x8x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%eo : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%xp, %gt : tensor<3x2x6x6xbf16>, tensor<8x2x4x4xbf16>) outs(%z : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  return %r : tensor<3x8x3x3xf32>
 }

@@ -25,15 +25,19 @@
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.parallel %}
 // RUN: %if openmp %{ diff %t.parallel %t.loops %}
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (no amx, avx512): 4 of 4 contractions lowered
+// REPORT: CPU kernels (no amx, avx512): 6 of 6 contractions lowered
 // REPORT: linalg.matmul 40x50x27 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 33x108x64 f16 x f16 -> f32: @__mpt_avx512_matmul_f16
 // REPORT: linalg.matmul 17x112x30 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
-// REPORT: linalg.matmul 8x27x32 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 27x8x32 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 36x5x120 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 36x6x75 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // CHECK: sizes = [2, 40, 5, 5]
 // CHECK: sizes = [3, 33, 6, 6]
 // CHECK: sizes = [4, 17, 7, 4]
 // CHECK: sizes = [8, 3, 3, 3]
+// CHECK: sizes = [3, 5, 3, 4]
+// CHECK: sizes = [4, 6, 3, 3]
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
@@ -140,5 +144,48 @@ func.func @main() {
   %back = linalg.transpose ins(%neg : tensor<3x8x3x3xf32>) outs(%eb : tensor<8x3x3x3xf32>) permutation = [1, 0, 2, 3]
   %g = tensor.cast %back : tensor<8x3x3x3xf32> to tensor<*xf32>
   func.call @printMemrefF32(%g) : (tensor<*xf32>) -> ()
+
+  %q32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%j, %k, %i, %l) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<3x4x13x12xf32>
+  %h32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%k, %i, %l, %j) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<5x4x5x6xf32>
+  %acc5 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %k, %j, %i) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<3x5x3x4xf32>
+  %p32 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<[2, 1]> : tensor<2xi64>}
+      ins(%q32, %h32 : tensor<3x4x13x12xf32>, tensor<5x4x5x6xf32>) outs(%acc5 : tensor<3x5x3x4xf32>) -> tensor<3x5x3x4xf32>
+  %pc = tensor.cast %p32 : tensor<3x5x3x4xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%pc) : (tensor<*xf32>) -> ()
+
+  %a0 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%k, %j, %l, %i) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<3x4x5x5xf32>
+  %ea0 = tensor.empty() : tensor<4x3x5x5xf32>
+  %a0t = linalg.transpose ins(%a0 : tensor<3x4x5x5xf32>) outs(%ea0 : tensor<4x3x5x5xf32>) permutation = [1, 0, 2, 3]
+  %a0p = tensor.pad %a0t low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f32
+  } : tensor<4x3x5x5xf32> to tensor<4x3x7x7xf32>
+  %g6 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%i, %l, %k, %j) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<6x3x5x5xf32>
+  %e6 = tensor.empty() : tensor<4x6x3x3xf32>
+  %z6 = linalg.fill ins(%one : f32) outs(%e6 : tensor<4x6x3x3xf32>) -> tensor<4x6x3x3xf32>
+  %w6 = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%a0p, %g6 : tensor<4x3x7x7xf32>, tensor<6x3x5x5xf32>) outs(%z6 : tensor<4x6x3x3xf32>) -> tensor<4x6x3x3xf32>
+  %w6c = tensor.cast %w6 : tensor<4x6x3x3xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%w6c) : (tensor<*xf32>) -> ()
   return
 }

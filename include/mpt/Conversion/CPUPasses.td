@@ -136,7 +136,12 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
     matmul then goes to the AMX or AVX-512 kernel
     (`--mpt-matmul-to-cpu-kernels`) as one call per convolution, where
     upstream's `linalg::rewriteInIm2Col` makes one call per image (the
-    filter packed each time) and a scalar im2col loop.
+    filter packed each time) and a scalar im2col loop. A convolution with
+    fewer output positions than filter taps and more `(n,oh,ow)` columns than
+    filters (a weight gradient's shape) fills col's transpose per output
+    position instead (runs of KW elements, not OW) and computes the product
+    transposed, `outT[(n,oh,ow), f] = colT * w2^T`: the same sums in the same
+    order, bit for bit.
     `linalg.conv_2d_nhwc_hwcf` and dynamic shapes keep upstream's rewrite.
 
     By default only convolutions with bf16 inputs and an f32 accumulator are
