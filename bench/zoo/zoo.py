@@ -493,8 +493,10 @@ def table(results):
             if str(st["trains"]).startswith("FP32 loss does not fall") and eager and not loss_falls(eager):
                 # With dropout the masks change every step: eager PyTorch
                 # drawing the same masks is the referee.
-                why = (f"; nor does eager PyTorch's with the same masks ({eager[0]:.4g} -> {eager[-1]:.4g}): "
-                       f"{len(eager)} steps of random masks, not mpt")
+                # It says what was measured, not why eager's loss rises
+                # (masks, or a step size that overshoots at this size).
+                why = (f"; nor does eager PyTorch's with the same masks ({eager[0]:.4g} -> {eager[-1]:.4g} "
+                       f"in {len(eager)} steps): the model's own behaviour, not mpt's")
             notes.append(f"* {r['model']}: {st['trains']}{why}")
         for mode in ("f16", "bf16") if "mpt" in r else ():
             single, worst = r.get(f"amp_{mode}_fp32"), r.get(f"amp_{mode}_worst")
