@@ -412,6 +412,15 @@ func.func @main() {
   %c130 = arith.constant 130 : index
   %c40 = arith.constant 40 : index
   %c257 = arith.constant 257 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c20 = arith.constant 20 : index
+  %c30 = arith.constant 30 : index
+  %c45 = arith.constant 45 : index
+  %c50 = arith.constant 50 : index
+  %c115 = arith.constant 115 : index
+  %c256 = arith.constant 256 : index
+  %c514 = arith.constant 514 : index
   // CHECK-COUNT-6: {{^}}0{{$}}
   func.call @f32(%c28, %c64, %c512) : (index, index, index) -> ()
   func.call @f32(%c33, %c70, %c17) : (index, index, index) -> ()
@@ -422,14 +431,21 @@ func.func @main() {
   // CHECK-COUNT-3: {{^}}0{{$}}
   func.call @batch() : () -> ()
   // f16 and bf16: 2 lines each; odd K (a k pair padded with zero), K one
-  // past the K block.
-  // CHECK-COUNT-8: {{^}}0{{$}}
+  // past the K block, ragged rows (30 = 2 x 14 + 2, 115 = 112 + 3), a
+  // ragged panel (40 = 32 + 8), K past two K blocks (514) and K = 2.
+  // CHECK-COUNT-14: {{^}}0{{$}}
   func.call @half(%c150, %c97, %c300) : (index, index, index) -> ()
   func.call @half(%c33, %c70, %c17) : (index, index, index) -> ()
   func.call @half(%c1, %c1, %c1) : (index, index, index) -> ()
   func.call @half(%c130, %c40, %c257) : (index, index, index) -> ()
+  func.call @half(%c30, %c40, %c514) : (index, index, index) -> ()
+  func.call @half(%c115, %c64, %c256) : (index, index, index) -> ()
+  func.call @half(%c3, %c20, %c2) : (index, index, index) -> ()
+  // The rounding case with K odd and even.
   // CHECK-NEXT: {{^}}0{{$}}
   func.call @rounding_bf16(%c70, %c33, %c601) : (index, index, index) -> ()
+  // CHECK-NEXT: {{^}}0{{$}}
+  func.call @rounding_bf16(%c45, %c50, %c600) : (index, index, index) -> ()
   // The bound (this prints a count, not a difference).
   // CHECK-NEXT: {{^}}0{{$}}
   func.call @rounding(%c70, %c33, %c600) : (index, index, index) -> ()
