@@ -65,7 +65,8 @@ enum class PolicyLevel {
 };
 llvm::StringRef stringifyPolicyLevel(PolicyLevel level);
 
-/// What the user asked for: the pass options.
+/// What the user asked for: the part of the pass options (mpt::AutocastOptions,
+/// Passes.td) the policy reads, filled by AutocastConfig::initialize.
 struct PolicyOptions {
   AutocastDtype dtype = AutocastDtype::F16;
   /// Path of a JSON policy file; empty for none.
@@ -74,16 +75,14 @@ struct PolicyOptions {
   PolicyLevel level = PolicyLevel::Promote;
   /// Keep the loss region in f32 (PrecisionPlan's loss-region rule).
   bool lossRegionF32 = true;
-
 };
 
 class PrecisionPolicy {
 public:
   /// Builds the policy from the defaults, the policy file and the options.
-  /// Emits one diagnostic and fails on: an unreadable
-  /// or malformed policy file (at the file's line, naming the key), an op
-  /// name that no registered dialect defines, an op the user put on two
-  /// lists. May load registered dialects to check op names, so call it
+  /// Emits one diagnostic and fails on: an unreadable or malformed policy
+  /// file (at the file's line, naming the key), an op name that no
+  /// registered dialect defines, an op the user put on two lists. May load registered dialects to check op names, so call it
   /// before multi-threaded execution (a pass's initialize()).
   static mlir::FailureOr<PrecisionPolicy> build(mlir::MLIRContext *context,
                                                 const PolicyOptions &options);
