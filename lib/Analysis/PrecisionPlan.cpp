@@ -683,7 +683,7 @@ public:
               llvm::DenseMap<Operation *, OpDecision> &decisions,
               SmallVectorImpl<CarriedValue> &carried)
       : func(func), policy(policy), graph(graph),
-        lowType(policy.getLowType(func->getContext())), ops(ops),
+        lowType(policy.getLowType()), ops(ops),
         decisions(decisions), carried(carried), ranges(policy, func) {}
 
   void run() {

@@ -43,6 +43,30 @@ StringRef mpt::stringifyPolicyLevel(PolicyLevel level) {
   llvm_unreachable("unknown policy level");
 }
 
+StringRef mpt::stringifyAutocastDtype(AutocastDtype dtype) {
+  switch (dtype) {
+  case AutocastDtype::F16:
+    return "f16";
+  case AutocastDtype::BF16:
+    return "bf16";
+  case AutocastDtype::FP8:
+    return "fp8";
+  case AutocastDtype::MXFP8:
+    return "mxfp8";
+  case AutocastDtype::MXFP4:
+    return "mxfp4";
+  }
+  llvm_unreachable("unknown autocast dtype");
+}
+
+FloatType mpt::getPaintType(AutocastDtype dtype, MLIRContext *context) {
+  if (dtype == AutocastDtype::F16)
+    return Float16Type::get(context);
+  // bf16 has FP32's exponent range; FP8 and MX rewrite the contractions of
+  // the bf16 painting.
+  return BFloat16Type::get(context);
+}
+
 namespace {
 // linalg.generic, linalg.map and linalg.reduce are not listed: they are
 // classified by their structure and body (PrecisionPlan.cpp). Named linalg
@@ -186,20 +210,9 @@ PrecisionPolicy::build(MLIRContext *context, const PolicyOptions &options) {
   PrecisionPolicy policy;
   policy.level = options.level;
   policy.lossRegionF32 = options.lossRegionF32;
-  policy.fp8 = options.dtype == "fp8";
-  if (options.dtype == "mxfp8" || options.dtype == "mxfp4")
-    policy.mx = options.dtype;
+  policy.dtype = options.dtype;
+  policy.lowType = getPaintType(options.dtype, context);
   Location unknown = UnknownLoc::get(context);
-  if (options.dtype == "f16")
-    policy.lowPrecision = LowPrecisionType::F16;
-  else if (options.dtype == "bf16" || options.dtype == "fp8" ||
-           !policy.mx.empty())
-    policy.lowPrecision = LowPrecisionType::BF16;
-  else
-    return emitError(unknown) << "unsupported autocast dtype '"
-                              << options.dtype << "'; supported: "
-                              << getSupportedDtypes(),
-           failure();
 
   auto addDefaults = [&](ArrayRef<const char *> names, OpList list) {
     for (const char *name : names)
@@ -374,24 +387,16 @@ bool PrecisionPolicy::isUserListed(StringRef opName) const {
   return it != entries.end() && it->second.user;
 }
 
-FloatType PrecisionPolicy::getLowType(MLIRContext *context) const {
-  if (lowPrecision == LowPrecisionType::BF16)
-    return BFloat16Type::get(context);
-  return Float16Type::get(context);
-}
-
 StringRef PrecisionPolicy::getLowTypeName() const {
-  return lowPrecision == LowPrecisionType::BF16 ? "bf16" : "f16";
+  return lowType.isF16() ? "f16" : "bf16";
 }
 
 double PrecisionPolicy::getLowTypeMax() const {
   // f16: (2 - 2^-10) * 2^15; bf16: (2 - 2^-7) * 2^127.
-  return lowPrecision == LowPrecisionType::BF16 ? 3.3895313892515355e38
-                                                : 65504.0;
+  return lowType.isF16() ? 65504.0 : 3.3895313892515355e38;
 }
 
 double PrecisionPolicy::getLowTypeMinSubnormal() const {
   // f16: 2^-24; bf16: 2^-133.
-  return lowPrecision == LowPrecisionType::BF16 ? 9.183549615799121e-41
-                                                : 5.960464477539063e-08;
+  return lowType.isF16() ? 5.960464477539063e-08 : 9.183549615799121e-41;
 }

@@ -144,7 +144,7 @@ void PrecisionPlan::promoteFollowers() {
 
   // The backward rule below is about range: bf16 has f32's exponents, so a
   // bf16 gradient chain cannot overflow where the f32 one does not.
-  bool backwardNeedsRange = policy.getLowPrecision() == LowPrecisionType::F16;
+  bool backwardNeedsRange = policy.getLowType().isF16();
   auto regionOf = [&](Operation *op) {
     auto it = decisions.find(op);
     return it == decisions.end() ? TrainingRegion::Forward

@@ -39,6 +39,11 @@ namespace mpt {
 
 using namespace mlir;
 using namespace mpt::tensorcore;
+using mpt::TensorCoreChip;
+
+StringRef mpt::stringifyTensorCoreChip(TensorCoreChip chip) {
+  return chip == TensorCoreChip::SM80 ? "sm_80" : "sm_90a";
+}
 
 static constexpr StringLiteral kEntryAttr = "mpt.tensorcore_entry";
 
@@ -797,15 +802,7 @@ struct MatmulToTensorCorePass
 
   LogicalResult validateOptions(ModuleOp module) {
     Location loc = module.getLoc();
-    if (chip != "sm_80" && chip != "sm_90a")
-      return emitError(loc) << "mpt-matmul-to-tensorcore: chip must be sm_80 "
-                               "or sm_90a, got '"
-                            << chip << "'";
-    if (general != "gpu" && general != "host")
-      return emitError(loc) << "mpt-matmul-to-tensorcore: general must be gpu "
-                               "or host, got '"
-                            << general << "'";
-    if (chip == "sm_90a")
+    if (chip == TensorCoreChip::SM90a)
       return success();
     auto bad = [&](const Twine &msg) {
       return emitError(loc) << "mpt-matmul-to-tensorcore: " << msg;
@@ -876,7 +873,7 @@ struct MatmulToTensorCorePass
     for (linalg::LinalgOp op : matmuls) {
       Entry entry{mpt::formatLocation(op.getLoc()),
                   op->getName().getStringRef().str()};
-      if (chip == "sm_80" && op.getNumDpsInputs() == 2 &&
+      if (chip == TensorCoreChip::SM80 && op.getNumDpsInputs() == 2 &&
           llvm::all_of(op.getDpsInputs(), [](Value v) {
             return isWgmmaFp8(getElementTypeOrSelf(v.getType()));
           })) {
@@ -899,7 +896,7 @@ struct MatmulToTensorCorePass
       std::optional<MatmulShape> shape = analyzeMatmul(op, whyNot);
       if (shape) {
         entry.description = describe(*shape);
-        if (chip == "sm_80") {
+        if (chip == TensorCoreChip::SM80) {
           if (shape->m % cfg.bm || shape->n % cfg.bn || shape->k % cfg.bk)
             whyNot = llvm::formatv(
                 "{0}x{1}x{2} is not a multiple of the {3}x{4}x{5} tile",
@@ -913,7 +910,8 @@ struct MatmulToTensorCorePass
         whyNot = "not inside a func.func";
       if (!whyNot.empty()) {
         entry.detail = whyNot;
-        if (general == "gpu" && canRunSimt(op) && caller) {
+        if (general == mpt::GeneralMatmulPath::Gpu && canRunSimt(op) &&
+            caller) {
           // outlineMatmul erases `op`: ask what it is first.
           bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
           func::FuncOp simt =
@@ -944,17 +942,19 @@ struct MatmulToTensorCorePass
       std::string base = (caller.getSymName() + "_tensorcore").str();
       func::FuncOp kernelEntry =
           outlineMatmul(op, symbols, base,
-                        /*retypeBF16AsF16=*/bf16 && chip == "sm_80");
+                        /*retypeBF16AsF16=*/bf16 &&
+                            chip == TensorCoreChip::SM80);
       kernelEntry->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
       LogicalResult lowered =
-          chip == "sm_80" ? lowerWithMmaSync(module, symbols, kernelEntry,
-                                             *shape, cfg, bf16)
-                          : lowerWithWgmma(module, kernelEntry, *shape);
+          chip == TensorCoreChip::SM80
+              ? lowerWithMmaSync(module, symbols, kernelEntry, *shape, cfg,
+                                 bf16)
+              : lowerWithWgmma(module, kernelEntry, *shape);
       if (failed(lowered))
         return signalPassFailure();
       kernelEntry->removeAttr(kEntryAttr);
       std::string config =
-          chip == "sm_80"
+          chip == TensorCoreChip::SM80
               ? std::string(llvm::formatv(
                     "mma.sync m16n8k16, block tile {0}x{1}x{2}, warp tile "
                     "{3}x{4}, {5} cp.async stages, {6} threads",
@@ -962,7 +962,8 @@ struct MatmulToTensorCorePass
                     cfg.threads()))
               : wgmmaConfigDescription(*shape);
       emitRemark(loc) << "matmul " << describe(*shape)
-                      << " lowered to Tensor Cores (" << chip << ": "
+                      << " lowered to Tensor Cores ("
+                      << stringifyTensorCoreChip(chip) << ": "
                       << config << ") in @" << kernelEntry.getSymName();
       entry.lowered = true;
       entry.function = kernelEntry.getSymName().str();
@@ -997,7 +998,7 @@ struct MatmulToTensorCorePass
         }
         list.push_back(std::move(o));
       }
-      llvm::json::Object root{{"chip", chip.getValue()},
+      llvm::json::Object root{{"chip", stringifyTensorCoreChip(chip)},
                               {"lowered", lowered},
                               {"not_lowered",
                                static_cast<int64_t>(entries.size()) - lowered},
@@ -1006,8 +1007,8 @@ struct MatmulToTensorCorePass
          << "\n";
       return;
     }
-    os << "Tensor Cores (" << chip << "): " << lowered << " of "
-       << entries.size() << " matmuls lowered\n";
+    os << "Tensor Cores (" << stringifyTensorCoreChip(chip) << "): " << lowered
+       << " of " << entries.size() << " matmuls lowered\n";
     for (const Entry &e : entries) {
       os << "  " << e.location << ": " << e.op;
       if (!e.description.empty())

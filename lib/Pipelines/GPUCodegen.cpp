@@ -58,9 +58,10 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
   // pointers) before it outlines the kernels: outlining earlier would put
   // nvgpu types into kernel signatures, which do not lower.
   gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
+  nvvm.cubinChip = stringifyTensorCoreChip(options.chip).str();
   // PTX ISA 7.6 has everything sm_80 uses; wgmma/TMA need 8.0.
-  nvvm.cubinFeatures = options.chip == "sm_90a" ? "+ptx80" : "+ptx76";
+  nvvm.cubinFeatures =
+      options.chip == TensorCoreChip::SM90a ? "+ptx80" : "+ptx76";
   nvvm.cubinFormat = options.format;
   nvvm.optLevel = 3;
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);

@@ -38,7 +38,7 @@ class PlanRewriter {
 public:
   PlanRewriter(const PrecisionPlan &plan, MLIRContext *context)
       : plan(plan), builder(context),
-        lowType(plan.getPolicy().getLowType(context)) {}
+        lowType(plan.getPolicy().getLowType()) {}
 
   void run(SmallVectorImpl<Operation *> *keptDeadOps) {
     // Carried values: the loop's own argument turns low first, so the ops
@@ -332,7 +332,7 @@ void mpt::applyPrecisionPlan(FunctionOpInterface func,
   PlanRewriter(plan, func->getContext()).run(keptDeadOps);
   if (plan.getPolicy().getLevel() == PolicyLevel::Promote)
     readLowCopiesInBackward(func,
-                            plan.getPolicy().getLowType(func->getContext()));
+                            plan.getPolicy().getLowType());
   cleanupCasts(func, keptDeadOps);
 }
 
@@ -759,5 +759,42 @@ LogicalResult mpt::checkNoOtherLowType(FunctionOpInterface func,
                        << "'" << found->getName().getStringRef()
                        << "' produces ",
                    foundType);
+  return success();
+}
+
+LogicalResult AutocastConfig::initialize(MLIRContext *context,
+                                         const AutocastOptions &options) {
+  PolicyOptions policyOptions;
+  policyOptions.dtype = options.dtype;
+  policyOptions.policyFile = options.policy;
+  policyOptions.allow.assign(options.allow.begin(), options.allow.end());
+  policyOptions.deny.assign(options.deny.begin(), options.deny.end());
+  policyOptions.infer.assign(options.infer.begin(), options.infer.end());
+  policyOptions.clear.assign(options.clear.begin(), options.clear.end());
+  policyOptions.level = options.policyLevel;
+  policyOptions.lossRegionF32 = options.lossRegion;
+  policy = PrecisionPolicy::buildShared(context, policyOptions);
+  if (!policy)
+    return failure();
+  masterWeights = options.masterWeights;
+  // FP8 and MX operands are cast from the f32 parameters each step: a
+  // low-precision working copy would be a second, unused one.
+  StringRef scaled;
+  if (policy->isFp8()) {
+    FailureOr<Fp8Options> parsed = Fp8Options::get(context, options);
+    if (failed(parsed))
+      return failure();
+    fp8 = *parsed;
+    scaled = "FP8";
+  } else if (!policy->getMx().empty()) {
+    mx = MxOptions::get(options);
+    scaled = "MX";
+  }
+  if (!scaled.empty() && options.masterWeights)
+    return emitError(UnknownLoc::get(context))
+               << "master-weights is not supported with dtype="
+               << stringifyAutocastDtype(options.dtype) << " (the " << scaled
+               << " operands are cast from the f32 parameters each step)",
+           failure();
   return success();
 }

@@ -35,21 +35,11 @@
 using namespace mlir;
 using namespace mpt;
 
-FailureOr<Fp8Options> Fp8Options::parse(MLIRContext *context,
-                                        StringRef format,
-                                        int64_t amaxHistoryLen, int64_t margin,
-                                        StringRef amaxCompute,
-                                        StringRef scaling) {
+FailureOr<Fp8Options> Fp8Options::get(MLIRContext *context,
+                                      const AutocastOptions &passOptions) {
   Location loc = UnknownLoc::get(context);
-  Fp8Options options;
-  if (format == "hybrid")
-    options.hybrid = true;
-  else if (format == "e4m3")
-    options.hybrid = false;
-  else
-    return emitError(loc) << "unknown fp8-format '" << format
-                          << "'; expected hybrid or e4m3",
-           failure();
+  int64_t amaxHistoryLen = passOptions.amaxHistoryLen;
+  int64_t margin = passOptions.margin;
   // Bounded so that the state stays a small fraction of any step (L x N
   // floats) and a typo does not allocate gigabytes.
   if (amaxHistoryLen < 1 || amaxHistoryLen > (1 << 20))
@@ -61,22 +51,10 @@ FailureOr<Fp8Options> Fp8Options::parse(MLIRContext *context,
     return emitError(loc) << "margin must be between 0 and 64, got "
                           << margin,
            failure();
-  if (amaxCompute == "max")
-    options.mostRecent = false;
-  else if (amaxCompute == "most_recent")
-    options.mostRecent = true;
-  else
-    return emitError(loc) << "unknown amax-compute '" << amaxCompute
-                          << "'; expected max or most_recent",
-           failure();
-  if (scaling == "delayed")
-    options.currentScaling = false;
-  else if (scaling == "current")
-    options.currentScaling = true;
-  else
-    return emitError(loc) << "unknown fp8-scaling '" << scaling
-                          << "'; expected delayed or current",
-           failure();
+  Fp8Options options;
+  options.hybrid = passOptions.fp8Format == Fp8Format::Hybrid;
+  options.mostRecent = passOptions.amaxCompute == AmaxCompute::MostRecent;
+  options.currentScaling = passOptions.fp8Scaling == Fp8Scaling::Current;
   options.amaxHistoryLen = amaxHistoryLen;
   options.margin = margin;
   return options;

@@ -31,33 +31,14 @@
 using namespace mlir;
 using namespace mpt;
 
-FailureOr<MxOptions> MxOptions::parse(MLIRContext *context, StringRef dtype,
-                                      StringRef backward, bool pad,
-                                      StringRef scale) {
+MxOptions MxOptions::get(const AutocastOptions &passOptions) {
   MxOptions options;
-  if (scale == "floor")
-    options.ceilScale = false;
-  else if (scale == "ceil")
-    options.ceilScale = true;
-  else
-    return emitError(UnknownLoc::get(context))
-               << "unknown mx-scale '" << scale << "'; expected floor or ceil",
-           failure();
-  options.fp4 = dtype == "mxfp4";
-  options.pad = pad;
-  if (backward == "mxfp8")
-    options.backward = MxOptions::Backward::MXFP8;
-  else if (backward == "bf16")
-    options.backward = MxOptions::Backward::BF16;
-  else if (backward == "mxfp4")
-    // An error at the first backward contraction (applyMxScaling): the
-    // option is valid on a function without a backward.
-    options.backward = MxOptions::Backward::MXFP4;
-  else
-    return emitError(UnknownLoc::get(context))
-               << "unknown mx-backward '" << backward
-               << "'; expected mxfp8 or bf16",
-           failure();
+  options.fp4 = passOptions.dtype == AutocastDtype::MXFP4;
+  // MXFP4 is an error at the first backward contraction (applyMxScaling):
+  // the option is valid on a function without a backward.
+  options.backward = passOptions.mxBackward;
+  options.pad = passOptions.mxPad;
+  options.ceilScale = passOptions.mxScale == MxScale::Ceil;
   return options;
 }
 

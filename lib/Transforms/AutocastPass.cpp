@@ -44,41 +44,13 @@ namespace {
 struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
   using AutocastBase::AutocastBase;
 
+#define GEN_PASS_OPTIONS_GET_AUTOCAST
+#include "mpt/Transforms/PipelineOptions.h.inc"
+
   // The policy may load dialects to check op names: build it before the
   // functions run in parallel. Copies of the pass share it.
   LogicalResult initialize(MLIRContext *context) override {
-    PolicyOptions options = PolicyOptions::get(dtype, policy, allow, deny,
-                                               infer, clear, policyLevel);
-    options.lossRegionF32 = lossRegion;
-    precisionPolicy = PrecisionPolicy::buildShared(context, options);
-    if (!precisionPolicy)
-      return failure();
-    if (precisionPolicy->isFp8()) {
-      FailureOr<Fp8Options> parsed = Fp8Options::parse(
-          context, fp8Format, amaxHistoryLen, margin, amaxCompute,
-          fp8Scaling);
-      if (failed(parsed))
-        return failure();
-      fp8Options = *parsed;
-      if (masterWeights)
-        return emitError(UnknownLoc::get(context))
-               << "master-weights is not supported with dtype=fp8 (the FP8 "
-                  "operands are cast from the f32 parameters each step)";
-    }
-    if (!precisionPolicy->getMx().empty()) {
-      FailureOr<MxOptions> parsed = MxOptions::parse(
-          context, precisionPolicy->getMx(), mxBackward, mxPad, mxScale);
-      if (failed(parsed))
-        return failure();
-      mxOptions = *parsed;
-      if (masterWeights)
-        return emitError(UnknownLoc::get(context))
-               << "master-weights is not supported with dtype="
-               << precisionPolicy->getMx()
-               << " (the MX operands are cast from the f32 parameters each "
-                  "step)";
-    }
-    return success();
+    return config.initialize(context, getAutocastOptions());
   }
 
   void runOnOperation() override {
@@ -89,20 +61,20 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
     if (!graph.isValid() ||
         (graph.isTrainingStep() &&
          failed(checkNoOtherLowType(
-             func, precisionPolicy->getLowType(&getContext())))))
+             func, config.policy->getLowType()))))
       return signalPassFailure();
-    PrecisionPlan plan(func, *precisionPolicy, graph);
+    PrecisionPlan plan(func, *config.policy, graph);
     SmallVector<Operation *> fp8Contractions, mxContractions;
     // Delayed scaling is state of a training step; a step without an FP8
     // contraction would only be a bf16 step under another name (and so
     // for MX).
-    if (precisionPolicy->isFp8() &&
+    if (config.policy->isFp8() &&
         failed(selectScaledContractions(
             func, kFp8AttrName, "FP8 scaling", "fp8", "FP8",
             "a linalg contraction or convolution", getFp8Contractions(plan),
             fp8Contractions)))
       return signalPassFailure();
-    StringRef mx = precisionPolicy->getMx();
+    StringRef mx = config.policy->getMx();
     if (!mx.empty() &&
         failed(selectScaledContractions(
             func, kMxAttrName, "MX operands", mx, "MX",
@@ -112,21 +84,19 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
     applyPrecisionPlan(func, plan);
     if (!mxContractions.empty() &&
         failed(applyMxScaling(func, mxContractions, graph.getSeed(),
-                              mxOptions)))
+                              config.mx)))
       return signalPassFailure();
     if (!fp8Contractions.empty() &&
         failed(applyFp8DelayedScaling(func, fp8Contractions, graph.getSeed(),
-                                      fp8Options)))
+                                      config.fp8)))
       return signalPassFailure();
     SmallVector<WorkingCopy> copies;
     if (masterWeights &&
         failed(addWorkingCopies(
-            func, precisionPolicy->getLowType(&getContext()), copies)))
+            func, config.policy->getLowType(), copies)))
       return signalPassFailure();
   }
 
-  std::shared_ptr<const PrecisionPolicy> precisionPolicy;
-  Fp8Options fp8Options;
-  MxOptions mxOptions;
+  AutocastConfig config;
 };
 } // namespace

@@ -36,9 +36,19 @@ namespace mpt {
 using namespace mlir;
 using namespace mpt;
 
-namespace {
-enum class Mode { None, Static, Dynamic };
+StringRef mpt::stringifyLossScaleMode(LossScaleMode mode) {
+  switch (mode) {
+  case LossScaleMode::None:
+    return "none";
+  case LossScaleMode::Static:
+    return "static";
+  case LossScaleMode::Dynamic:
+    return "dynamic";
+  }
+  llvm_unreachable("unknown loss-scale mode");
+}
 
+namespace {
 /// An option value as the user would write it ("65536", "0.5", "inf").
 std::string formatOption(double value) {
   return llvm::formatv("{0}", llvm::format("%g", value)).str();
@@ -64,23 +74,12 @@ struct InsertLossScalingPass
     : public mpt::impl::InsertLossScalingBase<InsertLossScalingPass> {
   using Base::Base;
 
-  Mode parsedMode = Mode::Dynamic;
-
   // Options are checked once, before any function is touched; they have no
   // source location.
   LogicalResult initialize(MLIRContext *context) override {
     auto fail = [&]() {
       return emitError(UnknownLoc::get(context)) << "mpt-insert-loss-scaling: ";
     };
-    if (mode == "none")
-      parsedMode = Mode::None;
-    else if (mode == "static")
-      parsedMode = Mode::Static;
-    else if (mode == "dynamic")
-      parsedMode = Mode::Dynamic;
-    else
-      return fail() << "unknown mode '" << mode
-                    << "' (expected 'none', 'static' or 'dynamic')";
     // The scale lives in an FP32 tensor: it must be a finite FP32 number.
     if (!std::isfinite(initScale) || initScale <= 0.0 || initScale > FLT_MAX)
       return fail() << "init-scale must be finite, > 0 and at most the FP32 "
@@ -113,14 +112,14 @@ struct InsertLossScalingPass
   }
 
   void runOnOperation() override {
-    if (parsedMode == Mode::None) {
+    if (mode == LossScaleMode::None) {
       markAllAnalysesPreserved();
       return;
     }
     ModuleOp module = getOperation();
     // Dynamic mode re-signs the steps: their calls, collected once.
     llvm::DenseMap<StringAttr, SmallVector<func::CallOp>> callsTo;
-    if (parsedMode == Mode::Dynamic)
+    if (mode == LossScaleMode::Dynamic)
       module.walk([&](func::CallOp call) {
         callsTo[call.getCalleeAttr().getAttr()].push_back(call);
       });
@@ -155,7 +154,7 @@ struct InsertLossScalingPass
   /// verify. (A call that already passes the state, as a test driver may,
   /// is fine.)
   LogicalResult checkCalls(func::FuncOp func, ArrayRef<func::CallOp> calls) {
-    if (parsedMode != Mode::Dynamic)
+    if (mode != LossScaleMode::Dynamic)
       return success();
     for (func::CallOp call : calls) {
       if (call.getNumOperands() != func.getNumArguments())
@@ -219,7 +218,7 @@ struct InsertLossScalingPass
     double largestSeed =
         llvm::APFloat::getLargest(seedElementType.getFloatSemantics())
             .convertToDouble();
-    if (parsedMode == Mode::Static && initScale > largestSeed)
+    if (mode == LossScaleMode::Static && initScale > largestSeed)
       return emitError(seed.getLoc())
              << "init-scale " << formatOption(initScale)
              << " overflows the backward seed's element type "
@@ -252,7 +251,8 @@ struct InsertLossScalingPass
 
   LogicalResult rewrite(func::FuncOp func, const TrainingGraph &graph) {
     MLIRContext *ctx = &getContext();
-    func->setAttr(kLossScalingAttrName, StringAttr::get(ctx, mode));
+    func->setAttr(kLossScalingAttrName,
+                  StringAttr::get(ctx, stringifyLossScaleMode(mode)));
     IRRewriter rewriter(ctx);
     Block *body = &func.getBody().front();
     Location loc = func.getLoc();
@@ -262,7 +262,7 @@ struct InsertLossScalingPass
     // The scale: a constant (static) or a new trailing argument (dynamic).
     Value scale, tracker;
     float initScaleF32 = static_cast<float>(initScale);
-    if (parsedMode == Mode::Static) {
+    if (mode == LossScaleMode::Static) {
       rewriter.setInsertionPointToStart(body);
       scale = arith::ConstantOp::create(
           rewriter, loc,
@@ -409,7 +409,7 @@ struct InsertLossScalingPass
                                                updated, original, foundInf));
     }
 
-    if (parsedMode == Mode::Dynamic) {
+    if (mode == LossScaleMode::Dynamic) {
       auto update = UpdateScaleOp::create(
           rewriter, ret->getLoc(), scaleType, trackerType, scale, tracker,
           foundInf, rewriter.getF32FloatAttr(static_cast<float>(growthFactor)),

@@ -26,32 +26,18 @@ struct PrecisionReportPass
     : public mpt::impl::PrecisionReportBase<PrecisionReportPass> {
   using PrecisionReportBase::PrecisionReportBase;
 
+#define GEN_PASS_OPTIONS_GET_AUTOCAST
+#include "mpt/Transforms/PipelineOptions.h.inc"
+
   LogicalResult initialize(MLIRContext *context) override {
     if (failed(parseReportFormat(format)))
       return emitError(UnknownLoc::get(context))
                  << "unknown report format '" << format
                  << "'; expected text or json",
              failure();
-    PolicyOptions options = PolicyOptions::get(dtype, policy, allow, deny,
-                                               infer, clear, policyLevel);
-    options.lossRegionF32 = lossRegion;
-    precisionPolicy = PrecisionPolicy::buildShared(context, options);
-    if (!precisionPolicy)
+    if (failed(config.initialize(context, getAutocastOptions())))
       return failure();
-    if (precisionPolicy->isFp8()) {
-      FailureOr<Fp8Options> parsed = Fp8Options::parse(
-          context, fp8Format, amaxHistoryLen, 0, "max", fp8Scaling);
-      if (failed(parsed))
-        return failure();
-      fp8Options = *parsed;
-    }
-    if (!precisionPolicy->getMx().empty()) {
-      FailureOr<MxOptions> parsed = MxOptions::parse(
-          context, precisionPolicy->getMx(), mxBackward, true, "floor");
-      if (failed(parsed))
-        return failure();
-      mxOptions = *parsed;
-    }
+    precisionPolicy = config.policy;
     return success();
   }
 
@@ -68,9 +54,9 @@ struct PrecisionReportPass
     applyPrecisionPlan(copy, plan);
     if (!contractions.empty() &&
         failed(fp8 ? applyFp8DelayedScaling(copy, contractions,
-                                            graph.getSeed(), fp8Options)
+                                            graph.getSeed(), config.fp8)
                    : applyMxScaling(copy, contractions, graph.getSeed(),
-                                    mxOptions)))
+                                    config.mx)))
       return failure();
     return TrainingGraph(copy).estimateMemory();
   }
@@ -103,7 +89,7 @@ struct PrecisionReportPass
       if (!graph->isValid() ||
           (graph->isTrainingStep() &&
            failed(checkNoOtherLowType(
-               func, precisionPolicy->getLowType(&getContext())))))
+               func, precisionPolicy->getLowType()))))
         return signalPassFailure();
       AutocastSummary summary;
       summary.trainingStep = graph->isTrainingStep();
@@ -114,21 +100,21 @@ struct PrecisionReportPass
       if (precisionPolicy->isFp8()) {
         summary.scaledDtype = "fp8";
         summary.fp8Scaling =
-            fp8Options.currentScaling
+            config.fp8.currentScaling
                 ? std::string("current (each scale from this step's amax of "
                               "its tensor; no state)")
                 : std::string(llvm::formatv(
                       "delayed (each scale from the tensor's {0}-step amax "
                       "history; the history and the scales are state the "
                       "step carries)",
-                      fp8Options.amaxHistoryLen));
+                      config.fp8.amaxHistoryLen));
         summary.contractionFormats =
-            describeFp8Contractions(*plan, graph->getSeed(), fp8Options,
+            describeFp8Contractions(*plan, graph->getSeed(), config.fp8,
                                     &summary.contractionScales);
       } else if (!precisionPolicy->getMx().empty()) {
         summary.scaledDtype = precisionPolicy->getMx().str();
         summary.contractionFormats =
-            describeMxContractions(*plan, graph->getSeed(), mxOptions);
+            describeMxContractions(*plan, graph->getSeed(), config.mx);
       }
       std::optional<MemoryEstimate> scaledMemory;
       if (!summary.scaledDtype.empty()) {
@@ -139,7 +125,7 @@ struct PrecisionReportPass
       }
       applyPrecisionPlan(copy, *plan, &deadOps);
       if (masterWeights &&
-          failed(addWorkingCopies(copy, precisionPolicy->getLowType(&getContext()),
+          failed(addWorkingCopies(copy, precisionPolicy->getLowType(),
                                   summary.workingCopies)))
         return signalPassFailure();
       summary.castsAfter = countCasts(copy);
@@ -162,8 +148,7 @@ struct PrecisionReportPass
     markAllAnalysesPreserved();
   }
 
+  AutocastConfig config;
   std::shared_ptr<const PrecisionPolicy> precisionPolicy;
-  Fp8Options fp8Options;
-  MxOptions mxOptions;
 };
 } // namespace

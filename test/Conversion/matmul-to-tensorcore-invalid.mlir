@@ -1,6 +1,5 @@
 // Bad options are one error at the module (checked by --verify-diagnostics)
 // and a failing exit with that message (the second group of runs).
-// RUN: mpt-opt %s --verify-diagnostics --mpt-matmul-to-tensorcore="chip=sm_70" -o /dev/null
 // RUN: mpt-opt %s --verify-diagnostics --mpt-matmul-to-tensorcore="tile-k=24" -o /dev/null
 // RUN: mpt-opt %s --verify-diagnostics --mpt-matmul-to-tensorcore="tile-m=96" -o /dev/null
 // RUN: mpt-opt %s --verify-diagnostics --mpt-matmul-to-tensorcore="stages=4" -o /dev/null
@@ -9,7 +8,12 @@
 // RUN: mpt-opt %s --verify-diagnostics --mpt-matmul-to-tensorcore="report=- report-format=xml" -o /dev/null
 // RUN: mpt-opt %s --verify-diagnostics --mpt-matmul-to-tensorcore="report=%t.missing/nowhere/r.txt" -o /dev/null
 // The messages:
-// RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=CHIP
+// A chip is one of the enum's spellings: llvm::cl rejects any other value
+// while parsing the options (of the pass and of the pipeline).
+// RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=CHIP --implicit-check-not=Cannot
+// RUN: not mpt-opt %s --mpt-gpu-codegen="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=CHIP --implicit-check-not=Cannot
+// RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="general=cpu" 2>&1 | FileCheck %s --check-prefix=GENERAL --implicit-check-not=Cannot
+// RUN: not mpt-opt %s --mpt-gpu-codegen="general=cpu" 2>&1 | FileCheck %s --check-prefix=GENERAL --implicit-check-not=Cannot
 // RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="tile-k=24" 2>&1 | FileCheck %s --check-prefix=TILEK
 // RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="tile-m=96" 2>&1 | FileCheck %s --check-prefix=TILEM
 // RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="stages=4" 2>&1 | FileCheck %s --check-prefix=SMEM
@@ -18,7 +22,8 @@
 // RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="report=- report-format=xml" 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not mpt-opt %s --mpt-matmul-to-tensorcore="report=%t.missing/nowhere/r.txt" 2>&1 | FileCheck %s --check-prefix=REPORT
 
-// CHIP: error: mpt-matmul-to-tensorcore: chip must be sm_80 or sm_90a, got 'sm_70'
+// CHIP: for the --chip option: Cannot find option named 'sm_70'!
+// GENERAL: for the --general option: Cannot find option named 'cpu'!
 // TILEK: error: mpt-matmul-to-tensorcore: tile-k must be a positive multiple of 16
 // TILEM: error: mpt-matmul-to-tensorcore: tile-m/tile-n must be positive multiples of warp-m/warp-n
 // SMEM: error: mpt-matmul-to-tensorcore: 4 stages of 128x32 and 32x128 tiles need 65536 bytes of shared memory (> 48 KiB)

@@ -54,6 +54,6 @@
 // BF16DYN-DAG: arith.constant 100 : i32
 // BF16DYN-DAG: arith.constant 1.000000e+00 : f32
 
-// BADMODE: error: mpt-insert-loss-scaling: unknown mode 'sometimes' (expected 'none', 'static' or 'dynamic')
-// BADTYPE: error: unsupported autocast dtype 'f8'; supported: f16, bf16, fp8
+// BADMODE: for the --loss-scale option: Cannot find option named 'sometimes'!
+// BADTYPE: for the --dtype option: Cannot find option named 'f8'!
 // BADGROWTH: error: {{.*}}growth-factor

@@ -33,8 +33,22 @@ enum class OpList {
 };
 llvm::StringRef stringifyOpList(OpList list);
 
-/// The low-precision floating-point type autocast targets.
-enum class LowPrecisionType { F16, BF16 };
+/// Autocast's `dtype` option: what the step is made low-precision in.
+enum class AutocastDtype {
+  F16,
+  BF16,
+  /// bf16 painting; the contractions then take FP8 operands (docs/FP8.md).
+  FP8,
+  /// bf16 painting; the contractions then take MX block-scaled operands
+  /// with E4M3 (MXFP8) or, forward, E2M1 (MXFP4) elements (docs/MX.md).
+  MXFP8,
+  MXFP4,
+};
+/// The option's spelling ("f16", "bf16", "fp8", "mxfp8", "mxfp4").
+llvm::StringRef stringifyAutocastDtype(AutocastDtype dtype);
+/// The type autocast paints low ops in for `dtype`: f16 for f16, bf16 for
+/// the others (FP8 and MX change only the contractions, after painting).
+mlir::FloatType getPaintType(AutocastDtype dtype, mlir::MLIRContext *context);
 
 /// How infer and clear ops get their precision (docs/Autocast.md).
 enum class PolicyLevel {
@@ -51,42 +65,24 @@ enum class PolicyLevel {
 };
 llvm::StringRef stringifyPolicyLevel(PolicyLevel level);
 
-/// What the user asked for: the pass options.
+/// What the user asked for: the part of the pass options (mpt::AutocastOptions,
+/// Passes.td) the policy reads, filled by AutocastConfig::initialize.
 struct PolicyOptions {
-  std::string dtype = "f16";
+  AutocastDtype dtype = AutocastDtype::F16;
   /// Path of a JSON policy file; empty for none.
   std::string policyFile;
   std::vector<std::string> allow, deny, infer, clear;
   PolicyLevel level = PolicyLevel::Promote;
   /// Keep the loss region in f32 (PrecisionPlan's loss-region rule).
   bool lossRegionF32 = true;
-
-  /// The policy options from a pass's options (--mpt-autocast,
-  /// --mpt-precision-report): any ranges of op names.
-  template <typename ListT>
-  static PolicyOptions get(llvm::StringRef dtype, llvm::StringRef policyFile,
-                           const ListT &allow, const ListT &deny,
-                           const ListT &infer, const ListT &clear,
-                           PolicyLevel level) {
-    PolicyOptions options;
-    options.level = level;
-    options.dtype = dtype.str();
-    options.policyFile = policyFile.str();
-    options.allow.assign(allow.begin(), allow.end());
-    options.deny.assign(deny.begin(), deny.end());
-    options.infer.assign(infer.begin(), infer.end());
-    options.clear.assign(clear.begin(), clear.end());
-    return options;
-  }
 };
 
 class PrecisionPolicy {
 public:
   /// Builds the policy from the defaults, the policy file and the options.
-  /// Emits one diagnostic and fails on: an unsupported dtype, an unreadable
-  /// or malformed policy file (at the file's line, naming the key), an op
-  /// name that no registered dialect defines, an op the user put on two
-  /// lists. May load registered dialects to check op names, so call it
+  /// Emits one diagnostic and fails on: an unreadable or malformed policy
+  /// file (at the file's line, naming the key), an op name that no
+  /// registered dialect defines, an op the user put on two lists. May load registered dialects to check op names, so call it
   /// before multi-threaded execution (a pass's initialize()).
   static mlir::FailureOr<PrecisionPolicy> build(mlir::MLIRContext *context,
                                                 const PolicyOptions &options);
@@ -104,27 +100,29 @@ public:
   /// precedence over mpt's structural classification of linalg ops.
   bool isUserListed(llvm::StringRef opName) const;
 
-  LowPrecisionType getLowPrecision() const { return lowPrecision; }
+  AutocastDtype getDtype() const { return dtype; }
   /// dtype=fp8: the painting is bf16's; the contractions it puts in bf16
   /// then take FP8 operands (applyFp8DelayedScaling).
-  bool isFp8() const { return fp8; }
+  bool isFp8() const { return dtype == AutocastDtype::FP8; }
   /// dtype=mxfp8 / mxfp4: the painting is bf16's; the contractions it puts
   /// in bf16 then take MX block-scaled operands (applyMxScaling). Empty for
   /// other dtypes.
-  llvm::StringRef getMx() const { return mx; }
+  llvm::StringRef getMx() const {
+    return dtype == AutocastDtype::MXFP8 || dtype == AutocastDtype::MXFP4
+               ? stringifyAutocastDtype(dtype)
+               : "";
+  }
   PolicyLevel getLevel() const { return level; }
   /// Whether the ops between the last forward contraction and the loss,
   /// and from the seed to the first backward contraction, stay f32.
   bool keepsLossRegionF32() const { return lossRegionF32; }
-  mlir::FloatType getLowType(mlir::MLIRContext *context) const;
+  /// The type low ops are painted in (getPaintType of the dtype).
+  mlir::FloatType getLowType() const { return lowType; }
   llvm::StringRef getLowTypeName() const;
   /// Largest finite and smallest positive (subnormal) magnitude of the low
   /// type: values outside them overflow to inf or flush to zero.
   double getLowTypeMax() const;
   double getLowTypeMinSubnormal() const;
-
-  /// The supported dtypes, for diagnostics.
-  static llvm::StringRef getSupportedDtypes() { return "f16, bf16, fp8, mxfp8, mxfp4"; }
 
 private:
   struct Entry {
@@ -139,9 +137,8 @@ private:
     OpList list;
   };
   std::vector<Pattern> patterns;
-  LowPrecisionType lowPrecision = LowPrecisionType::F16;
-  bool fp8 = false;
-  std::string mx;
+  AutocastDtype dtype = AutocastDtype::F16;
+  mlir::FloatType lowType;
   PolicyLevel level = PolicyLevel::Promote;
   bool lossRegionF32 = true;
 };

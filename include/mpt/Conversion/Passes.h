@@ -25,6 +25,24 @@
 
 namespace mpt {
 
+/// --mpt-matmul-to-tensorcore's and --mpt-gpu-codegen's `chip`.
+enum class TensorCoreChip {
+  /// Ampere and later: mma.sync + cp.async.
+  SM80,
+  /// Hopper: wgmma + TMA.
+  SM90a,
+};
+/// The option's spelling and the NVVM target chip: "sm_80", "sm_90a".
+llvm::StringRef stringifyTensorCoreChip(TensorCoreChip chip);
+
+/// `general`: what happens to the matmuls that cannot take Tensor Cores.
+enum class GeneralMatmulPath {
+  /// A SIMT GPU kernel, for statically shaped memref matmuls.
+  Gpu,
+  /// Left as they are (host loops).
+  Host,
+};
+
 #define GEN_PASS_DECL
 #include "mpt/Conversion/Passes.h.inc"
 

@@ -45,8 +45,14 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     reason it did not.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target: sm_80 (mma.sync + cp.async) or sm_90a (wgmma + TMA)">,
+    Option<"chip", "chip", "mpt::TensorCoreChip",
+           /*default=*/"mpt::TensorCoreChip::SM80",
+           "Target: sm_80 (mma.sync + cp.async) or sm_90a (wgmma + TMA)",
+           [{::llvm::cl::values(
+             clEnumValN(mpt::TensorCoreChip::SM80, "sm_80",
+                        "mma.sync + cp.async (Ampere and later)"),
+             clEnumValN(mpt::TensorCoreChip::SM90a, "sm_90a",
+                        "wgmma + TMA (Hopper)"))}]>,
     Option<"tileM", "tile-m", "int64_t", /*default=*/"128",
            "Thread-block tile rows (sm_80)">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"128",
@@ -59,10 +65,15 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
            "Columns computed by one warp (sm_80)">,
     Option<"stages", "stages", "int64_t", /*default=*/"3",
            "Shared-memory pipeline depth (sm_80, cp.async stages)">,
-    Option<"general", "general", "std::string", /*default=*/"\"gpu\"",
+    Option<"general", "general", "mpt::GeneralMatmulPath",
+           /*default=*/"mpt::GeneralMatmulPath::Gpu",
            "What happens to matmuls that cannot take the Tensor Core path: "
            "gpu (a SIMT GPU kernel, for statically shaped memref matmuls) or "
-           "host (left as they are)">,
+           "host (left as they are)",
+           [{::llvm::cl::values(
+             clEnumValN(mpt::GeneralMatmulPath::Gpu, "gpu", "SIMT GPU kernel"),
+             clEnumValN(mpt::GeneralMatmulPath::Host, "host",
+                        "left as they are"))}]>,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Also write which matmuls reached Tensor Cores and why the others "
            "did not to this file ('-' for stderr)">,

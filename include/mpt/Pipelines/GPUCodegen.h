@@ -10,6 +10,8 @@
 #ifndef MPT_PIPELINES_GPUCODEGEN_H
 #define MPT_PIPELINES_GPUCODEGEN_H
 
+#include "mpt/Conversion/Passes.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -19,10 +21,14 @@ class OpPassManager;
 namespace mpt {
 
 struct GPUCodegenOptions : public mlir::PassPipelineOptions<GPUCodegenOptions> {
-  Option<std::string> chip{
+  Option<TensorCoreChip> chip{
       *this, "chip",
       llvm::cl::desc("sm_80 (mma.sync + cp.async) or sm_90a (wgmma + TMA)"),
-      llvm::cl::init("sm_80")};
+      llvm::cl::init(TensorCoreChip::SM80),
+      llvm::cl::values(clEnumValN(TensorCoreChip::SM80, "sm_80",
+                                  "mma.sync + cp.async (Ampere and later)"),
+                       clEnumValN(TensorCoreChip::SM90a, "sm_90a",
+                                  "wgmma + TMA (Hopper)"))};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (PTX text), bin (cubin) or fatbin"),
@@ -32,11 +38,14 @@ struct GPUCodegenOptions : public mlir::PassPipelineOptions<GPUCodegenOptions> {
       llvm::cl::desc("Also write each kernel's PTX/cubin into this directory "
                      "(<kernel>.<chip>.ptx|cubin)"),
       llvm::cl::init("")};
-  Option<std::string> general{
+  Option<GeneralMatmulPath> general{
       *this, "general",
       llvm::cl::desc("Matmuls that cannot use Tensor Cores: gpu (SIMT GPU "
                      "kernel when statically shaped) or host (host loops)"),
-      llvm::cl::init("gpu")};
+      llvm::cl::init(GeneralMatmulPath::Gpu),
+      llvm::cl::values(
+          clEnumValN(GeneralMatmulPath::Gpu, "gpu", "SIMT GPU kernel"),
+          clEnumValN(GeneralMatmulPath::Host, "host", "host loops"))};
   Option<int64_t> tileM{*this, "tile-m",
                         llvm::cl::desc("sm_80 thread-block tile rows"),
                         llvm::cl::init(128)};

@@ -8,6 +8,7 @@
 #define MPT_TRANSFORMS_AUTOCAST_H
 
 #include "mpt/Analysis/PrecisionPlan.h"
+#include "mpt/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
@@ -101,12 +102,10 @@ struct Fp8Options {
   /// own amax in this step, and the step carries no scaling state.
   bool currentScaling = false;
 
-  /// Parses the pass options; emits one diagnostic (unknown location)
-  /// and fails on a bad value.
-  static mlir::FailureOr<Fp8Options>
-  parse(mlir::MLIRContext *context, llvm::StringRef format,
-        int64_t amaxHistoryLen, int64_t margin, llvm::StringRef amaxCompute,
-        llvm::StringRef scaling = "delayed");
+  /// The recipe the pass options ask for; emits one diagnostic (unknown
+  /// location) and fails on an amax-history-len or margin out of range.
+  static mlir::FailureOr<Fp8Options> get(mlir::MLIRContext *context,
+                                         const AutocastOptions &options);
 };
 
 /// The linalg contractions and convolutions `plan` puts in low precision
@@ -134,7 +133,8 @@ struct MxOptions {
   /// E2M1 elements for the forward contractions (mxfp4), else E4M3.
   bool fp4 = false;
   /// The backward contractions' operands (mxfp4 is rejected there).
-  enum class Backward { MXFP8, BF16, MXFP4 } backward = Backward::MXFP8;
+  using Backward = MxBackward;
+  Backward backward = Backward::MXFP8;
   /// A reduction dimension not a multiple of 32 ends in a short block
   /// (true) or is an error (false).
   bool pad = true;
@@ -142,9 +142,28 @@ struct MxOptions {
   /// would saturate the block's largest elements (mx-scale=ceil).
   bool ceilScale = false;
 
-  static mlir::FailureOr<MxOptions>
-  parse(mlir::MLIRContext *context, llvm::StringRef dtype,
-        llvm::StringRef backward, bool pad, llvm::StringRef scale);
+  /// The recipe the pass options ask for (dtype mxfp8 or mxfp4).
+  static MxOptions get(const AutocastOptions &options);
+};
+
+/// What --mpt-autocast and --mpt-precision-report make of their options
+/// (the generated mpt::AutocastOptions, declared once in Passes.td): the
+/// policy and the FP8 or MX recipe. Built in a pass's initialize(); the
+/// pass's copies share the policy.
+struct AutocastConfig {
+  std::shared_ptr<const PrecisionPolicy> policy;
+  /// dtype=fp8.
+  Fp8Options fp8;
+  /// dtype=mxfp8 / mxfp4.
+  MxOptions mx;
+  bool masterWeights = false;
+
+  /// Builds the policy (PrecisionPolicy::build) and the recipe for the
+  /// dtype; emits one diagnostic (unknown location) and fails on bad
+  /// options: a policy error, an FP8 option out of range, master-weights
+  /// with FP8 or MX.
+  mlir::LogicalResult initialize(mlir::MLIRContext *context,
+                                 const AutocastOptions &options);
 };
 
 /// The contractions of `getFp8Contractions(plan)` that MX autocast gives

@@ -15,8 +15,47 @@
 
 namespace mpt {
 
+// The values of the fixed-value options of mpt's transform passes
+// (Passes.td lists their spellings with clEnumValN; llvm::cl rejects any
+// other value with one error before a pass is built). Autocast's dtype and
+// policy level are in mpt/Analysis/PrecisionPolicy.h: the policy reads them.
+
 /// The precision in which --mpt-data-parallel sends gradients.
 enum class ReduceDtype { F32, BF16, F16 };
+
+/// --mpt-insert-loss-scaling's mode (docs/LossScaling.md).
+enum class LossScaleMode { None, Static, Dynamic };
+/// The option's spelling ("none", "static", "dynamic"), also the value of
+/// the step's `mpt.loss_scaling` attribute.
+llvm::StringRef stringifyLossScaleMode(LossScaleMode mode);
+
+/// dtype=fp8 (docs/FP8.md): which FP8 formats the contractions take.
+enum class Fp8Format {
+  /// E4M3 forward, E5M2 gradients (Transformer Engine's HYBRID).
+  Hybrid,
+  /// E4M3 everywhere.
+  E4M3,
+};
+/// dtype=fp8: the amax a delayed scale is computed from.
+enum class AmaxCompute { Max, MostRecent };
+/// dtype=fp8: where the scales come from.
+enum class Fp8Scaling {
+  /// The amax history carried by the step.
+  Delayed,
+  /// This step's amax of each tensor (no state).
+  Current,
+};
+/// dtype=mxfp8/mxfp4 (docs/MX.md): the backward contractions' operands.
+/// MXFP4 is accepted here and rejected at the first backward contraction,
+/// so that a function without a backward can use it.
+enum class MxBackward { MXFP8, BF16, MXFP4 };
+/// dtype=mxfp8/mxfp4: how the shared exponent is rounded.
+enum class MxScale {
+  /// OCP MX: floor(log2(amax)) - emax.
+  Floor,
+  /// The smallest power of two that does not saturate the block.
+  Ceil,
+};
 
 #define GEN_PASS_DECL
 #include "mpt/Transforms/Passes.h.inc"

@@ -67,6 +67,23 @@ def StripTrainingMarkers : Pass<"mpt-strip-training-markers", "mlir::func::FuncO
                            "mlir::linalg::LinalgDialect"];
 }
 
+// The loss scale's parameters, declared once for --mpt-insert-loss-scaling
+// and --mpt-mixed-precision (which spells the mode `loss-scale`, with a
+// default that depends on the dtype).
+defvar lossScalingOptions = [
+  Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+         "The (initial) loss scale: finite, > 0 and representable in FP32">,
+  Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+         "Dynamic mode: factor applied after growth-interval clean steps (> 1)">,
+  Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+         "Dynamic mode: factor applied on overflow, in (0, 1)">,
+  Option<"growthInterval", "growth-interval", "int64_t", /*default=*/"2000",
+         "Dynamic mode: clean steps before the scale grows (1 to 2^31-1)">,
+  Option<"minScale", "min-scale", "double", /*default=*/"0.0",
+         "Dynamic mode: floor of the scale on backoff (0: none, as "
+         "GradScaler; Keras uses 1)">,
+];
+
 def InsertLossScaling : Pass<"mpt-insert-loss-scaling", "mlir::ModuleOp"> {
   let summary = "Scale the backward seed, unscale and check the gradients, skip overflowing steps";
   let description = [{
@@ -95,22 +112,18 @@ def InsertLossScaling : Pass<"mpt-insert-loss-scaling", "mlir::ModuleOp"> {
     rewritten). Run
     `--mpt-lower-loss-scaling` afterwards to lower the inserted ops.
   }];
-  let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+  let options = !listconcat([
+    Option<"mode", "mode", "mpt::LossScaleMode",
+           /*default=*/"mpt::LossScaleMode::Dynamic",
            "Loss scaling: none, static (constant init-scale) or dynamic "
-           "(GradScaler's growth and backoff)">,
-    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
-           "The (initial) loss scale: finite, > 0 and representable in FP32">,
-    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
-           "Dynamic mode: factor applied after growth-interval clean steps (> 1)">,
-    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
-           "Dynamic mode: factor applied on overflow, in (0, 1)">,
-    Option<"growthInterval", "growth-interval", "int64_t", /*default=*/"2000",
-           "Dynamic mode: clean steps before the scale grows (1 to 2^31-1)">,
-    Option<"minScale", "min-scale", "double", /*default=*/"0.0",
-           "Dynamic mode: floor of the scale on backoff (0: none, as "
-           "GradScaler; Keras uses 1)">,
-  ];
+           "(GradScaler's growth and backoff)",
+           [{::llvm::cl::values(
+             clEnumValN(mpt::LossScaleMode::None, "none", "no loss scaling"),
+             clEnumValN(mpt::LossScaleMode::Static, "static",
+                        "the constant init-scale"),
+             clEnumValN(mpt::LossScaleMode::Dynamic, "dynamic",
+                        "GradScaler's growth and backoff"))}]>,
+  ], lossScalingOptions);
   let dependentDialects = ["mpt::MPTDialect", "mlir::arith::ArithDialect"];
 }
 
@@ -291,6 +304,112 @@ def DumpGPUBinaries : Pass<"mpt-dump-gpu-binaries", "mlir::ModuleOp"> {
   ];
 }
 
+// The options of autocast, declared once: --mpt-autocast and
+// --mpt-precision-report take them all, and --mpt-mixed-precision gets them
+// from here too (include/mpt/Pipelines/MixedPrecision.h includes the
+// pipeline declarations that cmake/mpt-pipeline-options.py generates from
+// this list). The passes turn them into a policy and FP8/MX recipes in one
+// function, mpt::AutocastConfig::initialize (mpt/Transforms/Autocast.h).
+defvar autocastOptions = [
+  Option<"dtype", "dtype", "mpt::AutocastDtype",
+         /*default=*/"mpt::AutocastDtype::F16",
+         "Low-precision type: f16, bf16, fp8 (bf16 painting, FP8 "
+         "contractions with delayed scaling), mxfp8 or mxfp4 (bf16 "
+         "painting, MX block-scaled contractions)",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::AutocastDtype::F16, "f16", "IEEE half"),
+           clEnumValN(mpt::AutocastDtype::BF16, "bf16", "bfloat16"),
+           clEnumValN(mpt::AutocastDtype::FP8, "fp8",
+                      "bf16 painting, FP8 contractions (docs/FP8.md)"),
+           clEnumValN(mpt::AutocastDtype::MXFP8, "mxfp8",
+                      "bf16 painting, MXFP8 contractions (docs/MX.md)"),
+           clEnumValN(mpt::AutocastDtype::MXFP4, "mxfp4",
+                      "bf16 painting, MXFP4 forward contractions"))}]>,
+  Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+         "JSON policy file with \"allow\", \"deny\", \"infer\", "
+         "\"clear\" and \"remove\" lists of op names">,
+  ListOption<"allow", "allow", "std::string",
+             "Op names to put on the allow list (low-precision inputs, "
+             "f32 accumulator)">,
+  ListOption<"deny", "deny", "std::string",
+             "Op names to put on the deny list (f32)">,
+  ListOption<"infer", "infer", "std::string",
+             "Op names to put on the infer list (low between allow ops)">,
+  ListOption<"clear", "clear", "std::string",
+             "Op names to put on the clear list (follow neighbours)">,
+  Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
+         /*default=*/"mpt::PolicyLevel::Promote",
+         "How infer/clear ops get their precision: conservative (low only "
+         "between allow ops) or promote (follow the precision of their "
+         "inputs, f32 statistics; the backward reads 16-bit copies)",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::PolicyLevel::Conservative, "conservative",
+                      "low only between allow ops (grappler)"),
+           clEnumValN(mpt::PolicyLevel::Promote, "promote",
+                      "follow the inputs' precision (PyTorch promotion)"))}]>,
+  Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
+         "Keep a low-precision working copy of each parameter as optimizer "
+         "state, next to the f32 master weight (Apex O2)">,
+  Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
+         "Keep the loss region in f32: the ops after the last forward "
+         "contraction and from the backward seed to the first backward "
+         "contraction (PyTorch's fp32 list keeps losses)">,
+  Option<"fp8Format", "fp8-format", "mpt::Fp8Format",
+         /*default=*/"mpt::Fp8Format::Hybrid",
+         "dtype=fp8: hybrid (E4M3 forward, E5M2 gradients, Transformer "
+         "Engine's HYBRID) or e4m3 (E4M3 everywhere)",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::Fp8Format::Hybrid, "hybrid",
+                      "E4M3 forward, E5M2 gradients"),
+           clEnumValN(mpt::Fp8Format::E4M3, "e4m3", "E4M3 everywhere"))}]>,
+  Option<"amaxHistoryLen", "amax-history-len", "int64_t",
+         /*default=*/"1024",
+         "dtype=fp8: steps of amax history per FP8 tensor (>= 1)">,
+  Option<"margin", "margin", "int64_t", /*default=*/"0",
+         "dtype=fp8: scale = (fp8_max / amax) / 2^margin (0 to 64)">,
+  Option<"amaxCompute", "amax-compute", "mpt::AmaxCompute",
+         /*default=*/"mpt::AmaxCompute::Max",
+         "dtype=fp8: the amax a scale is computed from: max (of the "
+         "history) or most_recent",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::AmaxCompute::Max, "max", "the history's maximum"),
+           clEnumValN(mpt::AmaxCompute::MostRecent, "most_recent",
+                      "the last step's amax"))}]>,
+  Option<"fp8Scaling", "fp8-scaling", "mpt::Fp8Scaling",
+         /*default=*/"mpt::Fp8Scaling::Delayed",
+         "dtype=fp8: delayed (scales from the amax history, state carried "
+         "by the step) or current (each scale from this step's amax of "
+         "its tensor, no state)",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::Fp8Scaling::Delayed, "delayed",
+                      "scales from the amax history"),
+           clEnumValN(mpt::Fp8Scaling::Current, "current",
+                      "scales from this step's amaxes"))}]>,
+  Option<"mxBackward", "mx-backward", "mpt::MxBackward",
+         /*default=*/"mpt::MxBackward::MXFP8",
+         "dtype=mxfp8/mxfp4: the operands of the backward contractions: "
+         "mxfp8 or bf16 (mxfp4 is an error at the first backward "
+         "contraction: gradients are not MXFP4)",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::MxBackward::MXFP8, "mxfp8", "MXFP8 operands"),
+           clEnumValN(mpt::MxBackward::BF16, "bf16", "bf16 operands"),
+           clEnumValN(mpt::MxBackward::MXFP4, "mxfp4",
+                      "an error on a step with a backward"))}]>,
+  Option<"mxPad", "mx-pad", "bool", /*default=*/"true",
+         "dtype=mxfp8/mxfp4: a reduction dimension that is not a multiple "
+         "of 32 ends in a shorter block, as if padded with zeros (true), "
+         "or is an error (false)">,
+  Option<"mxScale", "mx-scale", "mpt::MxScale",
+         /*default=*/"mpt::MxScale::Floor",
+         "dtype=mxfp8/mxfp4: the shared exponent: floor (OCP MX: "
+         "floor(log2(amax)) - emax, which saturates elements above the "
+         "largest element value) or ceil (the smallest power of two that "
+         "does not saturate)",
+         [{::llvm::cl::values(
+           clEnumValN(mpt::MxScale::Floor, "floor", "OCP MX"),
+           clEnumValN(mpt::MxScale::Ceil, "ceil", "no saturation"))}]>,
+];
+
 def Autocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
   let description = [{
@@ -326,71 +445,7 @@ def Autocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
     contraction accumulates in f32. No state: the scales are computed per
     block from the values being cast. See docs/MX.md.
   }];
-  let options = [
-    Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16, bf16, fp8 (bf16 painting, FP8 "
-           "contractions with delayed scaling), mxfp8 or mxfp4 (bf16 "
-           "painting, MX block-scaled contractions)">,
-    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
-           "JSON policy file with \"allow\", \"deny\", \"infer\", "
-           "\"clear\" and \"remove\" lists of op names">,
-    ListOption<"allow", "allow", "std::string",
-               "Op names to put on the allow list (low-precision inputs, "
-               "f32 accumulator)">,
-    ListOption<"deny", "deny", "std::string",
-               "Op names to put on the deny list (f32)">,
-    ListOption<"infer", "infer", "std::string",
-               "Op names to put on the infer list (low between allow ops)">,
-    ListOption<"clear", "clear", "std::string",
-               "Op names to put on the clear list (follow neighbours)">,
-    Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
-           /*default=*/"mpt::PolicyLevel::Promote",
-           "How infer/clear ops get their precision: conservative (low only "
-           "between allow ops) or promote (follow the precision of their "
-           "inputs, f32 statistics; the backward reads 16-bit copies)",
-           [{::llvm::cl::values(
-             clEnumValN(mpt::PolicyLevel::Conservative, "conservative",
-                        "low only between allow ops (grappler)"),
-             clEnumValN(mpt::PolicyLevel::Promote, "promote",
-                        "follow the inputs' precision (PyTorch promotion)"))}]>,
-    Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
-           "Keep a low-precision working copy of each parameter as optimizer "
-           "state, next to the f32 master weight (Apex O2)">,
-    Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
-           "Keep the loss region in f32: the ops after the last forward "
-           "contraction and from the backward seed to the first backward "
-           "contraction (PyTorch's fp32 list keeps losses)">,
-    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
-           "dtype=fp8: hybrid (E4M3 forward, E5M2 gradients, Transformer "
-           "Engine's HYBRID) or e4m3 (E4M3 everywhere)">,
-    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
-           /*default=*/"1024",
-           "dtype=fp8: steps of amax history per FP8 tensor (>= 1)">,
-    Option<"margin", "margin", "int64_t", /*default=*/"0",
-           "dtype=fp8: scale = (fp8_max / amax) / 2^margin (0 to 64)">,
-    Option<"amaxCompute", "amax-compute", "std::string",
-           /*default=*/"\"max\"",
-           "dtype=fp8: the amax a scale is computed from: max (of the "
-           "history) or most_recent">,
-    Option<"fp8Scaling", "fp8-scaling", "std::string",
-           /*default=*/"\"delayed\"",
-           "dtype=fp8: delayed (scales from the amax history, state carried "
-           "by the step) or current (each scale from this step's amax of "
-           "its tensor, no state)">,
-    Option<"mxBackward", "mx-backward", "std::string",
-           /*default=*/"\"mxfp8\"",
-           "dtype=mxfp8/mxfp4: the operands of the backward contractions: "
-           "mxfp8 or bf16 (mxfp4 is an error: gradients are not MXFP4)">,
-    Option<"mxPad", "mx-pad", "bool", /*default=*/"true",
-           "dtype=mxfp8/mxfp4: a reduction dimension that is not a multiple "
-           "of 32 ends in a shorter block, as if padded with zeros (true), "
-           "or is an error (false)">,
-    Option<"mxScale", "mx-scale", "std::string", /*default=*/"\"floor\"",
-           "dtype=mxfp8/mxfp4: the shared exponent: floor (OCP MX: "
-           "floor(log2(amax)) - emax, which saturates elements above the "
-           "largest element value) or ceil (the smallest power of two that "
-           "does not saturate)">,
-  ];
+  let options = autocastOptions;
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
                            "mlir::tensor::TensorDialect",
@@ -419,53 +474,7 @@ def PrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     changed. Run it on the f32 input, with the options given to
     `--mpt-autocast`.
   }];
-  let options = [
-    Option<"dtype", "dtype", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16 or bf16">,
-    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
-           "JSON policy file with \"allow\", \"deny\", \"infer\", "
-           "\"clear\" and \"remove\" lists of op names">,
-    ListOption<"allow", "allow", "std::string",
-               "Op names to put on the allow list (low-precision inputs, "
-               "f32 accumulator)">,
-    ListOption<"deny", "deny", "std::string",
-               "Op names to put on the deny list (f32)">,
-    ListOption<"infer", "infer", "std::string",
-               "Op names to put on the infer list (low between allow ops)">,
-    ListOption<"clear", "clear", "std::string",
-               "Op names to put on the clear list (follow neighbours)">,
-    Option<"policyLevel", "policy-level", "mpt::PolicyLevel",
-           /*default=*/"mpt::PolicyLevel::Promote",
-           "How infer/clear ops get their precision: conservative (low only "
-           "between allow ops) or promote (follow the precision of their "
-           "inputs, f32 statistics; the backward reads 16-bit copies)",
-           [{::llvm::cl::values(
-             clEnumValN(mpt::PolicyLevel::Conservative, "conservative",
-                        "low only between allow ops (grappler)"),
-             clEnumValN(mpt::PolicyLevel::Promote, "promote",
-                        "follow the inputs' precision (PyTorch promotion)"))}]>,
-    Option<"masterWeights", "master-weights", "bool", /*default=*/"false",
-           "Keep a low-precision working copy of each parameter as optimizer "
-           "state, next to the f32 master weight (Apex O2)">,
-    Option<"lossRegion", "loss-region", "bool", /*default=*/"true",
-           "Keep the loss region in f32: the ops after the last forward "
-           "contraction and from the backward seed to the first backward "
-           "contraction (PyTorch's fp32 list keeps losses)">,
-    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
-           "dtype=fp8: hybrid (E5M2 gradients) or e4m3, for the formats "
-           "the report gives the contractions">,
-    Option<"fp8Scaling", "fp8-scaling", "std::string",
-           /*default=*/"\"delayed\"",
-           "dtype=fp8: delayed or current, the scale source the report "
-           "states and the scaling state its memory estimate counts">,
-    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
-           /*default=*/"1024",
-           "dtype=fp8 with delayed scaling: the amax history length the "
-           "memory estimate counts">,
-    Option<"mxBackward", "mx-backward", "std::string",
-           /*default=*/"\"mxfp8\"",
-           "dtype=mxfp8/mxfp4: the backward contractions' operands, mxfp8 "
-           "or bf16">,
+  let options = !listconcat(autocastOptions, [
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Report format: text or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
@@ -474,11 +483,28 @@ def PrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
            "without any has all its functions reported)">,
-  ];
+  ]);
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::linalg::LinalgDialect"];
 }
+
+// How --mpt-data-parallel reduces, declared once for the pass and
+// --mpt-mixed-precision="data-parallel=true".
+defvar dataParallelOptions = [
+  Option<"reduceDtype", "reduce-dtype", "mpt::ReduceDtype",
+         /*default=*/"mpt::ReduceDtype::F32",
+         "Type the gradient buckets travel in: f32, bf16 or f16",
+         [{::llvm::cl::values(
+             clEnumValN(mpt::ReduceDtype::F32, "f32", "full precision"),
+             clEnumValN(mpt::ReduceDtype::BF16, "bf16",
+                        "2-byte bf16 wire, f32 sums"),
+             clEnumValN(mpt::ReduceDtype::F16, "f16",
+                        "2-byte f16 wire, f32 sums"))}]>,
+  Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
+         "Largest bucket of gradients reduced by one all-reduce, in bytes "
+         "of f32 (default 25 MiB, as PyTorch DDP)">,
+];
 
 def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
   let summary = "Make a training step data-parallel: all-reduce gradients, loss and found-inf";
@@ -513,22 +539,10 @@ def DataParallel : Pass<"mpt-data-parallel", "mlir::func::FuncOp"> {
     places it there. `--mpt-lower-all-reduce` lowers the all-reduces to the
     `mpi` dialect.
   }];
-  let options = [
+  let options = !listconcat([
     Option<"average", "average", "bool", /*default=*/"true",
            "Divide the summed gradients by the number of ranks">,
-    Option<"reduceDtype", "reduce-dtype", "mpt::ReduceDtype",
-           /*default=*/"mpt::ReduceDtype::F32",
-           "Type the gradient buckets travel in: f32, bf16 or f16",
-           [{::llvm::cl::values(
-               clEnumValN(mpt::ReduceDtype::F32, "f32", "full precision"),
-               clEnumValN(mpt::ReduceDtype::BF16, "bf16",
-                          "2-byte bf16 wire, f32 sums"),
-               clEnumValN(mpt::ReduceDtype::F16, "f16",
-                          "2-byte f16 wire, f32 sums"))}]>,
-    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
-           "Largest bucket of gradients reduced by one all-reduce, in bytes "
-           "of f32 (default 25 MiB, as PyTorch DDP)">,
-  ];
+  ], dataParallelOptions);
   let dependentDialects = ["mpt::MPTDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
 }
