@@ -2,15 +2,19 @@
 //
 // Each eligible matmul is outlined into its own function and turned into a
 // gpu.launch there (docs/TensorCore.md):
-//  * sm_80: an embedded transform script tiles it to blocks (batch_matmul:
-//    the batch to blockIdx.z, then rank-reduced to a matmul), K stages and
-//    warps, promotes the A/B tiles to shared memory, maps the copies to
-//    threads, vectorizes, unrolls the warp tile to m16n8k16 pieces and hoists
-//    the accumulators out of the K loop; then C++ steps make the shared
-//    buffers typed and loop-invariant, convert the vector ops to
-//    nvgpu.ldmatrix / nvgpu.mma.sync (bf16: nvvm.mma.sync), swizzle the
-//    shared tiles, multi-buffer them and software-pipeline the cp.async
-//    copies (a second script), and make them aligned shared globals.
+//  * sm_80: the schedule TensorCore/sm80-mma-sync.mlir, parameterized by
+//    the kernel configuration (TensorCoreConfig.h), runs end to end: it
+//    tiles the matmul to blocks (batch_matmul: the batch to blockIdx.z,
+//    then rank-reduced to a matmul), K stages and warps, promotes the A/B
+//    tiles to shared memory, maps the copies to threads, vectorizes,
+//    unrolls the warp tile to m16n8k16 pieces and hoists the accumulators
+//    out of the K loop; then mpt's transform ops (TensorCoreTransformOps.td)
+//    make the shared buffers typed and loop-invariant, convert the vector
+//    ops to nvgpu.ldmatrix / nvgpu.mma.sync (bf16: nvvm.mma.sync) and
+//    swizzle the shared tiles, and upstream's multi-buffer and pipeline ops
+//    software-pipeline the cp.async copies. The tiles then become aligned
+//    shared globals (C++, sharedAllocsToGlobals).
+//  * the general path: TensorCore/simt.mlir.
 //  * sm_90a: see MatmulToWgmma.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -18,8 +22,8 @@
 #include "TensorCoreConfig.h"
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Conversion/TensorCoreTransformOps.h"
 
-#include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -28,8 +32,6 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Transforms/CSE.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mpt {
@@ -207,116 +209,20 @@ LogicalResult mpt::tensorcore::applyNamedSequence(ModuleOp payload,
                                                   ModuleOp schedule,
                                                   StringRef name,
                                                   Location loc) {
-  auto sequence = dyn_cast_or_null<transform::TransformOpInterface>(
+  auto sequence = dyn_cast_or_null<mlir::transform::TransformOpInterface>(
       SymbolTable::lookupSymbolIn(schedule, name));
   if (!sequence)
     return emitError(loc) << "internal error: no transform sequence @" << name;
-  transform::TransformOptions options;
-  return transform::applyTransformNamedSequence(payload, sequence, schedule,
+  mlir::transform::TransformOptions options;
+  return mlir::transform::applyTransformNamedSequence(payload, sequence, schedule,
                                                 options);
 }
 
 namespace {
 
 //===----------------------------------------------------------------------===//
-// C++ steps between the schedule's sequences
+// C++ steps after the schedule
 //===----------------------------------------------------------------------===//
-
-static void canonicalizeAndCSE(Operation *root) {
-  MLIRContext *ctx = root->getContext();
-  RewritePatternSet patterns(ctx);
-  for (Dialect *dialect : ctx->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : ctx->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, ctx);
-  (void)applyPatternsGreedily(root, std::move(patterns));
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance;
-  eliminateCommonSubExpressions(rewriter, dominance, root);
-}
-
-static bool isWorkgroup(MemRefType t) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(t.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
-/// Promotion allocates i8 buffers viewed as typed tiles inside the K loop;
-/// multi-buffering needs typed allocations before the loop. Without a K
-/// loop (K is one k-tile) the typed tiles replace the views in place.
-static LogicalResult hoistSharedTiles(gpu::LaunchOp launch, scf::ForOp kLoop) {
-  SmallVector<memref::ViewOp> views;
-  launch.walk([&](memref::ViewOp view) {
-    auto alloc = view.getSource().getDefiningOp<memref::AllocOp>();
-    if (alloc && isWorkgroup(alloc.getType()))
-      views.push_back(view);
-  });
-  if (views.size() != 2)
-    return launch.emitError("internal error: expected 2 shared tiles, found ")
-           << views.size();
-  for (memref::ViewOp view : views) {
-    OpBuilder b(kLoop ? kLoop.getOperation() : view.getOperation());
-    auto tileType = cast<MemRefType>(view.getType());
-    if (!tileType.getLayout().isIdentity() || !view.getSizes().empty() ||
-        !matchPattern(view.getByteShift(), m_Zero()))
-      return view.emitError("internal error: unexpected shared tile view");
-    auto source = view.getSource().getDefiningOp<memref::AllocOp>();
-    auto tile = memref::AllocOp::create(b, view.getLoc(), tileType);
-    view.replaceAllUsesWith(tile.getResult());
-    view.erase();
-    for (Operation *user : llvm::make_early_inc_range(source->getUsers()))
-      if (isa<memref::DeallocOp>(user))
-        user->erase();
-    if (!source->use_empty())
-      return source.emitError("internal error: shared tile still used");
-    source.erase();
-  }
-  return success();
-}
-
-/// The A and B copies of a k-tile come out as two cp.async groups, each
-/// waited for and followed by a block barrier. One group per k-tile is what
-/// the pipeliner counts with (its waits allow `stages - 1` groups in
-/// flight): merge them, dropping the wait and barrier between (the two
-/// copies write different tiles and only read global memory).
-static void mergeCopyGroups(Block &body) {
-  SmallVector<nvgpu::DeviceAsyncCreateGroupOp> groups(
-      body.getOps<nvgpu::DeviceAsyncCreateGroupOp>());
-  if (groups.size() != 2)
-    return;
-  nvgpu::DeviceAsyncCreateGroupOp first = groups[0], second = groups[1];
-  auto firstWait =
-      dyn_cast_or_null<nvgpu::DeviceAsyncWaitOp>(first->getNextNode());
-  Operation *barrier = firstWait ? firstWait->getNextNode() : nullptr;
-  if (!firstWait || firstWait.getAsyncDependencies() != first.getResult() ||
-      !first->hasOneUse() || !isa_and_nonnull<gpu::BarrierOp>(barrier))
-    return;
-  SmallVector<Value> tokens(first.getInputTokens());
-  llvm::append_range(tokens, second.getInputTokens());
-  OpBuilder b(second);
-  auto merged = nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, second.getLoc(), second.getType(), tokens);
-  second.replaceAllUsesWith(merged.getResult());
-  second.erase();
-  barrier->erase();
-  firstWait.erase();
-  first.erase();
-}
-
-/// The pipeliner reads memory spaces as integers: spell workgroup as 3.
-static void useNumericWorkgroupSpace(Operation *root) {
-  MLIRContext *ctx = root->getContext();
-  AttrTypeReplacer replacer;
-  replacer.addReplacement(
-      [ctx](gpu::AddressSpaceAttr attr) -> std::optional<Attribute> {
-        if (attr.getValue() != gpu::AddressSpace::Workgroup)
-          return std::nullopt;
-        return IntegerAttr::get(IntegerType::get(ctx, 64),
-                                nvgpu::NVGPUDialect::kSharedMemoryAddressSpace);
-      });
-  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
-                                        /*replaceLocs=*/false,
-                                        /*replaceTypes=*/true);
-}
 
 static bool isSharedSpace(MemRefType t) {
   return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(t);
@@ -438,110 +344,19 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
                                       const MatmulShape &shape,
                                       const KernelConfig &cfg, bool bf16) {
   Location loc = entry.getLoc();
-  bool batched = shape.batch > 0;
   // More stages than k-tiles would only prefetch tiles that do not exist.
   int64_t stages = std::min(cfg.stages, shape.k / cfg.tileK);
-  // The transform sequences of TensorCore/sm80-mma-sync.mlir, applied in
-  // turn with the C++ steps between them.
+  // TensorCore/sm80-mma-sync.mlir, end to end: blocks, K stages, shared
+  // tiles, warps, vectors, ldmatrix / mma.sync, swizzle, pipeline.
   OwningOpRef<ModuleOp> schedule =
       parseSchedule(ScheduleFile::Sm80MmaSync,
-                    getMmaSyncParams(cfg, shape.layout, stages),
+                    getMmaSyncParams(cfg, shape.layout, stages, bf16),
                     module.getContext(), loc);
-  if (!schedule)
-    return failure();
-  if (!batched &&
-      failed(applyNamedSequence(module, *schedule, "sm80_tile_blocks", loc)))
-    return failure();
-  if (batched) {
-    if (failed(applyNamedSequence(module, *schedule, "sm80_tile_batch_blocks",
-                                  loc)))
-      return failure();
-    // The 1 x BM x BN block tile becomes a linalg.matmul on rank-reduced
-    // views (upstream's populateContractionOpRankReducingPatterns crashed
-    // on these memref ops with MLIR 22.1.8).
-    SmallVector<linalg::BatchMatmulOp> tiles;
-    entry.walk([&](linalg::BatchMatmulOp op) { tiles.push_back(op); });
-    for (linalg::BatchMatmulOp tile : tiles) {
-      OpBuilder b(tile);
-      SmallVector<Value> views;
-      for (Value operand : tile->getOperands()) {
-        auto type = cast<MemRefType>(operand.getType());
-        if (type.getDimSize(0) != 1)
-          return tile.emitError("internal error: batch tile is not 1");
-        views.push_back(memref::createCanonicalRankReducingSubViewOp(
-            b, tile.getLoc(), operand, type.getShape().drop_front()));
-      }
-      SmallVector<Value> ins = {views[0], views[1]}, outs = {views[2]};
-      linalg::MatmulOp::create(b, tile.getLoc(), ins, outs);
-      tile.erase();
-    }
-    bool reduced = false;
-    entry.walk([&](linalg::MatmulOp) { reduced = true; });
-    if (!reduced)
-      return emitError(loc, "internal error: the batch tile did not become a "
-                            "linalg.matmul");
-  }
-  if (failed(applyNamedSequence(module, *schedule, "sm80_matmul", loc)))
-    return failure();
-
-  gpu::LaunchOp launch;
-  entry.walk([&](gpu::LaunchOp op) { launch = op; });
-  scf::ForOp kLoop;
-  entry.walk([&](scf::ForOp op) {
-    if (op->hasAttr(kKLoopAttr))
-      kLoop = op;
-  });
-  if (!launch)
-    return emitError(loc, "internal error: no gpu.launch after tiling");
-  // No K loop when K is a single k-tile.
-  if (failed(hoistSharedTiles(launch, kLoop)))
-    return failure();
-  if (kLoop)
-    mergeCopyGroups(*kLoop.getBody());
-
-  // vector.contract / transfer_read -> nvgpu.mma.sync / nvgpu.ldmatrix.
-  {
-    RewritePatternSet patterns(module.getContext());
-    populatePrepareVectorToMMAPatterns(patterns, /*useNvGpu=*/true);
-    if (failed(applyPatternsGreedily(entry, std::move(patterns))))
-      return emitError(loc, "internal error: mma preparation failed");
-    IRRewriter rewriter(module.getContext());
-    if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, entry)))
-      return emitError(loc, "internal error: vector to mma.sync failed");
-    // Canonicalize and CSE: erases what the conversion left dead and merges
-    // the ldmatrix loads of fragments shared by several mma.sync.
-    canonicalizeAndCSE(entry);
-  }
-  if (bf16 && failed(lowerMmaSyncAsBF16(launch)))
-    return failure();
-  useNumericWorkgroupSpace(launch);
-
-  // The conversion rebuilt the K loop: find it again (the one whose body
-  // issues the cp.async copies).
-  bool hadKLoop = static_cast<bool>(kLoop);
-  kLoop = {};
-  launch.walk([&](scf::ForOp op) {
-    if (!op->getParentOfType<scf::ForOp>() &&
-        !op.getOps<nvgpu::DeviceAsyncCopyOp>().empty())
-      kLoop = op;
-  });
-  if (hadKLoop && !kLoop)
-    return emitError(loc, "internal error: K loop lost");
-  if (kLoop)
-    kLoop->setAttr(kKLoopAttr, UnitAttr::get(module.getContext()));
-  // XOR-swizzle the shared tiles' columns so that the cp.async writes and
-  // the ldmatrix reads of a warp hit distinct banks.
-  {
-    SmallVector<memref::AllocOp> tiles;
-    entry.walk([&](memref::AllocOp alloc) { tiles.push_back(alloc); });
-    for (memref::AllocOp tile : tiles)
-      if (failed(nvgpu::optimizeSharedMemoryReadsAndWrites(launch,
-                                                           tile.getResult())))
-        emitRemark(loc) << "shared tile " << tile.getType()
-                        << " not swizzled: its accesses keep bank conflicts";
-  }
-  if (kLoop && stages > 1 &&
-      failed(applyNamedSequence(module, *schedule, "sm80_pipeline", loc)))
+  if (!schedule ||
+      failed(applyNamedSequence(module, *schedule,
+                                shape.batch ? "sm80_batch_matmul"
+                                            : "sm80_matmul",
+                                loc)))
     return failure();
   sharedAllocsToGlobals(module, symbols, entry);
   entry.walk([](Operation *op) { op->removeAttr(kKLoopAttr); });
@@ -551,6 +366,12 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
 struct MatmulToTensorCorePass
     : mpt::impl::MatmulToTensorCoreBase<MatmulToTensorCorePass> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // transform.mpt.*, used by the sm_80 schedule.
+    mpt::registerTensorCoreTransformExtension(registry);
+  }
 
   LogicalResult validateOptions(ModuleOp module) {
     Location loc = module.getLoc();

@@ -75,9 +75,10 @@ copyDistribution(std::array<int64_t, 2> tile, int64_t threads) {
 /// The parameters of the schedules and kernel templates
 /// (TensorCoreSchedules.h), from the configuration.
 /// sm80-mma-sync.mlir for a matmul in `layout` whose K loop is pipelined
-/// `pipelineStages` deep (the configuration's stages, at most its k-tiles).
+/// `pipelineStages` deep (the configuration's stages, at most its k-tiles;
+/// 1: not pipelined), with bf16 inputs or not.
 ScheduleParams getMmaSyncParams(const KernelConfig &c, Layout layout,
-                                int64_t pipelineStages);
+                                int64_t pipelineStages, bool bf16);
 /// wgmma-16bit.mlir or wgmma-fp8.mlir for `shape` (K-major operands for FP8).
 ScheduleParams getWgmmaParams(const KernelConfig &c, const MatmulShape &shape);
 /// fp8-transpose.mlir: a rows x cols copy of `elementType`.

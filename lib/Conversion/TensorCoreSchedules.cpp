@@ -126,7 +126,8 @@ static std::string str(Type t) {
 
 ScheduleParams mpt::tensorcore::getMmaSyncParams(const KernelConfig &c,
                                                  Layout layout,
-                                                 int64_t pipelineStages) {
+                                                 int64_t pipelineStages,
+                                                 bool bf16) {
   auto [aTile, bTile] = sharedTileShapes(c, layout);
   std::array<int64_t, 3> a = *copyDistribution(aTile, c.threads());
   std::array<int64_t, 3> b = *copyDistribution(bTile, c.threads());
@@ -146,6 +147,8 @@ ScheduleParams mpt::tensorcore::getMmaSyncParams(const KernelConfig &c,
           {"M_STEPS", str(c.warpM / 16)},
           {"N_STEPS", str(c.warpN / 8)},
           {"K_STEPS", str(c.tileK / 16)},
+          {"BF16", bf16 ? "true" : "false"},
+          {"PIPELINE", pipelineStages > 1 ? "sm80_pipeline" : "sm80_no_pipeline"},
           {"STAGES", str(pipelineStages)}};
 }
 
@@ -189,7 +192,7 @@ std::vector<ScheduleExample>
 mpt::tensorcore::getScheduleExamples(MLIRContext *ctx) {
   std::vector<ScheduleExample> examples;
   // sm_80: the default configuration (the pass options' defaults) in every
-  // layout, and a small one with 2 stages.
+  // layout (TN with bf16 inputs), and a small one with 2 stages.
   const KernelConfig sm80Configs[] = {{128, 128, 32, 64, 64, 3},
                                       {64, 64, 32, 32, 32, 2}};
   for (const KernelConfig &c : sm80Configs)
@@ -199,7 +202,13 @@ mpt::tensorcore::getScheduleExamples(MLIRContext *ctx) {
           {llvm::formatv("sm_80 {0}x{1}x{2} warp {3}x{4} {5} stages {6}",
                          c.tileM, c.tileN, c.tileK, c.warpM, c.warpN,
                          c.stages, name),
-           ScheduleFile::Sm80MmaSync, getMmaSyncParams(c, layout, c.stages)});
+           ScheduleFile::Sm80MmaSync,
+           getMmaSyncParams(c, layout, c.stages, /*bf16=*/layout == Layout::TN)});
+  // K as one k-tile (or stages=1): not pipelined.
+  examples.push_back({"sm_80 128x128x32 warp 64x64 not pipelined NN",
+                      ScheduleFile::Sm80MmaSync,
+                      getMmaSyncParams(sm80Configs[0], Layout::NN,
+                                       /*pipelineStages=*/1, /*bf16=*/false)});
   examples.push_back({"general path (SIMT)", ScheduleFile::Simt, {}});
   Type f16 = Float16Type::get(ctx), bf16 = BFloat16Type::get(ctx);
   Type e4m3 = Float8E4M3FNType::get(ctx), e5m2 = Float8E5M2Type::get(ctx);

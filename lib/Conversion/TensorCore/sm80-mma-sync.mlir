@@ -1,9 +1,10 @@
-// The sm_80 (mma.sync) schedule: transform sequences that mpt-matmul-to-tensorcore
-// applies to the function holding one outlined matmul (the one marked
-// mpt.tensorcore_entry), in this order (docs/TensorCore.md):
-//   @sm80_tile_blocks or @sm80_tile_batch_blocks (then rank-reduced in C++),
-//   @sm80_matmul, the C++ steps (ldmatrix / mma.sync, swizzle), and
-//   @sm80_pipeline when the K loop has more than one stage.
+// The sm_80 (mma.sync) schedule: mpt-matmul-to-tensorcore applies
+// @sm80_matmul or @sm80_batch_matmul to the module, in which the function
+// holding one outlined matmul is marked mpt.tensorcore_entry; the sequence
+// runs end to end, from the matmul to the software-pipelined kernel
+// (docs/TensorCore.md). Only the last step, the shared tiles made aligned
+// globals, is C++ (lowerWithMmaSync). transform.mpt.* are mpt's own ops
+// (include/mpt/Conversion/TensorCoreTransformOps.td).
 // Parameters are `$` and a name in braces: TensorCoreSchedules.cpp
 // substitutes the kernel configuration (TensorCoreConfig.h) before parsing;
 // an unknown or unused parameter is an error.
@@ -12,19 +13,22 @@
 module attributes {transform.with_named_sequence} {
 
 // matmul: one ${BM}x${BN} C tile per thread block.
-transform.named_sequence @sm80_tile_blocks(%root: !transform.any_op {transform.readonly}) {
+transform.named_sequence @sm80_matmul(%root: !transform.any_op {transform.readonly}) {
   %func = transform.structured.match ops{["func.func"]} attributes{mpt.tensorcore_entry} in %root : (!transform.any_op) -> !transform.any_op
   %mm = transform.structured.match ops{["linalg.matmul"]} in %func : (!transform.any_op) -> !transform.any_op
   %blk_mm, %blk = transform.structured.tile_using_forall %mm tile_sizes [${BM}, ${BN}] (mapping = [#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+  transform.include @sm80_kernel failures(propagate) (%root) : (!transform.any_op) -> ()
   transform.yield
 }
 
-// batch_matmul: the batch to blockIdx.z, one 1 x ${BM} x ${BN} tile per block;
-// the C++ then rank-reduces each tile to a linalg.matmul.
-transform.named_sequence @sm80_tile_batch_blocks(%root: !transform.any_op {transform.readonly}) {
+// batch_matmul: the batch to blockIdx.z, one 1 x ${BM} x ${BN} tile per block,
+// which becomes a matmul on rank-reduced views.
+transform.named_sequence @sm80_batch_matmul(%root: !transform.any_op {transform.readonly}) {
   %func = transform.structured.match ops{["func.func"]} attributes{mpt.tensorcore_entry} in %root : (!transform.any_op) -> !transform.any_op
   %mm = transform.structured.match ops{["linalg.batch_matmul"]} in %func : (!transform.any_op) -> !transform.any_op
   %blk_mm, %blk = transform.structured.tile_using_forall %mm tile_sizes [1, ${BM}, ${BN}] (mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+  %tile = transform.mpt.rank_reduce_batch_tile %blk_mm : (!transform.any_op) -> !transform.any_op
+  transform.include @sm80_kernel failures(propagate) (%root) : (!transform.any_op) -> ()
   transform.yield
 }
 
@@ -32,11 +36,13 @@ transform.named_sequence @sm80_tile_batch_blocks(%root: !transform.any_op {trans
 // memory and copied by the block's ${THREADS} threads in 16-byte rows, warps of
 // ${WM}x${WN}, one m16n8k16 mma per innermost tile; then vectorized, the warp
 // tile unrolled, the accumulators kept in registers across the K loop, and
-// the copies made cp.async groups.
-transform.named_sequence @sm80_matmul(%root: !transform.any_op {transform.readonly}) {
+// the copies made cp.async groups; then the shared tiles hoisted out of
+// the K loop, ldmatrix and mma.sync, the tiles swizzled, and the copies
+// software-pipelined (@${PIPELINE}).
+transform.named_sequence @sm80_kernel(%root: !transform.any_op {transform.readonly}) {
   %func = transform.structured.match ops{["func.func"]} attributes{mpt.tensorcore_entry} in %root : (!transform.any_op) -> !transform.any_op
   %blk_mm = transform.structured.match ops{["linalg.matmul"]} in %func : (!transform.any_op) -> !transform.any_op
-  // K stages (the loop the C++ steps and @sm80_pipeline find again).
+  // K stages (annotated: vectorization invalidates the handle).
   %k_mm, %k_loop = transform.structured.tile_using_for %blk_mm tile_sizes [0, 0, ${BK}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
   transform.annotate %k_loop "mpt.k_loop" : !transform.any_op
   // Shared memory tiles of A and B.
@@ -91,17 +97,31 @@ transform.named_sequence @sm80_matmul(%root: !transform.any_op {transform.readon
   transform.memref.erase_dead_alloc_and_stores %vf : (!transform.any_op) -> ()
   %vf2 = transform.structured.hoist_redundant_vector_transfers %vf : (!transform.any_op) -> !transform.any_op
   %vf3 = transform.nvgpu.create_async_groups %vf2 {bypass_l1} : (!transform.any_op) -> !transform.any_op
+  // The shared tiles as typed allocations before the K loop (none when K
+  // is one k-tile), one cp.async group per k-tile.
+  %launch2 = transform.structured.match ops{["gpu.launch"]} in %vf3 : (!transform.any_op) -> !transform.any_op
+  %k_loop2 = transform.structured.match attributes{mpt.k_loop} in %vf3 : (!transform.any_op) -> !transform.any_op
+  transform.mpt.hoist_shared_tiles %launch2, %k_loop2 : !transform.any_op, !transform.any_op
+  transform.mpt.merge_copy_groups %k_loop2 : !transform.any_op
+  // ldmatrix (x4 for A, x2.trans for B) and mma.sync (bf16: nvvm.mma.sync);
+  // the K loop as the conversion rebuilt it.
+  %k_loop3 = transform.mpt.convert_to_mma_sync %vf3 {bf16 = ${BF16}} : (!transform.any_op) -> !transform.op<"scf.for">
+  transform.mpt.swizzle_shared_tiles %vf3 : !transform.any_op
+  transform.include @${PIPELINE} failures(propagate) (%vf3, %k_loop3) : (!transform.any_op, !transform.op<"scf.for">) -> ()
   transform.yield
 }
 
 // ${STAGES} copies of each shared tile, and the cp.async copies of k-tiles
 // i+1 .. i+${STAGES}-1 in flight while k-tile i is multiplied.
-transform.named_sequence @sm80_pipeline(%root: !transform.any_op {transform.readonly}) {
-  %func = transform.structured.match ops{["func.func"]} attributes{mpt.tensorcore_entry} in %root : (!transform.any_op) -> !transform.any_op
+transform.named_sequence @sm80_pipeline(%func: !transform.any_op {transform.readonly}, %k: !transform.op<"scf.for"> {transform.consumed}) {
   %allocs = transform.structured.match ops{["memref.alloc"]} in %func : (!transform.any_op) -> !transform.op<"memref.alloc">
   %mb = transform.memref.multibuffer %allocs {factor = ${STAGES} : i64, skip_analysis} : (!transform.op<"memref.alloc">) -> !transform.any_op
-  %k = transform.structured.match attributes{mpt.k_loop} in %func : (!transform.any_op) -> !transform.op<"scf.for">
   %p = transform.nvgpu.pipeline_shared_memory_copies failures(propagate) %k {depth = ${STAGES} : i64} : (!transform.op<"scf.for">) -> !transform.any_op
+  transform.yield
+}
+
+// One stage (stages=1, or K is one k-tile): nothing to pipeline.
+transform.named_sequence @sm80_no_pipeline(%func: !transform.any_op {transform.readonly}, %k: !transform.op<"scf.for"> {transform.readonly}) {
   transform.yield
 }
 
