@@ -202,7 +202,7 @@ func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
 }
 
 //===----------------------------------------------------------------------===//
-// Transform scripts
+// Transform schedules
 //===----------------------------------------------------------------------===//
 
 LogicalResult mpt::tensorcore::applyNamedSequence(ModuleOp payload,
@@ -214,8 +214,8 @@ LogicalResult mpt::tensorcore::applyNamedSequence(ModuleOp payload,
   if (!sequence)
     return emitError(loc) << "internal error: no transform sequence @" << name;
   mlir::transform::TransformOptions options;
-  return mlir::transform::applyTransformNamedSequence(payload, sequence, schedule,
-                                                options);
+  return mlir::transform::applyTransformNamedSequence(payload, sequence,
+                                                      schedule, options);
 }
 
 namespace {

@@ -148,7 +148,8 @@ ScheduleParams mpt::tensorcore::getMmaSyncParams(const KernelConfig &c,
           {"N_STEPS", str(c.warpN / 8)},
           {"K_STEPS", str(c.tileK / 16)},
           {"BF16", bf16 ? "true" : "false"},
-          {"PIPELINE", pipelineStages > 1 ? "sm80_pipeline" : "sm80_no_pipeline"},
+          {"PIPELINE",
+           pipelineStages > 1 ? "sm80_pipeline" : "sm80_no_pipeline"},
           {"STAGES", str(pipelineStages)}};
 }
 
@@ -203,7 +204,8 @@ mpt::tensorcore::getScheduleExamples(MLIRContext *ctx) {
                          c.tileM, c.tileN, c.tileK, c.warpM, c.warpN,
                          c.stages, name),
            ScheduleFile::Sm80MmaSync,
-           getMmaSyncParams(c, layout, c.stages, /*bf16=*/layout == Layout::TN)});
+           getMmaSyncParams(c, layout, c.stages,
+                            /*bf16=*/layout == Layout::TN)});
   // K as one k-tile (or stages=1): not pipelined.
   examples.push_back({"sm_80 128x128x32 warp 64x64 not pipelined NN",
                       ScheduleFile::Sm80MmaSync,

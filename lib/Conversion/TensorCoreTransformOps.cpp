@@ -1,4 +1,4 @@
-//===- TensorCoreTransformOps.cpp - mpt's transform ops --------------------===//
+//===- TensorCoreTransformOps.cpp - mpt's transform ops -------------------===//
 //
 // transform.mpt.* (include/mpt/Conversion/TensorCoreTransformOps.td): the
 // steps of the sm_80 schedule (TensorCore/sm80-mma-sync.mlir) that upstream
