@@ -2,23 +2,28 @@
 //
 // Each eligible matmul is outlined into its own function and turned into a
 // gpu.launch there (docs/TensorCore.md):
-//  * sm_80: an embedded transform script tiles it to blocks (batch_matmul:
-//    the batch to blockIdx.z, then rank-reduced to a matmul), K stages and
-//    warps, promotes the A/B tiles to shared memory, maps the copies to
-//    threads, vectorizes, unrolls the warp tile to m16n8k16 pieces and hoists
-//    the accumulators out of the K loop; then C++ steps make the shared
-//    buffers typed and loop-invariant, convert the vector ops to
-//    nvgpu.ldmatrix / nvgpu.mma.sync (bf16: nvvm.mma.sync), swizzle the
-//    shared tiles, multi-buffer them and software-pipeline the cp.async
-//    copies (a second script), and make them aligned shared globals.
+//  * sm_80: the schedule TensorCore/sm80-mma-sync.mlir, parameterized by
+//    the kernel configuration (TensorCoreConfig.h), runs end to end: it
+//    tiles the matmul to blocks (batch_matmul: the batch to blockIdx.z,
+//    then rank-reduced to a matmul), K stages and warps, promotes the A/B
+//    tiles to shared memory, maps the copies to threads, vectorizes,
+//    unrolls the warp tile to m16n8k16 pieces and hoists the accumulators
+//    out of the K loop; then mpt's transform ops (TensorCoreTransformOps.td)
+//    make the shared buffers typed and loop-invariant, convert the vector
+//    ops to nvgpu.ldmatrix / nvgpu.mma.sync (bf16: nvvm.mma.sync) and
+//    swizzle the shared tiles, and upstream's multi-buffer and pipeline ops
+//    software-pipeline the cp.async copies. The tiles then become aligned
+//    shared globals (C++, sharedAllocsToGlobals).
+//  * the general path: TensorCore/simt.mlir.
 //  * sm_90a: see MatmulToWgmma.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "TensorCoreCommon.h"
+#include "TensorCoreConfig.h"
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Conversion/TensorCoreTransformOps.h"
 
-#include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -27,9 +32,6 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Transforms/CSE.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mpt {
@@ -47,17 +49,6 @@ StringRef mpt::stringifyTensorCoreChip(TensorCoreChip chip) {
 
 static constexpr StringLiteral kEntryAttr = "mpt.tensorcore_entry";
 
-/// The start of every embedded transform script: the named sequence and the
-/// match of the function it works on (the one marked kEntryAttr).
-static std::string scriptPrologue() {
-  return ("module attributes {transform.with_named_sequence} {\n"
-          "transform.named_sequence @__transform_main(%root: !transform.any_op "
-          "{transform.readonly}) {\n"
-          "  %func = transform.structured.match ops{[\"func.func\"]} "
-          "attributes{" +
-          kEntryAttr + "} in %root : (!transform.any_op) -> !transform.any_op\n")
-      .str();
-}
 static constexpr StringLiteral kKLoopAttr = "mpt.k_loop";
 
 //===----------------------------------------------------------------------===//
@@ -216,366 +207,27 @@ func::FuncOp mpt::tensorcore::outlineMatmul(linalg::LinalgOp op,
 }
 
 //===----------------------------------------------------------------------===//
-// Transform scripts
+// Transform schedules
 //===----------------------------------------------------------------------===//
 
-LogicalResult mpt::tensorcore::applyTransformScript(ModuleOp payload,
-                                                    StringRef script,
-                                                    Location loc) {
-  MLIRContext *ctx = payload.getContext();
-  ParserConfig config(ctx);
-  OwningOpRef<ModuleOp> scriptModule =
-      parseSourceString<ModuleOp>(script, config, "mpt-tensorcore-script");
-  if (!scriptModule)
-    return emitError(loc) << "internal error: the Tensor Core transform "
-                             "script does not parse";
-  auto entry = dyn_cast_or_null<transform::TransformOpInterface>(
-      SymbolTable::lookupSymbolIn(*scriptModule, "__transform_main"));
-  if (!entry)
-    return emitError(loc) << "internal error: no __transform_main";
-  transform::TransformOptions options;
-  return transform::applyTransformNamedSequence(payload, entry, *scriptModule,
-                                                options);
+LogicalResult mpt::tensorcore::applyNamedSequence(ModuleOp payload,
+                                                  ModuleOp schedule,
+                                                  StringRef name,
+                                                  Location loc) {
+  auto sequence = dyn_cast_or_null<mlir::transform::TransformOpInterface>(
+      SymbolTable::lookupSymbolIn(schedule, name));
+  if (!sequence)
+    return emitError(loc) << "internal error: no transform sequence @" << name;
+  mlir::transform::TransformOptions options;
+  return mlir::transform::applyTransformNamedSequence(payload, sequence,
+                                                      schedule, options);
 }
 
 namespace {
 
-struct SM80Config {
-  int64_t bm, bn, bk, wm, wn, stages;
-  int64_t threads() const { return (bm / wm) * (bn / wn) * 32; }
-};
-
-/// Rows x columns (columns contiguous) of the shared tiles of A and B.
-static std::pair<std::array<int64_t, 2>, std::array<int64_t, 2>>
-sharedTileShapes(const SM80Config &c, Layout layout) {
-  std::array<int64_t, 2> a = {c.bm, c.bk}, b = {c.bk, c.bn};
-  if (layout == Layout::TN)
-    a = {c.bk, c.bm};
-  if (layout == Layout::NT)
-    b = {c.bn, c.bk};
-  return {a, b};
-}
-
-/// Threads along rows/columns when each thread copies 16 bytes (8 elements)
-/// per row it owns.
-static std::optional<std::array<int64_t, 3>>
-copyDistribution(std::array<int64_t, 2> tile, int64_t threads) {
-  int64_t tx = tile[1] / 8;
-  if (tile[1] % 8 || tx == 0 || tx > threads || threads % tx)
-    return std::nullopt;
-  int64_t ty = threads / tx;
-  if (tile[0] % ty)
-    return std::nullopt;
-  return std::array<int64_t, 3>{ty, tx, tile[0] / ty};
-}
-
-/// batch_matmul: tile the batch to blockIdx.z and the rows/columns to
-/// blocks; the 1 x BM x BN batch_matmul is then rank-reduced to a matmul and
-/// the sm_80 script continues from there.
-static std::string buildBatchBlockScript(const SM80Config &c) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << scriptPrologue()
-     << "  %mm = transform.structured.match ops{[\"linalg.batch_matmul\"]} in "
-        "%func : (!transform.any_op) -> !transform.any_op\n"
-     << llvm::formatv(
-            "  %blk_mm, %blk = transform.structured.tile_using_forall %mm "
-            "tile_sizes [1, {0}, {1}] (mapping = [#gpu.block<z>, "
-            "#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> "
-            "(!transform.any_op, !transform.any_op)\n",
-            c.bm, c.bn)
-     << "  transform.yield\n}\n}\n";
-  return s;
-}
-
-static std::string buildSM80Script(const SM80Config &c, Layout layout,
-                                   bool blocksTiled) {
-  auto [aTile, bTile] = sharedTileShapes(c, layout);
-  auto aDist = *copyDistribution(aTile, c.threads());
-  auto bDist = *copyDistribution(bTile, c.threads());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << scriptPrologue()
-     << (blocksTiled ? "" : "  %mm = transform.structured.match "
-                             "ops{[\"linalg.matmul\"]} in %func : "
-                             "(!transform.any_op) -> !transform.any_op\n")
-     // Thread blocks.
-     << (blocksTiled
-             ? std::string("  %blk_mm = transform.structured.match "
-                           "ops{[\"linalg.matmul\"]} in %func : "
-                           "(!transform.any_op) -> !transform.any_op\n")
-             : std::string(llvm::formatv(
-                   "  %blk_mm, %blk = transform.structured.tile_using_forall "
-                   "%mm tile_sizes [{0}, {1}] (mapping = [#gpu.block<y>, "
-                   "#gpu.block<x>]) : (!transform.any_op) -> "
-                   "(!transform.any_op, !transform.any_op)\n",
-                   c.bm, c.bn)))
-     // K stages.
-     << llvm::formatv("  %k_mm, %k_loop = transform.structured.tile_using_for "
-                      "%blk_mm tile_sizes [0, 0, {0}] : (!transform.any_op) "
-                      "-> (!transform.any_op, !transform.any_op)\n",
-                      c.bk)
-     << "  transform.annotate %k_loop \"" << kKLoopAttr
-     << "\" : !transform.any_op\n"
-     // Shared memory tiles of A and B.
-     << "  %prom = transform.structured.promote %k_mm { operands_to_promote = "
-        "[0, 1], memory_space = #gpu.address_space<workgroup> } : "
-        "(!transform.any_op) -> !transform.any_op\n"
-     << "  %copies = transform.structured.match ops{[\"linalg.copy\"]} in "
-        "%func : (!transform.any_op) -> !transform.any_op\n"
-     << "  %copy_a, %copy_b = transform.split_handle %copies : "
-        "(!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
-  auto copyToThreads = [&](StringRef name, std::array<int64_t, 3> d) {
-    os << llvm::formatv(
-              "  %{0}_t, %{0}_f = transform.structured.tile_using_forall "
-              "%{0} num_threads [{1}, {2}] (mapping = "
-              "[#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]) : "
-              "(!transform.any_op) -> (!transform.any_op, "
-              "!transform.any_op)\n",
-              name, d[0], d[1])
-       << llvm::formatv("  %{0}_r, %{0}_l = transform.structured."
-                        "tile_using_for %{0}_t tile_sizes [1, 0] : "
-                        "(!transform.any_op) -> (!transform.any_op, "
-                        "!transform.any_op)\n",
-                        name)
-       << llvm::formatv("  transform.annotate %{0}_l \"mpt.unroll_{0}\" : "
-                        "!transform.any_op\n",
-                        name);
-  };
-  copyToThreads("copy_a", aDist);
-  copyToThreads("copy_b", bDist);
-  // Warps, then one m16n8k16 mma per innermost tile.
-  os << llvm::formatv(
-            "  %w_mm, %w_f = transform.structured.tile_using_forall %prom "
-            "tile_sizes [{0}, {1}] (mapping = [#gpu.warp<linear_dim_1>, "
-            "#gpu.warp<linear_dim_0>]) : (!transform.any_op) -> "
-            "(!transform.any_op, !transform.any_op)\n",
-            c.wm, c.wn)
-     << "  %i_mm, %l_m, %l_n, %l_k = transform.structured.tile_using_for "
-        "%w_mm tile_sizes [16, 8, 16] : (!transform.any_op) -> "
-        "(!transform.any_op, !transform.any_op, !transform.any_op, "
-        "!transform.any_op)\n"
-     << "  transform.annotate %l_m \"mpt.unroll_m\" : !transform.any_op\n"
-     << "  transform.annotate %l_n \"mpt.unroll_n\" : !transform.any_op\n"
-     << "  transform.annotate %l_k \"mpt.unroll_k\" : !transform.any_op\n"
-     << "  %launch = transform.gpu.map_forall_to_blocks %func "
-        "generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
-     << llvm::formatv("  %mapped = transform.gpu.map_nested_forall_to_threads "
-                      "%launch block_dims = [{0}, 1, 1] : (!transform.any_op) "
-                      "-> !transform.any_op\n",
-                      c.threads())
-     << "  %func1 = transform.structured.match ops{[\"func.func\"]} "
-        "attributes{"
-     << kEntryAttr
-     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
-     << "  %vf = transform.structured.vectorize_children_and_apply_patterns "
-        "%func1 : (!transform.any_op) -> !transform.any_op\n"
-     // fold_arith_extension folds the extf of the inputs into a
-     // mixed-precision vector.contract, which is what maps to mma.sync.
-     << "  transform.apply_patterns to %vf {\n"
-        "    transform.apply_patterns.vector.fold_arith_extension\n"
-        "    transform.apply_patterns.memref.fold_memref_alias_ops\n"
-        "    transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
-        "    transform.apply_patterns.canonicalization\n"
-        "  } : !transform.any_op\n"
-        "  transform.apply_cse to %vf : !transform.any_op\n";
-  auto unroll = [&](StringRef attr, int64_t factor) {
-    os << llvm::formatv("  %u_{0} = transform.structured.match attributes"
-                        "{{\"{0}\"} in %vf : (!transform.any_op) -> "
-                        "!transform.op<\"scf.for\">\n",
-                        attr)
-       << llvm::formatv("  transform.loop.unroll %u_{0} {{factor = {1}} : "
-                        "!transform.op<\"scf.for\">\n",
-                        attr, factor);
-  };
-  // loop.unroll needs the exact trip count (a larger factor leaves the loop);
-  // innermost first so that the re-matched clones are all unrolled.
-  if (aDist[2] > 1)
-    unroll("mpt.unroll_copy_a", aDist[2]);
-  if (bDist[2] > 1)
-    unroll("mpt.unroll_copy_b", bDist[2]);
-  unroll("mpt.unroll_k", c.bk / 16);
-  unroll("mpt.unroll_n", c.wn / 8);
-  unroll("mpt.unroll_m", c.wm / 16);
-  os << "  transform.apply_patterns to %vf {\n"
-        "    transform.apply_patterns.canonicalization\n"
-        "  } : !transform.any_op\n"
-        "  transform.apply_cse to %vf : !transform.any_op\n"
-        // Forward the accumulator stores to the next k16 step's loads, then
-        // hoist the remaining read/write pairs out of the K loop: the
-        // accumulators live in registers for the whole K loop.
-        "  transform.memref.erase_dead_alloc_and_stores %vf : "
-        "(!transform.any_op) -> ()\n"
-        "  %vf2 = transform.structured.hoist_redundant_vector_transfers %vf : "
-        "(!transform.any_op) -> !transform.any_op\n"
-        "  %vf3 = transform.nvgpu.create_async_groups %vf2 {bypass_l1} : "
-        "(!transform.any_op) -> !transform.any_op\n"
-        "  transform.yield\n}\n}\n";
-  return s;
-}
-
-static std::string buildPipelineScript(int64_t stages) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << scriptPrologue()
-     << "  %allocs = transform.structured.match ops{[\"memref.alloc\"]} in "
-        "%func : (!transform.any_op) -> !transform.op<\"memref.alloc\">\n"
-     << llvm::formatv("  %mb = transform.memref.multibuffer %allocs {{factor "
-                      "= {0} : i64, skip_analysis} : "
-                      "(!transform.op<\"memref.alloc\">) -> "
-                      "!transform.any_op\n",
-                      stages)
-     << "  %k = transform.structured.match attributes{" << kKLoopAttr
-     << "} in %func : (!transform.any_op) -> !transform.op<\"scf.for\">\n"
-     << llvm::formatv("  %p = transform.nvgpu.pipeline_shared_memory_copies "
-                      "failures(propagate) %k {{depth = {0} : i64} : "
-                      "(!transform.op<\"scf.for\">) -> !transform.any_op\n",
-                      stages)
-     << "  transform.yield\n}\n}\n";
-  return s;
-}
-
-/// The general path on the GPU: 32x32 output tiles per block, 32x8 threads,
-/// each thread computing its (at most 1x4, possibly empty) part of the tile
-/// with scalar loops in the matmul's own arithmetic. Partial tiles at the
-/// edges are bounded by affine.min, so any static shape is correct.
-static std::string buildSimtScript(bool batched) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << scriptPrologue()
-     << "  %mm = transform.structured.match interface{LinalgOp} in %func : "
-        "(!transform.any_op) -> !transform.any_op\n"
-     << (batched ? "  %t, %f = transform.structured.tile_using_forall %mm "
-                   "tile_sizes [1, 32, 32] (mapping = [#gpu.block<z>, "
-                   "#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> "
-                   "(!transform.any_op, !transform.any_op)\n"
-                   "  %t2, %f2 = transform.structured.tile_using_forall %t "
-                   "num_threads [0, 32, 8] (mapping = [#gpu.thread<y>, "
-                   "#gpu.thread<x>]) : (!transform.any_op) -> "
-                   "(!transform.any_op, !transform.any_op)\n"
-                 : "  %t, %f = transform.structured.tile_using_forall %mm "
-                   "tile_sizes [32, 32] (mapping = [#gpu.block<y>, "
-                   "#gpu.block<x>]) : (!transform.any_op) -> "
-                   "(!transform.any_op, !transform.any_op)\n"
-                   "  %t2, %f2 = transform.structured.tile_using_forall %t "
-                   "num_threads [32, 8] (mapping = [#gpu.thread<y>, "
-                   "#gpu.thread<x>]) : (!transform.any_op) -> "
-                   "(!transform.any_op, !transform.any_op)\n")
-     << "  %launch = transform.gpu.map_forall_to_blocks %func "
-        "generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
-     << "  %mapped = transform.gpu.map_nested_forall_to_threads %launch "
-        "block_dims = [8, 32, 1] : (!transform.any_op) -> !transform.any_op\n"
-     << "  %func1 = transform.structured.match ops{[\"func.func\"]} "
-        "attributes{"
-     << kEntryAttr
-     << "} in %root : (!transform.any_op) -> !transform.any_op\n"
-     << "  %mm1 = transform.structured.match interface{LinalgOp} in %func1 : "
-        "(!transform.any_op) -> !transform.any_op\n"
-     << "  %loops = transform.structured.convert_to_loops %mm1 : "
-        "(!transform.any_op) -> !transform.any_op\n"
-     << "  transform.yield\n}\n}\n";
-  return s;
-}
-
 //===----------------------------------------------------------------------===//
-// C++ steps between the scripts
+// C++ steps after the schedule
 //===----------------------------------------------------------------------===//
-
-static void canonicalizeAndCSE(Operation *root) {
-  MLIRContext *ctx = root->getContext();
-  RewritePatternSet patterns(ctx);
-  for (Dialect *dialect : ctx->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : ctx->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, ctx);
-  (void)applyPatternsGreedily(root, std::move(patterns));
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance;
-  eliminateCommonSubExpressions(rewriter, dominance, root);
-}
-
-static bool isWorkgroup(MemRefType t) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(t.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
-/// Promotion allocates i8 buffers viewed as typed tiles inside the K loop;
-/// multi-buffering needs typed allocations before the loop. Without a K
-/// loop (K is one k-tile) the typed tiles replace the views in place.
-static LogicalResult hoistSharedTiles(gpu::LaunchOp launch, scf::ForOp kLoop) {
-  SmallVector<memref::ViewOp> views;
-  launch.walk([&](memref::ViewOp view) {
-    auto alloc = view.getSource().getDefiningOp<memref::AllocOp>();
-    if (alloc && isWorkgroup(alloc.getType()))
-      views.push_back(view);
-  });
-  if (views.size() != 2)
-    return launch.emitError("internal error: expected 2 shared tiles, found ")
-           << views.size();
-  for (memref::ViewOp view : views) {
-    OpBuilder b(kLoop ? kLoop.getOperation() : view.getOperation());
-    auto tileType = cast<MemRefType>(view.getType());
-    if (!tileType.getLayout().isIdentity() || !view.getSizes().empty() ||
-        !matchPattern(view.getByteShift(), m_Zero()))
-      return view.emitError("internal error: unexpected shared tile view");
-    auto source = view.getSource().getDefiningOp<memref::AllocOp>();
-    auto tile = memref::AllocOp::create(b, view.getLoc(), tileType);
-    view.replaceAllUsesWith(tile.getResult());
-    view.erase();
-    for (Operation *user : llvm::make_early_inc_range(source->getUsers()))
-      if (isa<memref::DeallocOp>(user))
-        user->erase();
-    if (!source->use_empty())
-      return source.emitError("internal error: shared tile still used");
-    source.erase();
-  }
-  return success();
-}
-
-/// The A and B copies of a k-tile come out as two cp.async groups, each
-/// waited for and followed by a block barrier. One group per k-tile is what
-/// the pipeliner counts with (its waits allow `stages - 1` groups in
-/// flight): merge them, dropping the wait and barrier between (the two
-/// copies write different tiles and only read global memory).
-static void mergeCopyGroups(Block &body) {
-  SmallVector<nvgpu::DeviceAsyncCreateGroupOp> groups(
-      body.getOps<nvgpu::DeviceAsyncCreateGroupOp>());
-  if (groups.size() != 2)
-    return;
-  nvgpu::DeviceAsyncCreateGroupOp first = groups[0], second = groups[1];
-  auto firstWait =
-      dyn_cast_or_null<nvgpu::DeviceAsyncWaitOp>(first->getNextNode());
-  Operation *barrier = firstWait ? firstWait->getNextNode() : nullptr;
-  if (!firstWait || firstWait.getAsyncDependencies() != first.getResult() ||
-      !first->hasOneUse() || !isa_and_nonnull<gpu::BarrierOp>(barrier))
-    return;
-  SmallVector<Value> tokens(first.getInputTokens());
-  llvm::append_range(tokens, second.getInputTokens());
-  OpBuilder b(second);
-  auto merged = nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, second.getLoc(), second.getType(), tokens);
-  second.replaceAllUsesWith(merged.getResult());
-  second.erase();
-  barrier->erase();
-  firstWait.erase();
-  first.erase();
-}
-
-/// The pipeliner reads memory spaces as integers: spell workgroup as 3.
-static void useNumericWorkgroupSpace(Operation *root) {
-  MLIRContext *ctx = root->getContext();
-  AttrTypeReplacer replacer;
-  replacer.addReplacement(
-      [ctx](gpu::AddressSpaceAttr attr) -> std::optional<Attribute> {
-        if (attr.getValue() != gpu::AddressSpace::Workgroup)
-          return std::nullopt;
-        return IntegerAttr::get(IntegerType::get(ctx, 64),
-                                nvgpu::NVGPUDialect::kSharedMemoryAddressSpace);
-      });
-  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
-                                        /*replaceLocs=*/false,
-                                        /*replaceTypes=*/true);
-}
 
 static bool isSharedSpace(MemRefType t) {
   return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(t);
@@ -695,101 +347,21 @@ namespace {
 static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
                                       func::FuncOp entry,
                                       const MatmulShape &shape,
-                                      const SM80Config &cfg, bool bf16) {
+                                      const KernelConfig &cfg, bool bf16) {
   Location loc = entry.getLoc();
-  bool batched = shape.batch > 0;
-  if (batched) {
-    if (failed(applyTransformScript(module, buildBatchBlockScript(cfg), loc)))
-      return failure();
-    // The 1 x BM x BN block tile becomes a linalg.matmul on rank-reduced
-    // views (upstream's populateContractionOpRankReducingPatterns crashed
-    // on these memref ops with MLIR 22.1.8).
-    SmallVector<linalg::BatchMatmulOp> tiles;
-    entry.walk([&](linalg::BatchMatmulOp op) { tiles.push_back(op); });
-    for (linalg::BatchMatmulOp tile : tiles) {
-      OpBuilder b(tile);
-      SmallVector<Value> views;
-      for (Value operand : tile->getOperands()) {
-        auto type = cast<MemRefType>(operand.getType());
-        if (type.getDimSize(0) != 1)
-          return tile.emitError("internal error: batch tile is not 1");
-        views.push_back(memref::createCanonicalRankReducingSubViewOp(
-            b, tile.getLoc(), operand, type.getShape().drop_front()));
-      }
-      SmallVector<Value> ins = {views[0], views[1]}, outs = {views[2]};
-      linalg::MatmulOp::create(b, tile.getLoc(), ins, outs);
-      tile.erase();
-    }
-    bool reduced = false;
-    entry.walk([&](linalg::MatmulOp) { reduced = true; });
-    if (!reduced)
-      return emitError(loc, "internal error: the batch tile did not become a "
-                            "linalg.matmul");
-  }
-  if (failed(applyTransformScript(
-          module, buildSM80Script(cfg, shape.layout, batched), loc)))
-    return failure();
-
-  gpu::LaunchOp launch;
-  entry.walk([&](gpu::LaunchOp op) { launch = op; });
-  scf::ForOp kLoop;
-  entry.walk([&](scf::ForOp op) {
-    if (op->hasAttr(kKLoopAttr))
-      kLoop = op;
-  });
-  if (!launch)
-    return emitError(loc, "internal error: no gpu.launch after tiling");
-  // No K loop when K is a single k-tile.
-  if (failed(hoistSharedTiles(launch, kLoop)))
-    return failure();
-  if (kLoop)
-    mergeCopyGroups(*kLoop.getBody());
-
-  // vector.contract / transfer_read -> nvgpu.mma.sync / nvgpu.ldmatrix.
-  {
-    RewritePatternSet patterns(module.getContext());
-    populatePrepareVectorToMMAPatterns(patterns, /*useNvGpu=*/true);
-    if (failed(applyPatternsGreedily(entry, std::move(patterns))))
-      return emitError(loc, "internal error: mma preparation failed");
-    IRRewriter rewriter(module.getContext());
-    if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, entry)))
-      return emitError(loc, "internal error: vector to mma.sync failed");
-    // Canonicalize and CSE: erases what the conversion left dead and merges
-    // the ldmatrix loads of fragments shared by several mma.sync.
-    canonicalizeAndCSE(entry);
-  }
-  if (bf16 && failed(lowerMmaSyncAsBF16(launch)))
-    return failure();
-  useNumericWorkgroupSpace(launch);
-
-  // The conversion rebuilt the K loop: find it again (the one whose body
-  // issues the cp.async copies).
-  bool hadKLoop = static_cast<bool>(kLoop);
-  kLoop = {};
-  launch.walk([&](scf::ForOp op) {
-    if (!op->getParentOfType<scf::ForOp>() &&
-        !op.getOps<nvgpu::DeviceAsyncCopyOp>().empty())
-      kLoop = op;
-  });
-  if (hadKLoop && !kLoop)
-    return emitError(loc, "internal error: K loop lost");
-  if (kLoop)
-    kLoop->setAttr(kKLoopAttr, UnitAttr::get(module.getContext()));
-  // XOR-swizzle the shared tiles' columns so that the cp.async writes and
-  // the ldmatrix reads of a warp hit distinct banks.
-  {
-    SmallVector<memref::AllocOp> tiles;
-    entry.walk([&](memref::AllocOp alloc) { tiles.push_back(alloc); });
-    for (memref::AllocOp tile : tiles)
-      if (failed(nvgpu::optimizeSharedMemoryReadsAndWrites(launch,
-                                                           tile.getResult())))
-        emitRemark(loc) << "shared tile " << tile.getType()
-                        << " not swizzled: its accesses keep bank conflicts";
-  }
   // More stages than k-tiles would only prefetch tiles that do not exist.
-  int64_t stages = std::min(cfg.stages, shape.k / cfg.bk);
-  if (kLoop && stages > 1 &&
-      failed(applyTransformScript(module, buildPipelineScript(stages), loc)))
+  int64_t stages = std::min(cfg.stages, shape.k / cfg.tileK);
+  // TensorCore/sm80-mma-sync.mlir, end to end: blocks, K stages, shared
+  // tiles, warps, vectors, ldmatrix / mma.sync, swizzle, pipeline.
+  OwningOpRef<ModuleOp> schedule =
+      parseSchedule(ScheduleFile::Sm80MmaSync,
+                    getMmaSyncParams(cfg, shape.layout, stages, bf16),
+                    module.getContext(), loc);
+  if (!schedule ||
+      failed(applyNamedSequence(module, *schedule,
+                                shape.batch ? "sm80_batch_matmul"
+                                            : "sm80_matmul",
+                                loc)))
     return failure();
   sharedAllocsToGlobals(module, symbols, entry);
   entry.walk([](Operation *op) { op->removeAttr(kKLoopAttr); });
@@ -799,6 +371,12 @@ static LogicalResult lowerWithMmaSync(ModuleOp module, SymbolTable &symbols,
 struct MatmulToTensorCorePass
     : mpt::impl::MatmulToTensorCoreBase<MatmulToTensorCorePass> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // transform.mpt.*, used by the sm_80 schedule.
+    mpt::registerTensorCoreTransformExtension(registry);
+  }
 
   LogicalResult validateOptions(ModuleOp module) {
     Location loc = module.getLoc();
@@ -815,7 +393,7 @@ struct MatmulToTensorCorePass
       return bad("tile-k must be a positive multiple of 16");
     if (stages < 1 || stages > 8)
       return bad("stages must be between 1 and 8");
-    SM80Config cfg{tileM, tileN, tileK, warpM, warpN, stages};
+    KernelConfig cfg{tileM, tileN, tileK, warpM, warpN, stages};
     if (cfg.threads() > 1024)
       return bad("tile-m/warp-m x tile-n/warp-n warps exceed 1024 threads");
     int64_t smem = stages * (tileM * tileK + tileK * tileN) * 2;
@@ -868,7 +446,9 @@ struct MatmulToTensorCorePass
     });
 
     SymbolTable symbols(module);
-    SM80Config cfg{tileM, tileN, tileK, warpM, warpN, stages};
+    // sm_80's configuration comes from the options; chooseKernelConfig
+    // (TensorCoreConfig.h) gives each matmul its own.
+    const KernelConfig sm80{tileM, tileN, tileK, warpM, warpN, stages};
     std::vector<Entry> entries;
     for (linalg::LinalgOp op : matmuls) {
       Entry entry{mpt::formatLocation(op.getLoc()),
@@ -894,13 +474,17 @@ struct MatmulToTensorCorePass
       }
       std::string whyNot;
       std::optional<MatmulShape> shape = analyzeMatmul(op, whyNot);
+      KernelConfig cfg = sm80;
       if (shape) {
         entry.description = describe(*shape);
+        cfg = chooseKernelConfig(chip, *shape, sm80);
         if (chip == TensorCoreChip::SM80) {
-          if (shape->m % cfg.bm || shape->n % cfg.bn || shape->k % cfg.bk)
+          if (shape->m % cfg.tileM || shape->n % cfg.tileN ||
+              shape->k % cfg.tileK)
             whyNot = llvm::formatv(
                 "{0}x{1}x{2} is not a multiple of the {3}x{4}x{5} tile",
-                shape->m, shape->n, shape->k, cfg.bm, cfg.bn, cfg.bk);
+                shape->m, shape->n, shape->k, cfg.tileM, cfg.tileN,
+                cfg.tileK);
         } else {
           whyNot = wgmmaUnsupportedReason(*shape);
         }
@@ -918,9 +502,12 @@ struct MatmulToTensorCorePass
               outlineMatmul(op, symbols, (caller.getSymName() + "_simt").str(),
                             /*retypeBF16AsF16=*/false);
           simt->setAttr(kEntryAttr, UnitAttr::get(&getContext()));
-          if (failed(applyTransformScript(
-                  module,
-                  buildSimtScript(batched),
+          OwningOpRef<ModuleOp> schedule = parseSchedule(
+              ScheduleFile::Simt, {}, &getContext(), simt.getLoc());
+          if (!schedule ||
+              failed(applyNamedSequence(
+                  module, *schedule,
+                  batched ? "simt_batch_matmul" : "simt_matmul",
                   simt.getLoc())))
             return signalPassFailure();
           simt->removeAttr(kEntryAttr);
@@ -949,7 +536,7 @@ struct MatmulToTensorCorePass
           chip == TensorCoreChip::SM80
               ? lowerWithMmaSync(module, symbols, kernelEntry, *shape, cfg,
                                  bf16)
-              : lowerWithWgmma(module, kernelEntry, *shape);
+              : lowerWithWgmma(module, kernelEntry, *shape, cfg);
       if (failed(lowered))
         return signalPassFailure();
       kernelEntry->removeAttr(kEntryAttr);
@@ -958,7 +545,8 @@ struct MatmulToTensorCorePass
               ? std::string(llvm::formatv(
                     "mma.sync m16n8k16, block tile {0}x{1}x{2}, warp tile "
                     "{3}x{4}, {5} cp.async stages, {6} threads",
-                    cfg.bm, cfg.bn, cfg.bk, cfg.wm, cfg.wn, cfg.stages,
+                    cfg.tileM, cfg.tileN, cfg.tileK, cfg.warpM, cfg.warpN,
+                    cfg.stages,
                     cfg.threads()))
               : wgmmaConfigDescription(*shape);
       emitRemark(loc) << "matmul " << describe(*shape)

@@ -12,6 +12,8 @@
 
 namespace mpt::tensorcore {
 
+struct KernelConfig; // TensorCoreConfig.h
+
 /// Operand layouts: NN = A[m][k] B[k][n]; TN = A[k][m]; NT = B[n][k].
 enum class Layout { NN, TN, NT };
 
@@ -42,11 +44,12 @@ mlir::func::FuncOp outlineMatmul(mlir::linalg::LinalgOp op,
                                  llvm::StringRef baseName,
                                  bool retypeBF16AsF16);
 
-/// Parses `script` (a module with @__transform_main) and applies it to
-/// `payload`.
-mlir::LogicalResult applyTransformScript(mlir::ModuleOp payload,
-                                         llvm::StringRef script,
-                                         mlir::Location loc);
+/// Applies the transform sequence @`name` of `schedule` (a parsed
+/// schedule file, TensorCoreSchedules.h) to `payload`.
+mlir::LogicalResult applyNamedSequence(mlir::ModuleOp payload,
+                                       mlir::ModuleOp schedule,
+                                       llvm::StringRef name,
+                                       mlir::Location loc);
 
 /// Rewrites the nvgpu.mma.sync ops under `kernelRoot` (built on f16-typed
 /// bf16 data) into nvvm.mma.sync bf16 with i32-packed operands.
@@ -55,10 +58,12 @@ mlir::LogicalResult lowerMmaSyncAsBF16(mlir::Operation *kernelRoot);
 /// sm_90a: why `shape` cannot take the wgmma path ("" when it can).
 std::string wgmmaUnsupportedReason(const MatmulShape &shape);
 /// sm_90a: replaces the body of `entry` (A, B, C memrefs) by a TMA + wgmma
-/// kernel launch.
+/// kernel launch (TensorCore/wgmma-16bit.mlir or wgmma-fp8.mlir) configured
+/// with `config`.
 mlir::LogicalResult lowerWithWgmma(mlir::ModuleOp module,
                                    mlir::func::FuncOp entry,
-                                   const MatmulShape &shape);
+                                   const MatmulShape &shape,
+                                   const KernelConfig &config);
 std::string wgmmaConfigDescription(const MatmulShape &shape);
 
 } // namespace mpt::tensorcore

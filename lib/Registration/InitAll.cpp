@@ -6,6 +6,7 @@
 #include "mpt/Transforms/Passes.h"
 #include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Conversion/TensorCoreTransformOps.h"
 #include "mpt/Pipelines/GPUCodegen.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,6 +20,8 @@
 
 void mpt::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mpt::MPTDialect>();
+  // transform.mpt.*: the Tensor Core schedule's own transform ops.
+  mpt::registerTensorCoreTransformExtension(registry);
   // mpt-gpu-codegen serializes gpu.modules through LLVM IR (NVVM target).
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);

@@ -20,6 +20,7 @@
 
 namespace mpt::test {
 void registerTestTrainingGraphPass();
+void registerTestTensorCoreSchedulesPass();
 } // namespace mpt::test
 
 int main(int argc, char **argv) {
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mpt::registerAllPasses();
   mpt::test::registerTestTrainingGraphPass();
+  mpt::test::registerTestTensorCoreSchedulesPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
