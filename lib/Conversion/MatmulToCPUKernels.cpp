@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPUMatmulKernels.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Conversion/CPUPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -629,9 +629,11 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<mpt::PassReport> passReport = mpt::openPassReport(
-        module.getLoc(), "mpt-matmul-to-cpu-kernels", report, reportFormat);
-    if (failed(passReport))
+    mpt::ReportFormat reportAs = format;
+    FailureOr<std::shared_ptr<mpt::ReportOutput>> reportOutput =
+        mpt::openReportWithAliases(module.getLoc(), getArgument(), output,
+                                   reportAs, report, reportFormat);
+    if (failed(reportOutput))
       return signalPassFailure();
 
     // Contractions, and convolutions so that the report says where they go.
@@ -682,8 +684,12 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                      (notes.empty() ? "" : "; " + notes) + ")";
       entries.push_back(std::move(entry));
     }
-    if (passReport->stream)
-      writeReport(passReport->stream->os(), passReport->format, entries);
+    if (*reportOutput) {
+      writeReport((*reportOutput)->os(), reportAs, entries);
+      if (failed(mpt::commitReport(**reportOutput, module.getLoc(),
+                                   getArgument())))
+        return signalPassFailure();
+    }
   }
 
   void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,
@@ -707,8 +713,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           {"lowered", lowered},
           {"not_lowered", static_cast<int64_t>(entries.size()) - lowered},
           {"contractions", std::move(list)}};
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
-         << "\n";
+      mpt::writeJson(os, std::move(root));
       return;
     }
     os << "CPU kernels (" << (amx ? "amx" : "no amx") << ", "

@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TensorCoreCommon.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Conversion/Passes.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
@@ -858,9 +858,11 @@ struct MatmulToTensorCorePass
     ModuleOp module = getOperation();
     if (failed(validateOptions(module)))
       return signalPassFailure();
-    FailureOr<mpt::PassReport> passReport = mpt::openPassReport(
-        module.getLoc(), "mpt-matmul-to-tensorcore", report, reportFormat);
-    if (failed(passReport))
+    mpt::ReportFormat reportAs = format;
+    FailureOr<std::shared_ptr<mpt::ReportOutput>> reportOutput =
+        mpt::openReportWithAliases(module.getLoc(), getArgument(), output,
+                                   reportAs, report, reportFormat);
+    if (failed(reportOutput))
       return signalPassFailure();
 
     SmallVector<linalg::LinalgOp> matmuls;
@@ -969,8 +971,12 @@ struct MatmulToTensorCorePass
       entry.detail = config;
       entries.push_back(std::move(entry));
     }
-    if (passReport->stream)
-      writeReport(passReport->stream->os(), passReport->format, entries);
+    if (*reportOutput) {
+      writeReport((*reportOutput)->os(), reportAs, entries);
+      if (failed(mpt::commitReport(**reportOutput, module.getLoc(),
+                                   getArgument())))
+        return signalPassFailure();
+    }
   }
 
   void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,
@@ -1002,8 +1008,7 @@ struct MatmulToTensorCorePass
                               {"not_lowered",
                                static_cast<int64_t>(entries.size()) - lowered},
                               {"matmuls", std::move(list)}};
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
-         << "\n";
+      mpt::writeJson(os, std::move(root));
       return;
     }
     os << "Tensor Cores (" << chip << "): " << lowered << " of "

@@ -27,11 +27,6 @@ struct PrecisionReportPass
   using PrecisionReportBase::PrecisionReportBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (failed(parseReportFormat(format)))
-      return emitError(UnknownLoc::get(context))
-                 << "unknown report format '" << format
-                 << "'; expected text or json",
-             failure();
     PolicyOptions options = PolicyOptions::get(dtype, policy, allow, deny,
                                                infer, clear, policyLevel);
     options.lossRegionF32 = lossRegion;
@@ -151,14 +146,13 @@ struct PrecisionReportPass
       plans.push_back(std::move(plan));
     }
 
-    std::string error;
-    std::unique_ptr<ReportStream> stream = ReportStream::open(output, error);
-    if (!stream) {
-      getOperation().emitError() << error;
+    FailureOr<std::shared_ptr<ReportOutput>> report =
+        openReport(getOperation().getLoc(), getArgument(), output);
+    if (failed(report))
       return signalPassFailure();
-    }
-    printPrecisionReport(reports, *parseReportFormat(format) == ReportFormat::Json,
-                         stream->os());
+    printPrecisionReport(reports, format == ReportFormat::Json, (*report)->os());
+    if (failed(commitReport(**report, getOperation().getLoc(), getArgument())))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 

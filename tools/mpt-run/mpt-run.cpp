@@ -28,7 +28,7 @@
 #include "StepSignature.h"
 #include "StepTimer.h"
 
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Analysis/TrainingGraph.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"

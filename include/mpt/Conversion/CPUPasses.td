@@ -7,6 +7,7 @@
 #define MPT_CONVERSION_CPUPASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "mpt/Support/ReportOptions.td"
 
 def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
   let summary = "Lower contractions to calls of vectorized CPU kernels (AMX, AVX-512)";
@@ -43,8 +44,8 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     contiguous is first copied to a row-major buffer, which the report says.
 
     Everything else is left as it is (later lowered to loops). With
-    `report=<file>` ('-' for stderr) the pass writes, as text or JSON
-    (`report-format`), per contraction and convolution its location, op,
+    `output=<file>` ('-' for stderr) the pass writes, as text or JSON
+    (`format`), per contraction and convolution its location, op,
     shape and element types, and the kernel it got or the reason it got
     none. Running AMX code needs a CPU with amx-tile and amx-bf16 and, on
     Linux, the tile state requested with arch_prctl (mpt-run does this;
@@ -62,16 +63,19 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
            "AMX kernel use the vdpbf16ps kernel (x86vector.avx512.dot; lower "
            "with convert-vector-to-llvm enable-x86vector)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Also write which contractions got a kernel and why the others "
-           "did not to this file ('-' for stderr)">,
+           "Deprecated alias of output">,
     Option<"reportFormat", "report-format", "std::string",
-           /*default=*/"\"text\"", "Report format: text or json">,
+           /*default=*/"\"\"", "Deprecated alias of format">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Each kernel call is split into tasks, blocks of C (one per "
            "OpenMP thread), run by an scf.parallel (for "
            "convert-scf-to-openmp); each task packs its own A and B; "
            "results are the serial kernels' bit for bit. A batch runs its "
            "elements in parallel, one serial kernel call each">,
+    ReportFormatOption,
+    ReportOutputOption<"\"\"", "Also write which contractions got a kernel "
+                       "and why the others did not to this file ('-' for "
+                       "stderr)">,
     Option<"parallelMinWork", "parallel-min-work", "int64_t",
            /*default=*/"8388608",
            "With parallel: a contraction of fewer multiply-adds in all "

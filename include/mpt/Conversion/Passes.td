@@ -3,6 +3,7 @@
 #define MPT_CONVERSION_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "mpt/Support/ReportOptions.td"
 
 def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
   let summary = "Lower f16/bf16 (and, on sm_90a, FP8) -> f32 matmuls to Tensor Core GPU kernels";
@@ -39,8 +40,8 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     loops per thread, edges bounded: correct for every shape); anything else,
     and everything with `general=host`, is left as it is. Every matmul that
     is lowered gets a remark naming the kernel configuration. With
-    `report=<file>` the same goes to a file, as text or JSON
-    (`report-format`): per matmul its location, op, shape, whether it
+    `output=<file>` ('-' for stderr) the same goes to a report, as text or
+    JSON (`format`): per matmul its location, op, shape, whether it
     reached Tensor Cores, and the kernel function and configuration or the
     reason it did not.
   }];
@@ -64,16 +65,19 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
            "gpu (a SIMT GPU kernel, for statically shaped memref matmuls) or "
            "host (left as they are)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Also write which matmuls reached Tensor Cores and why the others "
-           "did not to this file ('-' for stderr)">,
+           "Deprecated alias of output">,
     Option<"reportFormat", "report-format", "std::string",
-           /*default=*/"\"text\"", "Report format: text or json">,
+           /*default=*/"\"\"", "Deprecated alias of format">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::affine::AffineDialect",
     "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
     "mlir::linalg::LinalgDialect", "mlir::LLVM::LLVMDialect",
     "mlir::memref::MemRefDialect", "mlir::NVVM::NVVMDialect",
+    ReportFormatOption,
+    ReportOutputOption<"\"\"", "Also write which matmuls reached Tensor "
+                       "Cores and why the others did not to this file ('-' "
+                       "for stderr)">,
     "mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect",
     "mlir::transform::TransformDialect", "mlir::vector::VectorDialect"];
 }

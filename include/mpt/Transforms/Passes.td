@@ -3,6 +3,7 @@
 #define MPT_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "mpt/Support/ReportOptions.td"
 
 def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
   let summary = "Report the regions, parameters, gradients and memory of each training step";
@@ -20,10 +21,8 @@ def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
     count with their op; function terminators are not counted.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
@@ -47,10 +46,8 @@ def RangeReport : Pass<"mpt-range-report", "mlir::ModuleOp"> {
     The report goes to stderr, or to the file named by `output`.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
   ];
 }
 
@@ -128,10 +125,8 @@ def LossScalingReport : Pass<"mpt-loss-scaling-report", "mlir::ModuleOp"> {
     The report goes to stderr, or to the file named by `output`.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
@@ -466,10 +461,8 @@ def PrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
            /*default=*/"\"mxfp8\"",
            "dtype=mxfp8/mxfp4: the backward contractions' operands, mxfp8 "
            "or bf16">,
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
