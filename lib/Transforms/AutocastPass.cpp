@@ -86,7 +86,7 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
     if (func.isExternal())
       return markAllAnalysesPreserved();
     auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid() ||
+    if (failed(graph.emitFindings()) ||
         (graph.isTrainingStep() &&
          failed(checkNoOtherLowType(
              func, precisionPolicy->getLowType(&getContext())))))

@@ -55,7 +55,10 @@ struct PrecisionReportPass
   FailureOr<MemoryEstimate> estimateScaled(func::FuncOp func) {
     func::FuncOp copy = func.clone();
     llvm::scope_exit erase([&] { copy.erase(); });
+    // Every graph of a copy emits its findings: lint warnings the function
+    // already gave are not repeated (once per process), new ones are.
     TrainingGraph graph(copy);
+    (void)graph.emitFindings();
     PrecisionPlan plan(copy, *precisionPolicy, graph);
     bool fp8 = precisionPolicy->isFp8();
     SmallVector<Operation *> contractions =
@@ -67,7 +70,9 @@ struct PrecisionReportPass
                    : applyMxScaling(copy, contractions, graph.getSeed(),
                                     mxOptions)))
       return failure();
-    return TrainingGraph(copy).estimateMemory();
+    TrainingGraph scaled(copy);
+    (void)scaled.emitFindings();
+    return scaled.estimateMemory();
   }
 
   void runOnOperation() override {
@@ -95,7 +100,7 @@ struct PrecisionReportPass
       func::FuncOp copy = func.clone();
       copies.push_back(copy);
       auto graph = std::make_unique<TrainingGraph>(copy);
-      if (!graph->isValid() ||
+      if (failed(graph->emitFindings()) ||
           (graph->isTrainingStep() &&
            failed(checkNoOtherLowType(
                func, precisionPolicy->getLowType(&getContext())))))
@@ -138,9 +143,13 @@ struct PrecisionReportPass
                                   summary.workingCopies)))
         return signalPassFailure();
       summary.castsAfter = countCasts(copy);
-      summary.memoryAfter = scaledMemory
-                                ? *scaledMemory
-                                : TrainingGraph(copy).estimateMemory();
+      if (scaledMemory) {
+        summary.memoryAfter = *scaledMemory;
+      } else {
+        TrainingGraph rewritten(copy);
+        (void)rewritten.emitFindings();
+        summary.memoryAfter = rewritten.estimateMemory();
+      }
       reports.push_back({copy, plan.get(), summary});
       graphs.push_back(std::move(graph));
       plans.push_back(std::move(plan));

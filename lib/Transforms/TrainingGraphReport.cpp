@@ -49,7 +49,7 @@ struct TrainingGraphReportPass
     // anything is written.
     bool ok = true;
     for (FunctionOpInterface func : funcs)
-      ok &= getChildAnalysis<TrainingGraph>(func).isValid();
+      ok &= succeeded(getChildAnalysis<TrainingGraph>(func).emitFindings());
     if (!ok)
       return signalPassFailure();
 
