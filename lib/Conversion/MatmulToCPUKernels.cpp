@@ -656,6 +656,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       else
         plan = classify(op, Targets{amx, avx512, avx512bf16}, whyNot);
       if (!plan) {
+        ++numWithoutKernel;
         entry.detail = whyNot;
         entries.push_back(std::move(entry));
         continue;
@@ -678,6 +679,9 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       if (parallel && small)
         notes += std::string(notes.empty() ? "" : "; ") +
                  "serial: fewer than parallel-min-work multiply-adds";
+      ++(plan->kernel == Kernel::AMX          ? numAmx
+         : plan->kernel == Kernel::AVX512BF16 ? numAvx512Bf16
+                                               : numAvx512);
       entry.lowered = true;
       entry.detail = "@" + kernel->getSymName().str() + " (" +
                      describeKernel(plan->kernel).str() +

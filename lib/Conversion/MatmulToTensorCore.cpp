@@ -933,7 +933,9 @@ struct MatmulToTensorCorePass
                  "kernel in @"
               << simt.getSymName() << "): " << whyNot;
           entry.function = simt.getSymName().str();
+          ++numSimt;
         } else {
+          ++numLeft;
           op->emitRemark("matmul not lowered to Tensor Cores (general path: "
                          "left as is): ")
               << whyNot;
@@ -966,6 +968,7 @@ struct MatmulToTensorCorePass
       emitRemark(loc) << "matmul " << describe(*shape)
                       << " lowered to Tensor Cores (" << chip << ": "
                       << config << ") in @" << kernelEntry.getSymName();
+      ++numTensorCore;
       entry.lowered = true;
       entry.function = kernelEntry.getSymName().str();
       entry.detail = config;

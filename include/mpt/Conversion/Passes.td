@@ -7,6 +7,14 @@ include "mpt/Support/ReportOptions.td"
 
 def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
   let summary = "Lower f16/bf16 (and, on sm_90a, FP8) -> f32 matmuls to Tensor Core GPU kernels";
+  // The report's counts, for --mlir-pass-statistics.
+  let statistics = [
+    Statistic<"numTensorCore", "tensor-core-matmuls",
+              "Matmuls lowered to Tensor Cores">,
+    Statistic<"numSimt", "simt-matmuls",
+              "Matmuls lowered to a SIMT GPU kernel (general path)">,
+    Statistic<"numLeft", "matmuls-left", "Matmuls left as they are">,
+  ];
   let description = [{
     Rewrites every `linalg.matmul` on memrefs whose inputs are both f16 or
     both bf16 and whose accumulator is f32 into a `gpu.launch` that computes
@@ -43,7 +51,10 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     `output=<file>` ('-' for stderr) the same goes to a report, as text or
     JSON (`format`): per matmul its location, op, shape, whether it
     reached Tensor Cores, and the kernel function and configuration or the
-    reason it did not.
+    reason it did not. `report=` and `report-format=` are deprecated
+    aliases of `output=` and `format=`. The counts are also pass
+    statistics (`--mlir-pass-statistics`, where MLIR is built with
+    LLVM_ENABLE_STATS; Debian's is not).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
@@ -64,6 +75,10 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
            "What happens to matmuls that cannot take the Tensor Core path: "
            "gpu (a SIMT GPU kernel, for statically shaped memref matmuls) or "
            "host (left as they are)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"\"", "Also write which matmuls reached Tensor "
+                       "Cores and why the others did not to this file ('-' "
+                       "for stderr)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Deprecated alias of output">,
     Option<"reportFormat", "report-format", "std::string",
@@ -74,10 +89,6 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
     "mlir::linalg::LinalgDialect", "mlir::LLVM::LLVMDialect",
     "mlir::memref::MemRefDialect", "mlir::NVVM::NVVMDialect",
-    ReportFormatOption,
-    ReportOutputOption<"\"\"", "Also write which matmuls reached Tensor "
-                       "Cores and why the others did not to this file ('-' "
-                       "for stderr)">,
     "mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect",
     "mlir::transform::TransformDialect", "mlir::vector::VectorDialect"];
 }

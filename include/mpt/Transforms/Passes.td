@@ -288,6 +288,14 @@ def DumpGPUBinaries : Pass<"mpt-dump-gpu-binaries", "mlir::ModuleOp"> {
 
 def Autocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
+  // Counts for --mlir-pass-statistics; --mpt-precision-report says why.
+  let statistics = [
+    Statistic<"numLowOps", "low-precision-ops",
+              "Ops given the low-precision type">,
+    Statistic<"numF32Ops", "f32-ops", "Float ops kept in f32">,
+    Statistic<"numCastsInserted", "casts-inserted",
+              "Tensor casts added (after minus before)">,
+  ];
   let description = [{
     Decides per op what runs in f16/bf16 (allow / deny / infer / clear
     painting, as TensorFlow grappler's auto_mixed_precision, on lists
