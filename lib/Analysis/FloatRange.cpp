@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/FloatRange.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
 #include "mpt/IR/TrainingContract.h"

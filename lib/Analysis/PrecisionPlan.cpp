@@ -17,7 +17,7 @@
 #include "mpt/Analysis/PrecisionPlan.h"
 #include "mpt/Analysis/FloatRange.h"
 #include "mpt/Analysis/RegionFlow.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
 #include "mpt/IR/TrainingContract.h"

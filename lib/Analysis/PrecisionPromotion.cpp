@@ -32,7 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -1,52 +1,12 @@
-//===- ReportUtils.cpp - shared helpers of mpt's report passes ------------===//
+//===- ReportUtils.cpp - what reports print of the analyses ---------------===//
 #include "mpt/Analysis/ReportUtils.h"
 #include "mpt/IR/TrainingContract.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Location.h"
-#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 
 namespace mpt {
-
-std::string formatLocation(Location loc) {
-  std::string text = "unknown";
-  loc->walk([&](Location nested) {
-    if (auto file = dyn_cast<FileLineColLoc>(nested)) {
-      text = (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
-              Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return text;
-}
-
-FailureOr<ReportFormat> parseReportFormat(StringRef format) {
-  if (format == "text")
-    return ReportFormat::Text;
-  if (format == "json")
-    return ReportFormat::Json;
-  return failure();
-}
-
-std::unique_ptr<ReportStream> ReportStream::open(StringRef path,
-                                                 std::string &error) {
-  auto stream = std::unique_ptr<ReportStream>(new ReportStream());
-  if (path == "-")
-    return stream;
-  std::error_code ec;
-  stream->file = std::make_unique<llvm::raw_fd_ostream>(
-      path, ec, llvm::sys::fs::OF_TextWithCRLF);
-  if (ec) {
-    error = "cannot open report file '" + path.str() + "': " + ec.message();
-    return nullptr;
-  }
-  return stream;
-}
 
 /// A byte count as JSON: a number, or "too large" when it does not fit.
 static llvm::json::Value bytesToJson(uint64_t bytes) {
@@ -131,27 +91,3 @@ SmallVector<FunctionOpInterface> getReportedFunctions(ModuleOp module,
 }
 
 } // namespace mpt
-
-FailureOr<mpt::PassReport> mpt::openPassReport(Location loc,
-                                               StringRef passArgument,
-                                               StringRef path,
-                                               StringRef format) {
-  FailureOr<ReportFormat> parsed = parseReportFormat(format);
-  if (failed(parsed)) {
-    emitError(loc) << passArgument
-                   << ": report-format must be text or json, got '" << format
-                   << "'";
-    return failure();
-  }
-  PassReport report;
-  report.format = *parsed;
-  if (!path.empty()) {
-    std::string error;
-    report.stream = ReportStream::open(path, error);
-    if (!report.stream) {
-      emitError(loc) << passArgument << ": cannot write the report: " << error;
-      return failure();
-    }
-  }
-  return report;
-}

@@ -406,6 +406,55 @@ std::string TrainingGraph::describeGradient(GradientOp grad) const {
   return text;
 }
 
+namespace {
+/// Records one finding: streams its message (and notes) the way an
+/// InFlightDiagnostic would, and converts to failure() so that a check can
+/// `return recordError(op) << ...;`.
+class FindingBuilder {
+public:
+  FindingBuilder(SmallVectorImpl<TrainingGraph::Finding> &findings,
+                 DiagnosticSeverity severity, Location loc, Operation *op,
+                 const Twine &message = {})
+      : findings(findings), index(findings.size()) {
+    findings.push_back({severity, loc, op, message.str(), {}});
+  }
+  template <typename T> FindingBuilder &operator<<(T &&value) {
+    llvm::raw_string_ostream os(findings[index].message);
+    os << std::forward<T>(value);
+    return *this;
+  }
+  /// A note of this finding; stream its text into the result.
+  class Note {
+  public:
+    explicit Note(std::string &text) : text(text) {}
+    template <typename T> Note &operator<<(T &&value) {
+      llvm::raw_string_ostream os(text);
+      os << std::forward<T>(value);
+      return *this;
+    }
+
+  private:
+    std::string &text;
+  };
+  Note attachNote(Location loc) {
+    findings[index].notes.push_back({loc, ""});
+    return Note(findings[index].notes.back().second);
+  }
+  operator LogicalResult() const { return failure(); }
+
+private:
+  SmallVectorImpl<TrainingGraph::Finding> &findings;
+  size_t index;
+};
+
+/// A contract error about `op`, emitted on it.
+FindingBuilder recordError(SmallVectorImpl<TrainingGraph::Finding> &findings,
+                           Operation *op, const Twine &message = {}) {
+  return FindingBuilder(findings, DiagnosticSeverity::Error, op->getLoc(), op,
+                        message);
+}
+} // namespace
+
 TrainingGraph::TrainingGraph(Operation *op)
     : func(dyn_cast<FunctionOpInterface>(op)) {
   if (!func || func.isExternal())
@@ -429,14 +478,32 @@ static bool isFirstWarning(Location loc, const std::string &message) {
   return given.insert({loc.getAsOpaquePointer(), message}).second;
 }
 
+LogicalResult TrainingGraph::emitFindings() const {
+  if (findingsEmitted)
+    return success(valid);
+  findingsEmitted = true;
+  for (const Finding &finding : findings) {
+    bool error = finding.severity == DiagnosticSeverity::Error;
+    if (!error && !isFirstWarning(finding.loc, finding.message))
+      continue;
+    InFlightDiagnostic diag =
+        finding.op ? (error ? finding.op->emitError(finding.message)
+                            : finding.op->emitWarning(finding.message))
+                   : (error ? emitError(finding.loc, finding.message)
+                            : emitWarning(finding.loc, finding.message));
+    for (const auto &[loc, text] : finding.notes)
+      diag.attachNote(loc) << text;
+  }
+  return success(valid);
+}
+
 LogicalResult TrainingGraph::lint() {
   bool strict = contractStrict;
   auto report = [&](Location loc, const Twine &text) {
-    std::string message = text.str();
-    if (strict)
-      emitError(loc) << message;
-    else if (isFirstWarning(loc, message))
-      emitWarning(loc) << message;
+    FindingBuilder(findings,
+                   strict ? DiagnosticSeverity::Error
+                          : DiagnosticSeverity::Warning,
+                   loc, /*op=*/nullptr, text);
   };
   bool found = false;
   auto check = [&](bool mistake, Location loc, const Twine &text) {
@@ -496,7 +563,7 @@ LogicalResult TrainingGraph::collectMarkers() {
     if (!isLossResult(func, i))
       continue;
     if (lossResult)
-      return func.emitError() << "results #" << *lossResult << " and #" << i
+      return recordError(findings, func) << "results #" << *lossResult << " and #" << i
                               << " are both marked mpt.role = \"loss\"; a "
                                  "training step has one loss";
     lossResult = i;
@@ -507,7 +574,7 @@ LogicalResult TrainingGraph::collectMarkers() {
     if (getArgRole(func, i) != ArgRole::LossGrad)
       continue;
     if (lossGradArg)
-      return func.emitError() << "arguments #" << *lossGradArg << " and #" << i
+      return recordError(findings, func) << "arguments #" << *lossGradArg << " and #" << i
                               << " are both marked mpt.role = \"loss_grad\"; a "
                                  "training step has one backward seed";
     lossGradArg = i;
@@ -517,9 +584,10 @@ LogicalResult TrainingGraph::collectMarkers() {
   func.walk([&](Operation *op) {
     if (auto seedCandidate = dyn_cast<GradSeedOp>(op)) {
       if (seedOp) {
-        InFlightDiagnostic diag =
-            seedCandidate.emitError("a second 'mpt.grad_seed'; a training step "
-                                    "has exactly one backward seed");
+        FindingBuilder diag =
+            recordError(findings, seedCandidate,
+                        "a second 'mpt.grad_seed'; a training step "
+                        "has exactly one backward seed");
         diag.attachNote(seedOp.getLoc()) << "the first one is here";
         status = failure();
         return WalkResult::interrupt();
@@ -534,7 +602,7 @@ LogicalResult TrainingGraph::collectMarkers() {
     return failure();
 
   if (seedOp && lossGradArg)
-    return seedOp.emitError()
+    return recordError(findings, seedOp)
            << "the step has both an 'mpt.grad_seed' and a \"loss_grad\" "
               "argument (#"
            << *lossGradArg << "); a training step has one backward seed";
@@ -545,7 +613,7 @@ LogicalResult TrainingGraph::collectMarkers() {
 
   trainingStep = seed || !gradients.empty();
   if (!gradients.empty() && !seed)
-    return gradients.front().emitError()
+    return recordError(findings, gradients.front())
            << "'mpt.gradient' in a step without a backward seed (an "
               "'mpt.grad_seed' or a \"loss_grad\" argument)";
   return success();
@@ -582,7 +650,7 @@ LogicalResult TrainingGraph::classify() {
   // The seed is taken of the loss, or of a part of it (a micro-batch's loss
   // inside a gradient-accumulation loop).
   if (seedOp && lossResult && !reachesLoss.contains(seedOp.getLoss()))
-    return seedOp.emitError()
+    return recordError(findings, seedOp)
            << "the seed's operand does not contribute to the loss (result #"
            << *lossResult << ")";
   // Which parameter each gradient updates: the one parameter among those
@@ -631,9 +699,10 @@ LogicalResult TrainingGraph::classify() {
         zeroGradients.push_back(grad);
         continue;
       }
-      InFlightDiagnostic diag =
-          grad.emitError(describeGradient(grad) +
-                         " does not depend on the backward seed");
+      FindingBuilder diag =
+          recordError(findings, grad,
+                      describeGradient(grad) +
+                          " does not depend on the backward seed");
       Value input = grad.getInput();
       if (Operation *def = input.getDefiningOp())
         diag.attachNote(def->getLoc())
@@ -645,8 +714,9 @@ LogicalResult TrainingGraph::classify() {
       return failure();
     }
     if (gradDep.contains(grad.getInput()))
-      return grad.emitError(describeGradient(grad) +
-                            " depends on another 'mpt.gradient'; gradients "
+      return recordError(findings, grad,
+                         describeGradient(grad) +
+                             " depends on another 'mpt.gradient'; gradients "
                             "feed only the optimizer update");
   }
 
@@ -658,7 +728,8 @@ LogicalResult TrainingGraph::classify() {
       if (reachesLoss.contains(v)) {
         // Reported at the first op that feeds the seed into the loss.
         if (seedDep.contains(v) && op != seedOp.getOperation())
-          return op->emitError("the loss depends on the backward seed");
+          return recordError(findings, op,
+                             "the loss depends on the backward seed");
         valueRegion[v] = TrainingRegion::Forward;
       } else if (isa<GradientOp>(op) ||
                  (seedDep.contains(v) && reachesGrad.contains(v))) {

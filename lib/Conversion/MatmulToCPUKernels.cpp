@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CPUMatmulKernels.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Conversion/CPUPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -629,9 +629,11 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<mpt::PassReport> passReport = mpt::openPassReport(
-        module.getLoc(), "mpt-matmul-to-cpu-kernels", report, reportFormat);
-    if (failed(passReport))
+    mpt::ReportFormat reportAs = format;
+    FailureOr<std::shared_ptr<mpt::ReportOutput>> reportOutput =
+        mpt::openReportWithAliases(module.getLoc(), getArgument(), output,
+                                   reportAs, report, reportFormat);
+    if (failed(reportOutput))
       return signalPassFailure();
 
     // Contractions, and convolutions so that the report says where they go.
@@ -654,6 +656,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       else
         plan = classify(op, Targets{amx, avx512, avx512bf16}, whyNot);
       if (!plan) {
+        ++numWithoutKernel;
         entry.detail = whyNot;
         entries.push_back(std::move(entry));
         continue;
@@ -676,14 +679,21 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       if (parallel && small)
         notes += std::string(notes.empty() ? "" : "; ") +
                  "serial: fewer than parallel-min-work multiply-adds";
+      ++(plan->kernel == Kernel::AMX          ? numAmx
+         : plan->kernel == Kernel::AVX512BF16 ? numAvx512Bf16
+                                               : numAvx512);
       entry.lowered = true;
       entry.detail = "@" + kernel->getSymName().str() + " (" +
                      describeKernel(plan->kernel).str() +
                      (notes.empty() ? "" : "; " + notes) + ")";
       entries.push_back(std::move(entry));
     }
-    if (passReport->stream)
-      writeReport(passReport->stream->os(), passReport->format, entries);
+    if (*reportOutput) {
+      writeReport((*reportOutput)->os(), reportAs, entries);
+      if (failed(mpt::commitReport(**reportOutput, module.getLoc(),
+                                   getArgument())))
+        return signalPassFailure();
+    }
   }
 
   void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,
@@ -707,8 +717,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           {"lowered", lowered},
           {"not_lowered", static_cast<int64_t>(entries.size()) - lowered},
           {"contractions", std::move(list)}};
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
-         << "\n";
+      mpt::writeJson(os, std::move(root));
       return;
     }
     os << "CPU kernels (" << (amx ? "amx" : "no amx") << ", "

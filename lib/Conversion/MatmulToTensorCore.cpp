@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "TensorCoreCommon.h"
 #include "TensorCoreConfig.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Conversion/Passes.h"
 #include "mpt/Conversion/TensorCoreTransformOps.h"
 
@@ -433,9 +433,11 @@ struct MatmulToTensorCorePass
     ModuleOp module = getOperation();
     if (failed(validateOptions(module)))
       return signalPassFailure();
-    FailureOr<mpt::PassReport> passReport = mpt::openPassReport(
-        module.getLoc(), "mpt-matmul-to-tensorcore", report, reportFormat);
-    if (failed(passReport))
+    mpt::ReportFormat reportAs = format;
+    FailureOr<std::shared_ptr<mpt::ReportOutput>> reportOutput =
+        mpt::openReportWithAliases(module.getLoc(), getArgument(), output,
+                                   reportAs, report, reportFormat);
+    if (failed(reportOutput))
       return signalPassFailure();
 
     SmallVector<linalg::LinalgOp> matmuls;
@@ -516,7 +518,9 @@ struct MatmulToTensorCorePass
                  "kernel in @"
               << simt.getSymName() << "): " << whyNot;
           entry.function = simt.getSymName().str();
+          ++numSimt;
         } else {
+          ++numLeft;
           op->emitRemark("matmul not lowered to Tensor Cores (general path: "
                          "left as is): ")
               << whyNot;
@@ -553,13 +557,18 @@ struct MatmulToTensorCorePass
                       << " lowered to Tensor Cores ("
                       << stringifyTensorCoreChip(chip) << ": "
                       << config << ") in @" << kernelEntry.getSymName();
+      ++numTensorCore;
       entry.lowered = true;
       entry.function = kernelEntry.getSymName().str();
       entry.detail = config;
       entries.push_back(std::move(entry));
     }
-    if (passReport->stream)
-      writeReport(passReport->stream->os(), passReport->format, entries);
+    if (*reportOutput) {
+      writeReport((*reportOutput)->os(), reportAs, entries);
+      if (failed(mpt::commitReport(**reportOutput, module.getLoc(),
+                                   getArgument())))
+        return signalPassFailure();
+    }
   }
 
   void writeReport(llvm::raw_ostream &os, mpt::ReportFormat format,
@@ -591,8 +600,7 @@ struct MatmulToTensorCorePass
                               {"not_lowered",
                                static_cast<int64_t>(entries.size()) - lowered},
                               {"matmuls", std::move(list)}};
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
-         << "\n";
+      mpt::writeJson(os, std::move(root));
       return;
     }
     os << "Tensor Cores (" << stringifyTensorCoreChip(chip) << "): " << lowered

@@ -121,7 +121,8 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     kernels.amx = options.amx;
     kernels.avx512 = options.avx512;
     kernels.avx512bf16 = options.avx512bf16;
-    kernels.report = options.kernelReport;
+    kernels.output = options.kernelReport;
+    // A string option of the pipeline: the pass validates it.
     kernels.reportFormat = options.kernelReportFormat;
     kernels.parallel = options.parallel;
     kernels.parallelMinWork = options.parallelMinWork;

@@ -660,9 +660,7 @@ void mpt::printPrecisionReport(
         entries.back().getAsObject()->try_emplace("fp8_scaling",
                                                   summary.fp8Scaling);
     }
-    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"functions", std::move(entries)}}))
-       << "\n";
+    writeJson(os, llvm::json::Object{{"functions", std::move(entries)}});
     return;
   }
   for (auto &[constFunc, plan, summary] : functions) {

@@ -11,6 +11,8 @@
 #include "mpt/Transforms/Autocast.h"
 #include "mpt/Transforms/Passes.h"
 
+#include "mlir/IR/Remarks.h"
+
 namespace mpt {
 #define GEN_PASS_DEF_AUTOCAST
 #include "mpt/Transforms/Passes.h.inc"
@@ -58,12 +60,14 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
     if (func.isExternal())
       return markAllAnalysesPreserved();
     auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid() ||
+    if (failed(graph.emitFindings()) ||
         (graph.isTrainingStep() &&
          failed(checkNoOtherLowType(
              func, config.policy->getLowType()))))
       return signalPassFailure();
     PrecisionPlan plan(func, *config.policy, graph);
+    countAndRemark(func, plan);
+    CastCounts castsBefore = countCasts(func);
     SmallVector<Operation *> fp8Contractions, mxContractions;
     // Delayed scaling is state of a training step; a step without an FP8
     // contraction would only be a bf16 step under another name (and so
@@ -95,6 +99,38 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
         failed(addWorkingCopies(
             func, config.policy->getLowType(), copies)))
       return signalPassFailure();
+    unsigned castsAfter = countCasts(func).tensorCasts;
+    if (castsAfter > castsBefore.tensorCasts)
+      numCastsInserted += castsAfter - castsBefore.tensorCasts;
+  }
+
+  /// The plan's counts as pass statistics and, when MLIR's remark engine is
+  /// on (mpt-opt --remarks-filter=mpt-autocast ...), each decision as an
+  /// analysis remark: the line --mpt-precision-report prints for the op.
+  void countAndRemark(func::FuncOp func, const PrecisionPlan &plan) {
+    bool remarks = getContext().getRemarkEngine() != nullptr;
+    for (Operation *op : plan.getOps()) {
+      OpPrecision precision = plan.getDecision(op).precision;
+      if (precision == OpPrecision::Low)
+        ++numLowOps;
+      else if (precision == OpPrecision::FP32)
+        ++numF32Ops;
+      if (!remarks)
+        continue;
+      StringRef precisionName =
+          precision == OpPrecision::Low    ? plan.getPolicy().getLowTypeName()
+          : precision == OpPrecision::FP32 ? StringRef("f32")
+                                           : StringRef("unchanged");
+      std::string text =
+          (op->getName().getStringRef() + " [" +
+           stringifyTrainingRegion(plan.getDecision(op).region) + "] " +
+           precisionName + ": " + plan.describe(op))
+              .str();
+      remark::analysis(op->getLoc(), remark::RemarkOpts::name("Precision")
+                                         .category(getArgument())
+                                         .function(func.getSymName()))
+          << StringRef(text);
+    }
   }
 
   AutocastConfig config;

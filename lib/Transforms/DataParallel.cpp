@@ -107,7 +107,7 @@ struct DataParallelPass
     if (func.isExternal())
       return markAllAnalysesPreserved();
     auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid())
+    if (failed(graph.emitFindings()))
       return signalPassFailure();
     // Helpers and drivers (no marker, no loss) are not steps.
     if (!graph.isTrainingStep() && !graph.getLossResultIndex())

@@ -128,7 +128,7 @@ struct InsertLossScalingPass
       if (func.isExternal())
         continue;
       auto &graph = getChildAnalysis<TrainingGraph>(func);
-      if (!graph.isValid()) {
+      if (failed(graph.emitFindings())) {
         failedAny = true;
         continue;
       }

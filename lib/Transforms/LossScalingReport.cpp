@@ -108,28 +108,20 @@ struct LossScalingReportPass
     : public mpt::impl::LossScalingReportBase<LossScalingReportPass> {
   using Base::Base;
 
-  LogicalResult initialize(MLIRContext *context) override {
-    if (failed(parseReportFormat(format)))
-      return emitError(UnknownLoc::get(context))
-             << "mpt-loss-scaling-report: unknown format '" << format
-             << "' (expected 'text' or 'json')";
-    return success();
-  }
-
   void runOnOperation() override {
     SmallVector<FunctionOpInterface> funcs =
         getReportedFunctions(getOperation(), allFunctions);
 
-    std::string error;
-    std::unique_ptr<ReportStream> stream = ReportStream::open(output, error);
-    if (!stream) {
-      getOperation().emitError() << error;
+    FailureOr<std::shared_ptr<ReportOutput>> report =
+        openReport(getOperation().getLoc(), getArgument(), output);
+    if (failed(report))
       return signalPassFailure();
-    }
-    if (*parseReportFormat(format) == ReportFormat::Json)
-      printJson(funcs, stream->os());
+    if (format == ReportFormat::Json)
+      printJson(funcs, (*report)->os());
     else
-      printText(funcs, stream->os());
+      printText(funcs, (*report)->os());
+    if (failed(commitReport(**report, getOperation().getLoc(), getArgument())))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 
@@ -217,9 +209,7 @@ struct LossScalingReportPass
       entry["guarded_results"] = std::move(guarded);
       functions.push_back(std::move(entry));
     }
-    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"functions", std::move(functions)}}))
-       << "\n";
+    writeJson(os, llvm::json::Object{{"functions", std::move(functions)}});
   }
 };
 } // namespace

@@ -30,11 +30,6 @@ struct PrecisionReportPass
 #include "mpt/Transforms/PipelineOptions.h.inc"
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (failed(parseReportFormat(format)))
-      return emitError(UnknownLoc::get(context))
-                 << "unknown report format '" << format
-                 << "'; expected text or json",
-             failure();
     if (failed(config.initialize(context, getAutocastOptions())))
       return failure();
     precisionPolicy = config.policy;
@@ -46,7 +41,10 @@ struct PrecisionReportPass
   FailureOr<MemoryEstimate> estimateScaled(func::FuncOp func) {
     func::FuncOp copy = func.clone();
     llvm::scope_exit erase([&] { copy.erase(); });
+    // Every graph of a copy emits its findings: lint warnings the function
+    // already gave are not repeated (once per process), new ones are.
     TrainingGraph graph(copy);
+    (void)graph.emitFindings();
     PrecisionPlan plan(copy, *precisionPolicy, graph);
     bool fp8 = precisionPolicy->isFp8();
     SmallVector<Operation *> contractions =
@@ -58,7 +56,9 @@ struct PrecisionReportPass
                    : applyMxScaling(copy, contractions, graph.getSeed(),
                                     config.mx)))
       return failure();
-    return TrainingGraph(copy).estimateMemory();
+    TrainingGraph scaled(copy);
+    (void)scaled.emitFindings();
+    return scaled.estimateMemory();
   }
 
   void runOnOperation() override {
@@ -86,7 +86,7 @@ struct PrecisionReportPass
       func::FuncOp copy = func.clone();
       copies.push_back(copy);
       auto graph = std::make_unique<TrainingGraph>(copy);
-      if (!graph->isValid() ||
+      if (failed(graph->emitFindings()) ||
           (graph->isTrainingStep() &&
            failed(checkNoOtherLowType(
                func, precisionPolicy->getLowType()))))
@@ -129,22 +129,25 @@ struct PrecisionReportPass
                                   summary.workingCopies)))
         return signalPassFailure();
       summary.castsAfter = countCasts(copy);
-      summary.memoryAfter = scaledMemory
-                                ? *scaledMemory
-                                : TrainingGraph(copy).estimateMemory();
+      if (scaledMemory) {
+        summary.memoryAfter = *scaledMemory;
+      } else {
+        TrainingGraph rewritten(copy);
+        (void)rewritten.emitFindings();
+        summary.memoryAfter = rewritten.estimateMemory();
+      }
       reports.push_back({copy, plan.get(), summary});
       graphs.push_back(std::move(graph));
       plans.push_back(std::move(plan));
     }
 
-    std::string error;
-    std::unique_ptr<ReportStream> stream = ReportStream::open(output, error);
-    if (!stream) {
-      getOperation().emitError() << error;
+    FailureOr<std::shared_ptr<ReportOutput>> report =
+        openReport(getOperation().getLoc(), getArgument(), output);
+    if (failed(report))
       return signalPassFailure();
-    }
-    printPrecisionReport(reports, *parseReportFormat(format) == ReportFormat::Json,
-                         stream->os());
+    printPrecisionReport(reports, format == ReportFormat::Json, (*report)->os());
+    if (failed(commitReport(**report, getOperation().getLoc(), getArgument())))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 

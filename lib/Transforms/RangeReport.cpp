@@ -1,6 +1,6 @@
 //===- RangeReport.cpp - the --mpt-range-report pass ----------------------===//
 #include "mpt/Analysis/FloatRange.h"
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,25 +37,21 @@ llvm::json::Array intervalToJson(const Interval &interval) {
 
 struct RangeReportPass : public mpt::impl::RangeReportBase<RangeReportPass> {
   using Base::Base;
-  std::shared_ptr<ReportStream> stream;
+  std::shared_ptr<ReportOutput> report;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (failed(parseReportFormat(format)))
-      return emitError(UnknownLoc::get(context))
-             << "mpt-range-report: unknown format '" << format
-             << "' (expected 'text' or 'json')";
-    std::string error;
-    stream = ReportStream::open(output, error);
-    if (!stream)
-      return emitError(UnknownLoc::get(context))
-             << "mpt-range-report: " << error;
+    FailureOr<std::shared_ptr<ReportOutput>> opened =
+        openReport(UnknownLoc::get(context), getArgument(), output);
+    if (failed(opened))
+      return failure();
+    report = *opened;
     return success();
   }
 
   void runOnOperation() override {
-    bool json = *parseReportFormat(format) == ReportFormat::Json;
+    bool json = format == ReportFormat::Json;
     llvm::json::Array functions;
-    llvm::raw_ostream &os = stream->os();
+    llvm::raw_ostream &os = report->os();
     for (auto func : getOperation().getOps<FunctionOpInterface>()) {
       if (func.isExternal())
         continue;
@@ -81,10 +77,9 @@ struct RangeReportPass : public mpt::impl::RangeReportBase<RangeReportPass> {
         printText(func, entries, os);
     }
     if (json)
-      os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                       {"functions", std::move(functions)}}))
-         << "\n";
-    os.flush();
+      writeJson(os, llvm::json::Object{{"functions", std::move(functions)}});
+    if (failed(commitReport(*report, getOperation().getLoc(), getArgument())))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 

@@ -103,7 +103,7 @@ static std::pair<Value, Operation *> getExactConversion(Value value) {
 unsigned mpt::readLowCopiesInBackward(FunctionOpInterface func,
                                       Type lowType) {
   TrainingGraph graph(func);
-  if (!graph.isValid() || !graph.isTrainingStep())
+  if (failed(graph.emitFindings()) || !graph.isTrainingStep())
     return 0;
   auto isForward = [&](Value value) {
     Operation *def = value.getDefiningOp();

@@ -294,7 +294,7 @@ struct RecomputeInBackwardPass
     if (func.isExternal())
       return markAllAnalysesPreserved();
     auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid())
+    if (failed(graph.emitFindings()))
       return signalPassFailure();
     if (!graph.isTrainingStep() || !func.getBody().hasOneBlock() ||
         maxOps == 0)

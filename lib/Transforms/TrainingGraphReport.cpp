@@ -28,25 +28,20 @@ std::string typeString(Type type) {
 struct TrainingGraphReportPass
     : public mpt::impl::TrainingGraphReportBase<TrainingGraphReportPass> {
   using Base::Base;
-  std::shared_ptr<ReportStream> stream;
+  std::shared_ptr<ReportOutput> report;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (failed(parseReportFormat(format)))
-      return emitError(UnknownLoc::get(context))
-             << "mpt-training-graph-report: unknown format '" << format
-             << "' (expected 'text' or 'json')";
     // Open the output before any IR is processed: a bad path fails the run
     // up front, without a partial report.
-    std::string error;
-    stream = ReportStream::open(output, error);
-    if (!stream)
-      return emitError(UnknownLoc::get(context))
-             << "mpt-training-graph-report: " << error;
+    FailureOr<std::shared_ptr<ReportOutput>> opened =
+        openReport(UnknownLoc::get(context), getArgument(), output);
+    if (failed(opened))
+      return failure();
+    report = *opened;
     return success();
   }
 
   void runOnOperation() override {
-    ReportFormat reportFormat = *parseReportFormat(format);
     SmallVector<FunctionOpInterface> funcs =
         getReportedFunctions(getOperation(), allFunctions);
 
@@ -54,15 +49,16 @@ struct TrainingGraphReportPass
     // anything is written.
     bool ok = true;
     for (FunctionOpInterface func : funcs)
-      ok &= getChildAnalysis<TrainingGraph>(func).isValid();
+      ok &= succeeded(getChildAnalysis<TrainingGraph>(func).emitFindings());
     if (!ok)
       return signalPassFailure();
 
-    if (reportFormat == ReportFormat::Json)
-      printJson(funcs, stream->os());
+    if (format == ReportFormat::Json)
+      printJson(funcs, report->os());
     else
-      printText(funcs, stream->os());
-    stream->os().flush();
+      printText(funcs, report->os());
+    if (failed(commitReport(*report, getOperation().getLoc(), getArgument())))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 
@@ -147,9 +143,7 @@ struct TrainingGraphReportPass
         entry["loss_result"] = static_cast<int64_t>(*loss);
       functions.push_back(std::move(entry));
     }
-    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"functions", std::move(functions)}}))
-       << "\n";
+    writeJson(os, llvm::json::Object{{"functions", std::move(functions)}});
   }
 };
 } // namespace

@@ -3,6 +3,11 @@
 // RUN: mpt-opt %s --mpt-matmul-to-cpu-kernels="avx512=0 report=%t.txt" -o /dev/null
 // RUN: FileCheck %s --check-prefix=TEXT < %t.txt
 // RUN: mpt-opt %s --mpt-matmul-to-cpu-kernels="avx512=0 report=- report-format=json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
+// The options every report has (report= and report-format= are their
+// deprecated aliases): the same reports.
+// RUN: mpt-opt %s --mpt-matmul-to-cpu-kernels="avx512=0 output=%t.output.txt" -o /dev/null
+// RUN: diff %t.txt %t.output.txt
+// RUN: mpt-opt %s --mpt-matmul-to-cpu-kernels="avx512=0 output=- format=json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 
 // TEXT: CPU kernels (amx, no avx512): 2 of 4 contractions lowered
 // TEXT-NEXT: {{.*}}matmul-to-cpu-kernels-report.mlir:[[@LINE+19]]:3: linalg.matmul 33x70x17 bf16 x bf16 -> f32: @__mpt_amx_matmul_bf16 (AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles)

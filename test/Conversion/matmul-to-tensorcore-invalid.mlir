@@ -30,7 +30,7 @@
 // WARP: error: mpt-matmul-to-tensorcore: warp-m must be a positive multiple of 16 and warp-n of 8
 // DUMP: error: mpt-dump-gpu-binaries: '{{.*}}nowhere' is not a directory
 // FORMAT: error: mpt-matmul-to-tensorcore: report-format must be text or json, got 'xml'
-// REPORT: error: mpt-matmul-to-tensorcore: cannot write the report: {{.*}}
+// REPORT: error: mpt-matmul-to-tensorcore: cannot open report file '{{.*}}r.txt': {{.*}}
 // CHIP-NOT: func.func
 
 // expected-error-re@+1 {{mpt-{{(matmul-to-tensorcore|dump-gpu-binaries)}}: {{.*}}}}

@@ -3,6 +3,11 @@
 // RUN: mpt-opt %s --mpt-matmul-to-tensorcore="report=%t.txt" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=TEXT < %t.txt
 // RUN: mpt-opt %s --mpt-matmul-to-tensorcore="chip=sm_90a report=- report-format=json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
+// The options every report has, output= and format=, of which report= and
+// report-format= are deprecated aliases: the same reports.
+// RUN: mpt-opt %s --mpt-matmul-to-tensorcore="output=%t.output.txt" -o /dev/null 2>/dev/null
+// RUN: diff %t.txt %t.output.txt
+// RUN: mpt-opt %s --mpt-matmul-to-tensorcore="chip=sm_90a output=- format=json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 
 // TEXT: Tensor Cores (sm_80): 2 of 3 matmuls lowered
 // TEXT-NEXT: {{.*}}matmul-to-tensorcore-report.mlir:[[@LINE+20]]:3: linalg.matmul 256x256x256 f16: Tensor Cores in @f_tensorcore (mma.sync m16n8k16, block tile 128x128x32, warp tile 64x64, 3 cp.async stages, 128 threads)

@@ -3,7 +3,7 @@
 // RUN: not mpt-opt %s --mpt-training-graph-report="colour=red" 2>&1 | FileCheck %s --check-prefix=OPTION
 
 // Bad options: one error each, a non-zero exit and no IR printed.
-// FORMAT: error: mpt-training-graph-report: unknown format 'yaml' (expected 'text' or 'json')
+// FORMAT: for the --format option: Cannot find option named 'yaml'!
 // FORMAT-NOT: func.func
 // OUTPUT: error: mpt-training-graph-report: cannot open report file '/nonexistent/dir/report.txt'
 // OUTPUT-NOT: func.func

@@ -6,7 +6,7 @@
 #include "LargeBlocks.h"
 #include "RunError.h"
 
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Pipelines/LowerToCPU.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -154,7 +154,7 @@ llvm::Expected<func::FuncOp> mpt::findStep(ModuleOp module, StringRef entryName,
 FailureOr<StepSignature> mpt::analyseStep(func::FuncOp func,
                                           ArrayRef<std::string> argNames) {
   TrainingGraph graph(func);
-  if (!graph.isValid())
+  if (failed(graph.emitFindings()))
     return failure();
   StepSignature sig;
   sig.funcName = func.getSymName().str();

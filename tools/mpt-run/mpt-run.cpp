@@ -28,7 +28,7 @@
 #include "StepSignature.h"
 #include "StepTimer.h"
 
-#include "mpt/Analysis/ReportUtils.h"
+#include "mpt/Support/Report.h"
 #include "mpt/Analysis/TrainingGraph.h"
 #include "mpt/IR/MPTDialect.h"
 #include "mpt/IR/MPTOps.h"
@@ -366,7 +366,7 @@ static llvm::Expected<func::FuncOp> loadStep(MLIRContext &context,
   // (which may lower the markers that say where it is).
   if (memoryReport) {
     TrainingGraph graph(*func);
-    if (graph.isValid())
+    if (succeeded(graph.emitFindings()))
       insertBackwardStartMark(*func, graph);
   }
   return func;
@@ -667,6 +667,7 @@ static llvm::Error run(int argc, char **argv) {
   std::optional<MemoryEstimate> estimate;
   if (memoryReport) {
     TrainingGraph graph(*func);
+    (void)graph.emitFindings();
     if (graph.isTrainingStep() && !graph.getGradients().empty())
       estimate = graph.estimateMemory();
   }

@@ -12,6 +12,7 @@
 #include "mpt/IR/MPTOps.h"
 #include "mpt/IR/TrainingContract.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/AnalysisManager.h"
@@ -69,12 +70,34 @@ struct MemoryEstimate {
 
 class TrainingGraph {
 public:
-  /// Analyses `op`, a FunctionOpInterface. Contract violations are reported
-  /// as diagnostics at their location; isValid() is false afterwards.
+  /// Analyses `op`, a FunctionOpInterface. Nothing is emitted: contract
+  /// violations (isValid() is false) and lint warnings are recorded as
+  /// findings, which the pass that queries the analysis emits with
+  /// emitFindings().
   explicit TrainingGraph(mlir::Operation *op);
 
-  /// False when the step violates the contract (diagnostics were emitted).
+  /// False when the step violates the contract (an error finding).
   bool isValid() const { return valid; }
+
+  /// A contract error or lint warning, as the diagnostic it becomes.
+  struct Finding {
+    mlir::DiagnosticSeverity severity;
+    mlir::Location loc;
+    /// The op an error is about (the diagnostic is emitted on it, as
+    /// Operation::emitError does), or null for a bare location.
+    mlir::Operation *op = nullptr;
+    std::string message;
+    llvm::SmallVector<std::pair<mlir::Location, std::string>, 1> notes;
+  };
+  /// What building the graph found, in the order it was found.
+  llvm::ArrayRef<Finding> getFindings() const { return findings; }
+  /// Emits the findings as diagnostics, once per TrainingGraph: a cached
+  /// analysis that several passes query reports once, a rebuilt one again.
+  /// Lint warnings are also given once per process (the analysis is built by
+  /// every pass that reads the contract, and on the copies report passes
+  /// make). Every user calls it right after querying the analysis. Returns
+  /// failure when the step violates the contract.
+  mlir::LogicalResult emitFindings() const;
   /// Whether the function carries any training marker (seed, gradient,
   /// loss_grad argument). Without markers every op is Forward.
   bool isTrainingStep() const { return trainingStep; }
@@ -121,6 +144,8 @@ private:
   // MLIR op handles have no const methods.
   mutable mlir::FunctionOpInterface func;
   bool valid = true;
+  llvm::SmallVector<Finding, 0> findings;
+  mutable bool findingsEmitted = false;
   bool trainingStep = false;
   mutable GradSeedOp seedOp;
   mlir::Value seed;

@@ -7,9 +7,20 @@
 #define MPT_CONVERSION_CPUPASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "mpt/Support/ReportOptions.td"
 
 def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
   let summary = "Lower contractions to calls of vectorized CPU kernels (AMX, AVX-512)";
+  // The report's counts, for --mlir-pass-statistics.
+  let statistics = [
+    Statistic<"numAmx", "amx-contractions", "Contractions given the AMX kernel">,
+    Statistic<"numAvx512Bf16", "avx512-bf16-contractions",
+              "Contractions given the AVX512-BF16 kernel">,
+    Statistic<"numAvx512", "avx512-contractions",
+              "Contractions given the AVX-512 kernel">,
+    Statistic<"numWithoutKernel", "without-kernel",
+              "Contractions and convolutions left to the scalar loops">,
+  ];
   let description = [{
     Rewrites contractions on memrefs into calls of kernel functions that are
     added once per module (one per kernel and element type) and take dynamic
@@ -43,11 +54,13 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     contiguous is first copied to a row-major buffer, which the report says.
 
     Everything else is left as it is (later lowered to loops). With
-    `report=<file>` ('-' for stderr) the pass writes, as text or JSON
-    (`report-format`), per contraction and convolution its location, op,
+    `output=<file>` ('-' for stderr) the pass writes, as text or JSON
+    (`format`), per contraction and convolution its location, op,
     shape and element types, and the kernel it got or the reason it got
-    none. Running AMX code needs a CPU with amx-tile and amx-bf16 and, on
-    Linux, the tile state requested with arch_prctl (mpt-run does this;
+    none (`report=` and `report-format=` are deprecated aliases; the counts
+    per kernel are also pass statistics where MLIR counts them). Running
+    AMX code needs a CPU with amx-tile and amx-bf16 and, on Linux, the tile
+    state requested with arch_prctl (mpt-run does this;
     `libmpt_amx_runtime.so` does it when loaded).
   }];
   let options = [
@@ -61,11 +74,14 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
            "Target has AVX512-BF16: bf16 contractions that do not take the "
            "AMX kernel use the vdpbf16ps kernel (x86vector.avx512.dot; lower "
            "with convert-vector-to-llvm enable-x86vector)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"\"", "Also write which contractions got a kernel "
+                       "and why the others did not to this file ('-' for "
+                       "stderr)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Also write which contractions got a kernel and why the others "
-           "did not to this file ('-' for stderr)">,
+           "Deprecated alias of output">,
     Option<"reportFormat", "report-format", "std::string",
-           /*default=*/"\"text\"", "Report format: text or json">,
+           /*default=*/"\"\"", "Deprecated alias of format">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Each kernel call is split into tasks, blocks of C (one per "
            "OpenMP thread), run by an scf.parallel (for "

@@ -22,6 +22,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mpt/IR/MPTDialect.h"
+#include "mpt/Support/Report.h"
 
 namespace mpt {
 

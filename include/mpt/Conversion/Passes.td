@@ -3,9 +3,18 @@
 #define MPT_CONVERSION_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "mpt/Support/ReportOptions.td"
 
 def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
   let summary = "Lower f16/bf16 (and, on sm_90a, FP8) -> f32 matmuls to Tensor Core GPU kernels";
+  // The report's counts, for --mlir-pass-statistics.
+  let statistics = [
+    Statistic<"numTensorCore", "tensor-core-matmuls",
+              "Matmuls lowered to Tensor Cores">,
+    Statistic<"numSimt", "simt-matmuls",
+              "Matmuls lowered to a SIMT GPU kernel (general path)">,
+    Statistic<"numLeft", "matmuls-left", "Matmuls left as they are">,
+  ];
   let description = [{
     Rewrites every `linalg.matmul` on memrefs whose inputs are both f16 or
     both bf16 and whose accumulator is f32 into a `gpu.launch` that computes
@@ -39,10 +48,13 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
     loops per thread, edges bounded: correct for every shape); anything else,
     and everything with `general=host`, is left as it is. Every matmul that
     is lowered gets a remark naming the kernel configuration. With
-    `report=<file>` the same goes to a file, as text or JSON
-    (`report-format`): per matmul its location, op, shape, whether it
+    `output=<file>` ('-' for stderr) the same goes to a report, as text or
+    JSON (`format`): per matmul its location, op, shape, whether it
     reached Tensor Cores, and the kernel function and configuration or the
-    reason it did not.
+    reason it did not. `report=` and `report-format=` are deprecated
+    aliases of `output=` and `format=`. The counts are also pass
+    statistics (`--mlir-pass-statistics`, where MLIR is built with
+    LLVM_ENABLE_STATS; Debian's is not).
   }];
   let options = [
     Option<"chip", "chip", "mpt::TensorCoreChip",
@@ -74,11 +86,14 @@ def MatmulToTensorCore : Pass<"mpt-matmul-to-tensorcore", "mlir::ModuleOp"> {
              clEnumValN(mpt::GeneralMatmulPath::Gpu, "gpu", "SIMT GPU kernel"),
              clEnumValN(mpt::GeneralMatmulPath::Host, "host",
                         "left as they are"))}]>,
+    ReportFormatOption,
+    ReportOutputOption<"\"\"", "Also write which matmuls reached Tensor "
+                       "Cores and why the others did not to this file ('-' "
+                       "for stderr)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Also write which matmuls reached Tensor Cores and why the others "
-           "did not to this file ('-' for stderr)">,
+           "Deprecated alias of output">,
     Option<"reportFormat", "report-format", "std::string",
-           /*default=*/"\"text\"", "Report format: text or json">,
+           /*default=*/"\"\"", "Deprecated alias of format">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::affine::AffineDialect",

@@ -12,6 +12,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mpt/Analysis/PrecisionPolicy.h"
 #include "mpt/IR/MPTDialect.h"
+#include "mpt/Support/Report.h"
 
 namespace mpt {
 

@@ -3,6 +3,7 @@
 #define MPT_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "mpt/Support/ReportOptions.td"
 
 def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
   let summary = "Report the regions, parameters, gradients and memory of each training step";
@@ -20,10 +21,8 @@ def TrainingGraphReport : Pass<"mpt-training-graph-report", "mlir::ModuleOp"> {
     count with their op; function terminators are not counted.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
@@ -47,10 +46,8 @@ def RangeReport : Pass<"mpt-range-report", "mlir::ModuleOp"> {
     The report goes to stderr, or to the file named by `output`.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
   ];
 }
 
@@ -141,10 +138,8 @@ def LossScalingReport : Pass<"mpt-loss-scaling-report", "mlir::ModuleOp"> {
     The report goes to stderr, or to the file named by `output`.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
@@ -412,6 +407,14 @@ defvar autocastOptions = [
 
 def Autocast : Pass<"mpt-autocast", "mlir::func::FuncOp"> {
   let summary = "Paint each op low precision or f32 and insert the casts";
+  // Counts for --mlir-pass-statistics; --mpt-precision-report says why.
+  let statistics = [
+    Statistic<"numLowOps", "low-precision-ops",
+              "Ops given the low-precision type">,
+    Statistic<"numF32Ops", "f32-ops", "Float ops kept in f32">,
+    Statistic<"numCastsInserted", "casts-inserted",
+              "Tensor casts added (after minus before)">,
+  ];
   let description = [{
     Decides per op what runs in f16/bf16 (allow / deny / infer / clear
     painting, as TensorFlow grappler's auto_mixed_precision, on lists
@@ -475,10 +478,8 @@ def PrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     `--mpt-autocast`.
   }];
   let options = !listconcat(autocastOptions, [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text or json">,
-    Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stderr)">,
+    ReportFormatOption,
+    ReportOutputOption<"\"-\"">,
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "

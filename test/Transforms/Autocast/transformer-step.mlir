@@ -10,6 +10,13 @@
 // RUN: mpt-opt %s --mpt-autocast=policy-level=conservative -o %t.once.mlir
 // RUN: mpt-opt %t.once.mlir --mpt-autocast=policy-level=conservative -o %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
+// With MLIR's remark engine on, --mpt-autocast gives each decision as an
+// analysis remark, the report's line for the op; without, none.
+// RUN: mpt-opt %s --mpt-autocast=policy-level=conservative --remarks-filter=mpt-autocast -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: mpt-opt %s --mpt-autocast=policy-level=conservative -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOREMARK --implicit-check-not=remark:
+// REMARK: remark: [Analysis] Precision | Category:mpt-autocast | Function=transformer_step | Remark="linalg.generic [forward] f32: range: body reads constant -1e+09 overflows f16 (max 65504) (arith.constant at {{.*}}transformer-step.mlir:{{[0-9]+}}:14): kept f32"
+// REMARK: remark: [Analysis] Precision | Category:mpt-autocast | Function=transformer_step | Remark="linalg.matmul [forward] f16: allow (default allow list): f16 inputs, f32 accumulator and result"
+// NOREMARK: warning: parameter argument #0 is updated by no result
 
 // REPORT: mpt precision report: @transformer_step ({{.*}}transformer-step.mlir:{{[0-9]+}}:1), dtype f16
 // The loss region (after the last forward contraction, and the loss's

@@ -24,7 +24,7 @@ struct TestTrainingGraphPass
   }
   void runOnOperation() override {
     auto &graph = getAnalysis<TrainingGraph>();
-    if (!graph.isValid())
+    if (failed(graph.emitFindings()))
       return signalPassFailure();
     getOperation().walk([&](Operation *op) {
       // Ops directly in the function or in scf control flow; bodies of

@@ -42,7 +42,7 @@ int main() {
   // A pass created directly, with its generated options struct.
   mlir::PassManager direct(&context);
   mpt::TrainingGraphReportOptions options;
-  options.format = "json";
+  options.format = mpt::ReportFormat::Json;
   direct.addPass(mpt::createTrainingGraphReport(options));
   if (mlir::failed(direct.run(*module)))
     return 2;
