@@ -257,6 +257,22 @@ static LogicalResult replaceByProduct(RewriterBase &rewriter,
   return success();
 }
 
+/// Fills `init` by `body` over the positions [0, d0) x [0, d1) (an scf.for
+/// nest carrying the tensor): the im2col's taps or output positions.
+static Value fillByPositions(RewriterBase &rewriter, Location loc, int64_t d0,
+                             int64_t d1, Value init,
+                             function_ref<scf::ValueVector(
+                                 OpBuilder &, Location, ValueRange, ValueRange)>
+                                 body) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value zero = index(0), one = index(1);
+  return scf::buildLoopNest(rewriter, loc, {zero, zero}, {index(d0), index(d1)},
+                            {one, one}, ValueRange{init}, body)
+      .results[0];
+}
+
 /// The product [F, N, OH, OW] of a convolution whose output positions are
 /// fewer than its taps (OH*OW < KH*KW, stride-1 columns, filter not
 /// flipped, N*OH*OW > F): a weight gradient's, whose "filter" is the output gradient
@@ -289,11 +305,10 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
   SmallVector<OpFoldResult> unitStrides(6, rewriter.getIndexAttr(1));
   auto windowType = RankedTensorType::get({n, c, kh, kw}, xElem);
   // A weight gradient's x is the activation with batch and channels
-  // swapped (a transpose the importer writes): the windows are read from the
-  // activation and swapped back one window at a time, so x itself is never
-  // made.
-  // When x is that transpose padded in space, the activation is padded
-  // instead (the same pad, which CSE may share with the forward's).
+  // swapped (a transpose the importer writes), usually padded in space: the
+  // windows are read from the activation (padded instead, the same pad,
+  // which CSE may share with the forward's) and swapped back one window at a
+  // time, so x itself is never made.
   Value src = x;
   auto pad = x.getDefiningOp<tensor::PadOp>();
   Value constantPad = pad ? pad.getConstantPaddingValue() : Value();
@@ -344,11 +359,7 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
     return {tensor::InsertSliceOp::create(b, loc, copied, iterArgs[0],
                                           colOffsets, colSizes, unitStrides)};
   };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
-  colT = scf::buildLoopNest(rewriter, loc, {zero, zero},
-                            {index(rewriter, oh), index(rewriter, ow)},
-                            {one, one}, ValueRange{colT}, copyWindow)
-             .results[0];
+  colT = fillByPositions(rewriter, loc, oh, ow, colT, copyWindow);
   int64_t k = c * kh * kw, p = n * oh * ow;
   Value colT2 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({p, k}, xElem), colT,
@@ -477,7 +488,6 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
     return linalg::TransposeOp::create(b, loc, tap, dest, {1, 0, 2, 3})
         .getResult()[0];
   };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
   // Many small taps (a weight gradient's: one per output position, each a
   // copy below the vectorizer's parallel size) are filled in parallel, by
   // an scf.forall; a few large ones one after the other, each transpose
@@ -507,10 +517,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
       return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
                                             colOffsets, colSizes, colStrides)};
     };
-    col = scf::buildLoopNest(rewriter, loc, {zero, zero},
-                             {index(rewriter, kh), index(rewriter, kw)},
-                             {one, one}, ValueRange{col}, gatherTap)
-              .results[0];
+    col = fillByPositions(rewriter, loc, kh, kw, col, gatherTap);
   }
 
   int64_t k = c * kh * kw, p = n * oh * ow;
