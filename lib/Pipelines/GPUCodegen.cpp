@@ -34,16 +34,7 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
 
-  MatmulToTensorCoreOptions tc;
-  tc.chip = options.chip;
-  tc.tileM = options.tileM;
-  tc.tileN = options.tileN;
-  tc.tileK = options.tileK;
-  tc.warpM = options.warpM;
-  tc.warpN = options.warpN;
-  tc.stages = options.stages;
-  tc.general = options.general;
-  pm.addPass(createMatmulToTensorCore(tc));
+  pm.addPass(createMatmulToTensorCore(options.getMatmulToTensorCoreOptions()));
   // What did not reach Tensor Cores runs as loops on the host, where bf16
   // casts are expanded to integer arithmetic (no native x86 conversion).
   // FP8 casts (autocast's, and the FP8 reads of a SIMT fallback kernel)

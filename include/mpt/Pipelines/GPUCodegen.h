@@ -21,14 +21,6 @@ class OpPassManager;
 namespace mpt {
 
 struct GPUCodegenOptions : public mlir::PassPipelineOptions<GPUCodegenOptions> {
-  Option<TensorCoreChip> chip{
-      *this, "chip",
-      llvm::cl::desc("sm_80 (mma.sync + cp.async) or sm_90a (wgmma + TMA)"),
-      llvm::cl::init(TensorCoreChip::SM80),
-      llvm::cl::values(clEnumValN(TensorCoreChip::SM80, "sm_80",
-                                  "mma.sync + cp.async (Ampere and later)"),
-                       clEnumValN(TensorCoreChip::SM90a, "sm_90a",
-                                  "wgmma + TMA (Hopper)"))};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (PTX text), bin (cubin) or fatbin"),
@@ -38,32 +30,10 @@ struct GPUCodegenOptions : public mlir::PassPipelineOptions<GPUCodegenOptions> {
       llvm::cl::desc("Also write each kernel's PTX/cubin into this directory "
                      "(<kernel>.<chip>.ptx|cubin)"),
       llvm::cl::init("")};
-  Option<GeneralMatmulPath> general{
-      *this, "general",
-      llvm::cl::desc("Matmuls that cannot use Tensor Cores: gpu (SIMT GPU "
-                     "kernel when statically shaped) or host (host loops)"),
-      llvm::cl::init(GeneralMatmulPath::Gpu),
-      llvm::cl::values(
-          clEnumValN(GeneralMatmulPath::Gpu, "gpu", "SIMT GPU kernel"),
-          clEnumValN(GeneralMatmulPath::Host, "host", "host loops"))};
-  Option<int64_t> tileM{*this, "tile-m",
-                        llvm::cl::desc("sm_80 thread-block tile rows"),
-                        llvm::cl::init(128)};
-  Option<int64_t> tileN{*this, "tile-n",
-                        llvm::cl::desc("sm_80 thread-block tile columns"),
-                        llvm::cl::init(128)};
-  Option<int64_t> tileK{*this, "tile-k",
-                        llvm::cl::desc("sm_80 K extent of a shared stage"),
-                        llvm::cl::init(32)};
-  Option<int64_t> warpM{*this, "warp-m",
-                        llvm::cl::desc("sm_80 rows per warp"),
-                        llvm::cl::init(64)};
-  Option<int64_t> warpN{*this, "warp-n",
-                        llvm::cl::desc("sm_80 columns per warp"),
-                        llvm::cl::init(64)};
-  Option<int64_t> stages{*this, "stages",
-                         llvm::cl::desc("sm_80 cp.async pipeline depth"),
-                         llvm::cl::init(3)};
+  // --mpt-matmul-to-tensorcore's chip, tile-m/n/k, warp-m/n, stages and
+  // general, generated from its records (not its report options).
+#define GEN_PIPELINE_OPTIONS_MATMULTOTENSORCORE
+#include "mpt/Conversion/PipelineOptions.h.inc"
 };
 
 /// Adds the passes of --mpt-gpu-codegen to `pm`, a module pass manager.
