@@ -43,26 +43,36 @@ using namespace mlir;
 
 namespace {
 
-/// The init of the folded matmul ([F, N*OH*OW]): a fill of the same value
-/// when the convolution's init is a fill (the kernels then start from zero
-/// tiles instead of reading C), else the init transposed into that layout.
+/// The init of the folded matmul, [F, N*OH*OW] (or, `positionsFirst`, the
+/// transposed product's [N*OH*OW, F]): a fill of the same value when the
+/// convolution's init is a fill (the kernels then start from zero tiles
+/// instead of reading C), else the init transposed into that layout.
 Value foldedInit(OpBuilder &b, Location loc, Value init, int64_t n, int64_t f,
-                 int64_t oh, int64_t ow) {
+                 int64_t oh, int64_t ow, bool positionsFirst = false) {
   auto initType = cast<RankedTensorType>(init.getType());
   Type elem = initType.getElementType();
-  auto foldedType = RankedTensorType::get({f, n * oh * ow}, elem);
+  int64_t p = n * oh * ow;
+  auto foldedType = RankedTensorType::get(
+      positionsFirst ? ArrayRef<int64_t>{p, f} : ArrayRef<int64_t>{f, p},
+      elem);
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     Value empty = tensor::EmptyOp::create(b, loc, foldedType.getShape(), elem);
     return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
         .getResult(0);
   }
-  Value empty = tensor::EmptyOp::create(b, loc, {f, n, oh, ow}, elem);
+  SmallVector<int64_t> shape = {f, n, oh, ow}, permutation = {1, 0, 2, 3};
+  SmallVector<ReassociationIndices> groups = {{0}, {1, 2, 3}};
+  if (positionsFirst) {
+    shape = {n, oh, ow, f};
+    permutation = {0, 2, 3, 1};
+    groups = {{0, 1, 2}, {3}};
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elem);
   Value transposed =
-      linalg::TransposeOp::create(b, loc, init, empty, {1, 0, 2, 3})
+      linalg::TransposeOp::create(b, loc, init, empty, permutation)
           .getResult()[0];
-  return tensor::CollapseShapeOp::create(
-      b, loc, foldedType, transposed,
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  return tensor::CollapseShapeOp::create(b, loc, foldedType, transposed,
+                                         groups);
 }
 
 /// Whether `op` is elementwise on one input in any layout: all loops
@@ -275,8 +285,8 @@ static Value fillByPositions(RewriterBase &rewriter, Location loc, int64_t d0,
 
 /// The product [F, N, OH, OW] of a convolution whose output positions are
 /// fewer than its taps (OH*OW < KH*KW, stride-1 columns, filter not
-/// flipped, N*OH*OW > F): a weight gradient's, whose "filter" is the output gradient
-/// (ResNet-18: 16x16 taps, 3x3 positions). Gathered tap by tap, col's runs
+/// flipped, N*OH*OW > F): a weight gradient's, whose "filter" is the output
+/// gradient (ResNet-18: 16x16 taps, 3x3 positions). Gathered tap by tap, col's runs
 /// would be OW elements long (3) in KH*KW copies (256); here col's
 /// transpose is filled per output position instead,
 ///
@@ -372,23 +382,8 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
                   tensor::EmptyOp::create(rewriter, loc, {k, f}, wElem),
                   {1, 0})
                   .getResult()[0];
-  // The init in the transposed layout [N*OH*OW, F].
-  auto initTType = RankedTensorType::get({p, f}, outElem);
-  Value initT;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, {p, f}, outElem);
-    initT = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
-                .getResult(0);
-  } else {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, {n, oh, ow, f},
-                                          outElem);
-    Value moved =
-        linalg::TransposeOp::create(rewriter, loc, init, empty, {0, 2, 3, 1})
-            .getResult()[0];
-    initT = tensor::CollapseShapeOp::create(
-        rewriter, loc, initTType, moved,
-        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-  }
+  Value initT = foldedInit(rewriter, loc, init, n, f, oh, ow,
+                           /*positionsFirst=*/true);
   Value productT =
       linalg::MatmulOp::create(rewriter, loc, ValueRange{colT2, w2T}, initT)
           .getResult(0);
@@ -434,7 +429,6 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   Type xElem = xType.getElementType();
   Type outElem = outType.getElementType();
   rewriter.setInsertionPoint(conv);
-  Value product4;
   // By output position where that gathers longer runs in fewer copies and
   // col (P x K) outweighs the filter that the transposed product moves
   // (F x K): a weight gradient's shape, not a deep stage's forward
@@ -442,10 +436,10 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   // P = 64 against F = 512).
   if (!flipped && dilations[1] == 1 && oh * ow < kh * kw && kw > ow &&
       n * oh * ow > f) {
-    product4 = productByPosition(rewriter, loc, x, w, conv.getOutputs()[0], n,
-                                 c, f, kh, kw, oh, ow, strides, dilations,
-                                 outElem);
-    return replaceByProduct(rewriter, conv, product4);
+    return replaceByProduct(
+        rewriter, conv,
+        productByPosition(rewriter, loc, x, w, conv.getOutputs()[0], n, c, f,
+                          kh, kw, oh, ow, strides, dilations, outElem));
   }
 
   // col as [C, KH, KW, N, OH, OW], filled one tap (i, j) at a time: the
@@ -533,7 +527,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   Value product =
       linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
           .getResult(0);
-  product4 = tensor::ExpandShapeOp::create(
+  Value product4 = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, n, oh, ow}, outElem), product,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   return replaceByProduct(rewriter, conv, product4);

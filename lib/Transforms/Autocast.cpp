@@ -570,6 +570,18 @@ static std::string describe(const PrecisionPlan &plan, StringRef lowName,
   return text;
 }
 
+std::string mpt::describeDecision(const PrecisionPlan &plan,
+                                  const AutocastSummary &summary,
+                                  Operation *op) {
+  const OpDecision &d = plan.getDecision(op);
+  StringRef lowName = plan.getPolicy().getLowTypeName();
+  return (op->getName().getStringRef() + " [" +
+          stringifyTrainingRegion(d.region) + "] " +
+          precisionName(d, lowName, summary, op) + ": " +
+          describe(plan, lowName, summary, op))
+      .str();
+}
+
 static Totals countTotals(const PrecisionPlan &plan) {
   Totals totals;
   for (Operation *op : plan.getOps()) {
@@ -704,12 +716,8 @@ void mpt::printPrecisionReport(
     for (const CarriedValue &value : plan->getCarriedValues())
       carriedOf[value.owner].push_back(&value);
     for (Operation *op : plan->getOps()) {
-      const OpDecision &d = plan->getDecision(op);
       os << "    " << formatLocation(op->getLoc()) << " "
-         << op->getName().getStringRef() << " ["
-         << stringifyTrainingRegion(d.region) << "] "
-         << precisionName(d, lowName, summary, op) << ": "
-         << describe(*plan, lowName, summary, op) << "\n";
+         << describeDecision(*plan, summary, op) << "\n";
       for (const CarriedValue *value : carriedOf.lookup(op))
         os << "      carried value " << value->group.getLabel() << ": "
            << (value->precision == OpPrecision::Low ? lowName : "f32")

@@ -117,19 +117,10 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
         ++numF32Ops;
       if (!remarks)
         continue;
-      StringRef precisionName =
-          precision == OpPrecision::Low    ? plan.getPolicy().getLowTypeName()
-          : precision == OpPrecision::FP32 ? StringRef("f32")
-                                           : StringRef("unchanged");
-      std::string text =
-          (op->getName().getStringRef() + " [" +
-           stringifyTrainingRegion(plan.getDecision(op).region) + "] " +
-           precisionName + ": " + plan.describe(op))
-              .str();
       remark::analysis(op->getLoc(), remark::RemarkOpts::name("Precision")
                                          .category(getArgument())
                                          .function(func.getSymName()))
-          << StringRef(text);
+          << StringRef(describeDecision(plan, AutocastSummary(), op));
     }
   }
 

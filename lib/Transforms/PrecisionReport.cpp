@@ -30,10 +30,7 @@ struct PrecisionReportPass
 #include "mpt/Transforms/PipelineOptions.h.inc"
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (failed(config.initialize(context, getAutocastOptions())))
-      return failure();
-    precisionPolicy = config.policy;
-    return success();
+    return config.initialize(context, getAutocastOptions());
   }
 
   /// The memory estimate of `func` rewritten as --mpt-autocast would
@@ -45,8 +42,8 @@ struct PrecisionReportPass
     // already gave are not repeated (once per process), new ones are.
     TrainingGraph graph(copy);
     (void)graph.emitFindings();
-    PrecisionPlan plan(copy, *precisionPolicy, graph);
-    bool fp8 = precisionPolicy->isFp8();
+    PrecisionPlan plan(copy, *config.policy, graph);
+    bool fp8 = config.policy->isFp8();
     SmallVector<Operation *> contractions =
         fp8 ? getFp8Contractions(plan) : getMxContractions(plan);
     applyPrecisionPlan(copy, plan);
@@ -89,15 +86,15 @@ struct PrecisionReportPass
       if (failed(graph->emitFindings()) ||
           (graph->isTrainingStep() &&
            failed(checkNoOtherLowType(
-               func, precisionPolicy->getLowType()))))
+               func, config.policy->getLowType()))))
         return signalPassFailure();
       AutocastSummary summary;
       summary.trainingStep = graph->isTrainingStep();
       summary.memoryBefore = graph->estimateMemory();
       summary.castsBefore = countCasts(copy);
-      auto plan = std::make_unique<PrecisionPlan>(copy, *precisionPolicy,
+      auto plan = std::make_unique<PrecisionPlan>(copy, *config.policy,
                                                   *graph);
-      if (precisionPolicy->isFp8()) {
+      if (config.policy->isFp8()) {
         summary.scaledDtype = "fp8";
         summary.fp8Scaling =
             config.fp8.currentScaling
@@ -111,8 +108,8 @@ struct PrecisionReportPass
         summary.contractionFormats =
             describeFp8Contractions(*plan, graph->getSeed(), config.fp8,
                                     &summary.contractionScales);
-      } else if (!precisionPolicy->getMx().empty()) {
-        summary.scaledDtype = precisionPolicy->getMx().str();
+      } else if (!config.policy->getMx().empty()) {
+        summary.scaledDtype = config.policy->getMx().str();
         summary.contractionFormats =
             describeMxContractions(*plan, graph->getSeed(), config.mx);
       }
@@ -125,7 +122,7 @@ struct PrecisionReportPass
       }
       applyPrecisionPlan(copy, *plan, &deadOps);
       if (masterWeights &&
-          failed(addWorkingCopies(copy, precisionPolicy->getLowType(),
+          failed(addWorkingCopies(copy, config.policy->getLowType(),
                                   summary.workingCopies)))
         return signalPassFailure();
       summary.castsAfter = countCasts(copy);
@@ -152,6 +149,5 @@ struct PrecisionReportPass
   }
 
   AutocastConfig config;
-  std::shared_ptr<const PrecisionPolicy> precisionPolicy;
 };
 } // namespace

@@ -228,6 +228,14 @@ struct AutocastSummary {
   std::string fp8Scaling;
 };
 
+/// An op's line of the precision report without its location: "name
+/// [region] precision: reason", with the FP8/MX operand formats that
+/// `summary` names (none in a default summary). The autocast pass's remarks
+/// are these lines.
+std::string describeDecision(const PrecisionPlan &plan,
+                             const AutocastSummary &summary,
+                             mlir::Operation *op);
+
 /// Prints the precision report of the functions (text or JSON).
 void printPrecisionReport(
     llvm::ArrayRef<std::tuple<mlir::FunctionOpInterface, const PrecisionPlan *,
