@@ -11,6 +11,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 std::string mpt::cpu::avx512KernelName(StringRef elementType) {
@@ -313,7 +315,17 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // panels (taskSplit), each packing its own A and B and writing only its
   // block, so a call forks once and every thread has work whatever the
   // shape (a weight gradient has 64 rows and thousands of columns).
-  os << taskCount(parallel) << taskSplit("%Mp", "%c1");
+  // At least one column range per `panelsPerRange` panels, so that a task's
+  // B pack of a K block (512 KiB) stays in L2 while its row blocks pass:
+  // one pack of all of a wide B (a convolution's thousands of positions)
+  // would be read back from L3 for every panel.
+  const int bpPanelBytes = kSteps * bpRow * (dot ? 2 : 4);
+  const int panelsPerRange = std::max(1, (512 << 10) / bpPanelBytes);
+  os << formatv("  %cPR = arith.constant {0} : index\n"
+                "  %colBlocks0 = arith.ceildivui %Nb, %cPR : index\n"
+                "  %colBlocks = arith.maxui %colBlocks0, %c1 : index\n",
+                panelsPerRange);
+  os << taskCount(parallel) << taskSplit("%Mp", "%colBlocks");
   os << formatv(R"(  {0} {{
 {4}  %i0 = arith.muli %ru0, %cMR : index
   %i1p = arith.muli %ru1, %cMR : index

@@ -345,9 +345,10 @@ func.func private @__mpt_amx_matmul_bf16(
 /// usual K * u * sum |a b|); with exact products and sums they are equal.
 /// The work is split into tasks, blocks of C (ranges of 14-row panels x
 /// ranges of 32-column panels), each packing its own A and B and writing
-/// only its block: one task when serial; with `parallel`, one per OpenMP
-/// thread (columns split first when M < N), run by an scf.parallel, so a
-/// call forks once. Every element's sum is the same either way.
+/// only its block: at least one task per 512 KiB of B's pack of a K block
+/// (it stays in L2); with `parallel`, at least one per OpenMP thread
+/// (columns split first when M < N), run by an scf.parallel, so a call
+/// forks once. Every element's sum is the same either way.
 std::string avx512KernelName(llvm::StringRef elementType);
 std::string avx512Kernel(llvm::StringRef elementType, bool parallel);
 

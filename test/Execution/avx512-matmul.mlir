@@ -9,7 +9,8 @@
 // a kernel that drops C's old value fails too. Shapes: multiples of the 14x32
 // register block and of the 256 K block (C loaded and stored per K block),
 // ragged in M, N and K, 1x1x1, more rows than one 112-row block, K past the K
-// block, B transposed (copied), a batch.
+// block, more columns than one task packs (split into column ranges), B
+// transposed (copied), a batch.
 //
 // Rounding case (sines, f32): the kernel fuses each multiply-add (one rounding
 // per k, vector.fma) where the scalar loops round the product and the sum, so
@@ -421,7 +422,13 @@ func.func @main() {
   %c115 = arith.constant 115 : index
   %c256 = arith.constant 256 : index
   %c514 = arith.constant 514 : index
-  // CHECK-COUNT-6: {{^}}0{{$}}
+  %c5 = arith.constant 5 : index
+  %c1100 = arith.constant 1100 : index
+  // Wide C (1100 columns, 35 panels): one task packs at most 512 KiB of B a
+  // K block (16 f32 panels, 32 bf16 pair panels), so the columns are split
+  // into ranges (unequal: 11 + 12 + 12 f32 panels) even on one thread.
+  // CHECK-COUNT-7: {{^}}0{{$}}
+  func.call @f32(%c5, %c1100, %c40) : (index, index, index) -> ()
   func.call @f32(%c28, %c64, %c512) : (index, index, index) -> ()
   func.call @f32(%c33, %c70, %c17) : (index, index, index) -> ()
   func.call @f32(%c1, %c1, %c1) : (index, index, index) -> ()
@@ -433,7 +440,8 @@ func.func @main() {
   // f16 and bf16: 2 lines each; odd K (a k pair padded with zero), K one
   // past the K block, ragged rows (30 = 2 x 14 + 2, 115 = 112 + 3), a
   // ragged panel (40 = 32 + 8), K past two K blocks (514) and K = 2.
-  // CHECK-COUNT-14: {{^}}0{{$}}
+  // CHECK-COUNT-16: {{^}}0{{$}}
+  func.call @half(%c5, %c1100, %c40) : (index, index, index) -> ()
   func.call @half(%c150, %c97, %c300) : (index, index, index) -> ()
   func.call @half(%c33, %c70, %c17) : (index, index, index) -> ()
   func.call @half(%c1, %c1, %c1) : (index, index, index) -> ()
