@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -42,9 +43,24 @@ static bool isCandidate(linalg::LinalgOp op) {
   // be a dot product per output element; one whose innermost loop is
   // parallel (a bias or LayerNorm weight gradient: reduction loops over the
   // rows outside, one column per lane) vectorizes like an elementwise op.
+  // A contraction whose every input reads all of its output's loops (no M
+  // or N dimension: BatchNorm's backward sums dy * x per channel) is a
+  // reduction of elementwise products like any other, not a kernel's work.
+  auto readsOutputLoops = [&](OpOperand *input) {
+    if (!isa<ShapedType>(input->get().getType()))
+      return true;
+    AffineMap inMap = op.getMatchingIndexingMap(input);
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    return llvm::all_of(outMap.getResults(), [&](AffineExpr e) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      return dim && inMap.isFunctionOfDim(dim.getPosition());
+    });
+  };
   if ((linalg::isaContractionOpInterface(op) ||
        linalg::isaConvolutionOpInterface(op)) &&
-      op.getIteratorTypesArray().back() == utils::IteratorType::reduction)
+      op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+      !(linalg::isaContractionOpInterface(op) && op.getNumDpsInits() == 1 &&
+        llvm::all_of(op.getDpsInputOperands(), readsOutputLoops)))
     return false;
   // A window (pooling: (oh + kh, ow + kw)) tiles to dynamic slices the
   // vectorizer rejects; such ops stay loops (in parallel, see
@@ -101,13 +117,16 @@ struct BroadcastReadToLoad : OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
-/// The trailing loops of `op` that can become one loop: parallel, and each
+/// The trailing loops of `op` that can become one loop: all of `kind`
+/// (parallel by default; the reductions over a feature map's [H, W]), and each
 /// operand reads them as one run of its own dimensions that is contiguous in
 /// memory (so the run is one memref.collapse_shape away). Empty when fewer
 /// than two. Elementwise ops on weights ([F, C, 3, 3]) otherwise vectorize
 /// along their last dimension of 3; collapsed, along all F*C*9 elements, each
 /// lane computing what its scalar loop computed.
-static ReassociationIndices getCollapsibleTrailingLoops(linalg::LinalgOp op) {
+static ReassociationIndices getCollapsibleTrailingLoops(
+    linalg::LinalgOp op,
+    utils::IteratorType kind = utils::IteratorType::parallel) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   unsigned numLoops = op.getNumLoops();
@@ -148,7 +167,7 @@ static ReassociationIndices getCollapsibleTrailingLoops(linalg::LinalgOp op) {
     return true;
   };
   unsigned first = numLoops;
-  while (first > 0 && iterators[first - 1] == utils::IteratorType::parallel &&
+  while (first > 0 && iterators[first - 1] == kind &&
          contiguousRun(first - 1))
     --first;
   ReassociationIndices run;
@@ -222,14 +241,16 @@ static SmallVector<Value> transposeRows(OpBuilder &b, Location loc,
   return rows;
 }
 
-/// Whether `op` reduces along its innermost loop only, over rows that its
-/// next loop (parallel) indexes, both ranges multiples of `lanes`, and every
+/// Whether `op` reduces along its innermost loop over rows that its next
+/// loop (parallel) indexes, both ranges multiples of `lanes`, and every
 /// operand that reads the innermost loop reads it contiguously: one tile of
-/// lanes x lanes elements then has one output element per row, which
-/// RowBlockReductionToShuffles below accumulates one lane per row.
+/// lanes x lanes elements (1 along every other loop) then has one output
+/// element per row, which RowBlockReductionToShuffles below accumulates one
+/// lane per row. Reduction loops further out (BatchNorm's batch loop) step
+/// from tile to tile in their order.
 static bool isRowBlockReduction(linalg::LinalgOp op, int64_t lanes) {
   unsigned numLoops = op.getNumLoops();
-  if (numLoops < 2 || op.getNumReductionLoops() != 1)
+  if (numLoops < 2)
     return false;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -267,17 +288,29 @@ struct RowBlockReductionToShuffles
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp reduction,
                                 PatternRewriter &rewriter) const override {
     VectorType source = reduction.getSourceVectorType();
-    if (source.getRank() != 2 || source.isScalable() ||
-        source.getDimSize(0) != source.getDimSize(1) ||
-        !llvm::isPowerOf2_64(source.getDimSize(0)) ||
-        reduction.isReducedDim(0) || !reduction.isReducedDim(1) ||
-        !isa<VectorType>(reduction.getAcc().getType()))
+    int64_t rank = source.getRank();
+    if (rank < 2 || source.isScalable() ||
+        source.getDimSize(rank - 2) != source.getDimSize(rank - 1) ||
+        !llvm::isPowerOf2_64(source.getDimSize(rank - 1)) ||
+        reduction.isReducedDim(rank - 2) || !reduction.isReducedDim(rank - 1) ||
+        !isa<VectorType>(reduction.getAcc().getType()) ||
+        cast<VectorType>(reduction.getAcc().getType()).getRank() != 1)
       return failure();
+    // Outer reduction loops of the tile (BatchNorm's batch loop) are unit
+    // dimensions in front: one tile per iteration.
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (source.getDimSize(d) != 1 || !reduction.isReducedDim(d))
+        return failure();
     Location loc = reduction.getLoc();
+    Value tile = reduction.getSource();
+    int64_t n = source.getDimSize(rank - 1);
+    if (rank > 2)
+      tile = vector::ShapeCastOp::create(
+          rewriter, loc, VectorType::get({n, n}, source.getElementType()),
+          tile);
     SmallVector<Value> rows;
-    for (int64_t r = 0; r < source.getDimSize(0); ++r)
-      rows.push_back(vector::ExtractOp::create(rewriter, loc,
-                                               reduction.getSource(), r));
+    for (int64_t r = 0; r < n; ++r)
+      rows.push_back(vector::ExtractOp::create(rewriter, loc, tile, r));
     Value result = reduction.getAcc();
     for (Value column : transposeRows(rewriter, loc, rows))
       result = vector::makeArithReduction(rewriter, loc, reduction.getKind(),
@@ -306,6 +339,19 @@ struct VectorizeCPULoopsPass
       rewriter.setInsertionPoint(copy);
       rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                   copy.getTarget());
+    });
+    // A square in an op's body (a variance's (x - mean)^2) is math.fpowi by
+    // 2, which keeps the op from being vectorized (isCandidate): x * x, what
+    // a scalar powi by 2 computes, exactly.
+    getOperation().walk([&](math::FPowIOp powi) {
+      APInt exponent;
+      if (!powi->getParentOfType<linalg::LinalgOp>() ||
+          !matchPattern(powi.getRhs(), m_ConstantInt(&exponent)) ||
+          exponent != 2)
+        return;
+      rewriter.setInsertionPoint(powi);
+      rewriter.replaceOpWithNewOp<arith::MulFOp>(powi, powi.getLhs(),
+                                                 powi.getLhs());
     });
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -395,7 +441,11 @@ struct VectorizeCPULoopsPass
         return;
       generic = *generalized;
     }
-    generic = hoistParallelLoops(rewriter, generic);
+    if (std::optional<linalg::GenericOp> rows =
+            prepareRowBlockReduction(rewriter, generic))
+      generic = *rows;
+    else
+      generic = hoistParallelLoops(rewriter, generic);
     if (ReassociationIndices run = getCollapsibleTrailingLoops(generic);
         !run.empty()) {
       SmallVector<ReassociationIndices> groups;
@@ -519,6 +569,83 @@ struct VectorizeCPULoopsPass
       return failure();
     rewriter.eraseOp(op);
     return tiled->op;
+  }
+
+  /// A reduction along its innermost loop that is not a row reduction as it
+  /// stands (BatchNorm's per-channel sums over [N, C, H, W]: the next loop,
+  /// H, reduces too) made one, when it can be: its trailing reduction loops
+  /// that every operand reads contiguously become one loop ([N, C, H*W]),
+  /// and its parallel loops move just inside its other reductions ([N, H,
+  /// C, W] where H and W do not collapse). Each output element still adds
+  /// its terms in the same order: the reductions keep theirs, and a
+  /// parallel loop only picks the element. With `parallel`, the op on one
+  /// block of `lanes` rows (and one iteration of its other parallel loops)
+  /// per iteration of an scf.parallel. Returns the op (or its block), or
+  /// nothing when it is no row reduction either way, `op` then unchanged
+  /// but for the collapse.
+  std::optional<linalg::GenericOp>
+  prepareRowBlockReduction(IRRewriter &rewriter, linalg::GenericOp &op) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (iterators.size() < 2 ||
+        iterators.back() != utils::IteratorType::reduction ||
+        !llvm::is_contained(iterators, utils::IteratorType::parallel))
+      return std::nullopt;
+    if (ReassociationIndices run =
+            getCollapsibleTrailingLoops(op, utils::IteratorType::reduction);
+        !run.empty()) {
+      SmallVector<ReassociationIndices> groups;
+      for (unsigned d = 0; d < run.front(); ++d)
+        groups.push_back({d});
+      groups.push_back(run);
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::CollapseResult> collapsed =
+          linalg::collapseOpIterationDims(op, groups, rewriter);
+      if (succeeded(collapsed)) {
+        rewriter.eraseOp(op);
+        op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+        iterators = op.getIteratorTypesArray();
+      }
+    }
+    // [outer reductions, parallel loops, innermost reduction].
+    unsigned numLoops = iterators.size();
+    SmallVector<unsigned> order;
+    for (unsigned d = 0; d + 1 < numLoops; ++d)
+      if (iterators[d] == utils::IteratorType::reduction)
+        order.push_back(d);
+    for (unsigned d = 0; d + 1 < numLoops; ++d)
+      if (iterators[d] == utils::IteratorType::parallel)
+        order.push_back(d);
+    order.push_back(numLoops - 1);
+    // Checked on the op as it would be after the move, before moving it.
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges[order[numLoops - 2]] % lanes != 0 || ranges.back() % lanes != 0)
+      return std::nullopt;
+    linalg::GenericOp rowsOp = op;
+    if (!llvm::equal(order, llvm::seq<unsigned>(0, numLoops))) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> moved =
+          linalg::interchangeGenericOp(rewriter, op, order);
+      if (failed(moved))
+        return std::nullopt;
+      rowsOp = *moved;
+    }
+    if (!isRowBlockReduction(rowsOp, lanes))
+      return rowsOp == op ? std::nullopt
+                          : std::optional(hoistParallelLoops(rewriter, rowsOp));
+    if (!parallel || rowsOp->getParentOfType<scf::ParallelOp>() ||
+        getIterations(rowsOp) < parallelMin ||
+        ranges[order[numLoops - 2]] / lanes < 2)
+      return rowsOp;
+    SmallVector<utils::IteratorType> moved = rowsOp.getIteratorTypesArray();
+    SmallVector<int64_t> tileSizes(numLoops, 0);
+    for (unsigned d = 0; d + 1 < numLoops; ++d)
+      if (moved[d] == utils::IteratorType::parallel)
+        tileSizes[d] = d + 2 == numLoops ? lanes : 1;
+    FailureOr<linalg::LinalgOp> tiled =
+        tileLoops(rewriter, rowsOp, tileSizes, /*inParallel=*/true);
+    if (failed(tiled))
+      return std::nullopt;
+    return cast<linalg::GenericOp>(tiled->getOperation());
   }
 
   /// With `parallel`, `op` with its parallel loops moved outside its

@@ -247,6 +247,24 @@ func.func @main() {
 // IR-NOT: vector.
 // IR: return
 func.func @powi_stays_loops(%x: memref<4x32xf32>, %y: memref<4x32xf32>) {
+  %c3 = arith.constant 3 : i64
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+    ins(%x : memref<4x32xf32>) outs(%y : memref<4x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = math.fpowi %a, %c3 : f32, i64
+    linalg.yield %p : f32
+  }
+  return
+}
+
+// But a square (a variance's (x - mean)^2) is x * x, what a scalar powi by 2
+// computes, and vectorizes (executed in vectorize-cpu-channel-reductions.mlir).
+// IR-LABEL: func.func @square_vectorized
+// IR-NOT: linalg.generic
+// IR-NOT: math.fpowi
+// IR: arith.mulf %{{.*}} : vector<16xf32>
+// IR: return
+func.func @square_vectorized(%x: memref<4x32xf32>, %y: memref<4x32xf32>) {
   %c2 = arith.constant 2 : i64
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
     ins(%x : memref<4x32xf32>) outs(%y : memref<4x32xf32>) {

@@ -207,9 +207,16 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     instead, one lane per row: each lanes x lanes tile is transposed by a
     shuffle network and its columns are added to the accumulator in order,
     the scalar loops' order for every row, without the chain of dependent
-    scalar adds of an ordered `vector.reduction`. A contraction-shaped op
-    whose innermost loop is parallel (a bias or LayerNorm weight gradient:
-    reductions over the rows outside) vectorizes like an elementwise op. Math functions on vectors call
+    scalar adds of an ordered `vector.reduction`. A per-channel reduction
+    over [N, C, H, W] (BatchNorm) is made such a row reduction first: its
+    trailing reduction loops that every operand reads contiguously become
+    one, or its parallel loops move just inside its other reductions (each
+    output keeps the order of its terms). A contraction-shaped op whose
+    innermost loop is parallel (a bias or LayerNorm weight gradient:
+    reductions over the rows outside), or whose inputs all read every loop
+    of its output (BatchNorm's backward sum of dy * x), vectorizes like an
+    elementwise op or a reduction; `math.fpowi` by 2 in a body becomes
+    `x * x`, what a scalar powi by 2 computes. Math functions on vectors call
     libm per element, unless `approximate-math` replaces exp, erf and tanh
     by upstream's polynomial approximations (not bit-identical to libm).
   }];
