@@ -360,6 +360,11 @@ struct VectorizeCPULoopsPass
     });
     for (linalg::LinalgOp op : candidates)
       vectorize(rewriter, op);
+    SmallVector<linalg::PoolingNchwMaxOp> poolings;
+    getOperation().walk(
+        [&](linalg::PoolingNchwMaxOp op) { poolings.push_back(op); });
+    for (linalg::PoolingNchwMaxOp op : poolings)
+      vectorizeMaxPooling(rewriter, op);
     // What stays scalar loops (i1 operands, pooling windows, a contraction
     // no kernel took, a body the vectorizer rejects) still runs in parallel.
     if (parallel) {
@@ -748,6 +753,109 @@ struct VectorizeCPULoopsPass
         }))
       return false;
     return getIterations(op) >= parallelMin;
+  }
+
+  /// Max pooling over [N, C, H, W] (static, unit dilations; its window
+  /// loops are sums of loops, which isCandidate rejects): `lanes` outputs
+  /// along OW at a time (fewer when OW is not a multiple), one vector per
+  /// window tap combined into them in the window's order, as the scalar
+  /// loops combine each output's taps, bit for bit. A tap's inputs are
+  /// contiguous (stride 1), or every `stride`-th element of a contiguous
+  /// run (one masked load of lanes x stride elements and a shuffle). With
+  /// `parallel`, the (N, C) planes are an scf.parallel.
+  void vectorizeMaxPooling(IRRewriter &rewriter, linalg::PoolingNchwMaxOp op) {
+    auto inType = dyn_cast<MemRefType>(op.getInputs()[0].getType());
+    auto windowType = dyn_cast<MemRefType>(op.getInputs()[1].getType());
+    auto outType = dyn_cast<MemRefType>(op.getOutputs()[0].getType());
+    if (!op.hasPureBufferSemantics() || !inType || !windowType || !outType ||
+        !inType.hasStaticShape() || !windowType.hasStaticShape() ||
+        !outType.hasStaticShape() || !inType.isLastDimUnitStride() ||
+        !outType.isLastDimUnitStride() ||
+        !llvm::all_of(op.getDilations().getValues<int64_t>(),
+                      [](int64_t d) { return d == 1; }))
+      return;
+    Block *body = op.getBlock();
+    Operation *combiner = &body->front();
+    if (body->getOperations().size() != 2 ||
+        !isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner) ||
+        combiner->getOperand(0) != body->getArgument(2) ||
+        combiner->getOperand(1) != body->getArgument(0))
+      return;
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    ArrayRef<int64_t> inShape = inType.getShape(), outShape = outType.getShape();
+    int64_t width = lanes;
+    while (width > 1 && outShape[3] % width != 0)
+      width /= 2;
+    if (width < 4)
+      return;
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto index = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Type element = outType.getElementType();
+    auto vectorType = VectorType::get({width}, element);
+    int64_t sh = strides[0], sw = strides[1];
+    auto runType = VectorType::get({width * sw}, element);
+    SmallVector<int64_t> every;
+    for (int64_t j = 0; j < width; ++j)
+      every.push_back(j * sw);
+    Value input = op.getInputs()[0], output = op.getOutputs()[0];
+    // ivs: n, c, oh, ow (the first of `width` outputs).
+    auto tile = [&](OpBuilder &b, ValueRange ivs) {
+      Value acc = vector::LoadOp::create(b, loc, vectorType, output, ivs);
+      Value ih0 = arith::MulIOp::create(b, loc, ivs[2], index(b, sh));
+      Value iw0 = arith::MulIOp::create(b, loc, ivs[3], index(b, sw));
+      for (int64_t kh = 0; kh < windowType.getDimSize(0); ++kh) {
+        Value ih = arith::AddIOp::create(b, loc, ih0, index(b, kh));
+        for (int64_t kw = 0; kw < windowType.getDimSize(1); ++kw) {
+          Value iw = arith::AddIOp::create(b, loc, iw0, index(b, kw));
+          SmallVector<Value> at = {ivs[0], ivs[1], ih, iw};
+          Value tap;
+          if (sw == 1) {
+            tap = vector::LoadOp::create(b, loc, vectorType, input, at);
+          } else {
+            // The run's last stride - 1 elements are not taps and may lie
+            // past the row: masked off.
+            Value left = arith::SubIOp::create(b, loc, index(b, inShape[3]), iw);
+            Value mask = vector::CreateMaskOp::create(
+                b, loc, VectorType::get({width * sw}, b.getI1Type()), left);
+            Value zeros = arith::ConstantOp::create(
+                b, loc, runType, b.getZeroAttr(runType));
+            Value run = vector::MaskedLoadOp::create(b, loc, runType, input,
+                                                     at, mask, zeros);
+            tap = vector::ShuffleOp::create(b, loc, run, run, every);
+          }
+          acc = isa<arith::MaximumFOp>(combiner)
+                    ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
+                    : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
+        }
+      }
+      vector::StoreOp::create(b, loc, acc, output, ivs);
+    };
+    Value zero = index(rewriter, 0), one = index(rewriter, 1);
+    auto rows = [&](OpBuilder &b, Value n, Value c) {
+      scf::buildLoopNest(
+          b, loc, {zero, zero}, {index(b, outShape[2]), index(b, outShape[3])},
+          {one, index(b, width)}, [&](OpBuilder &ib, Location, ValueRange ivs) {
+            tile(ib, {n, c, ivs[0], ivs[1]});
+          });
+    };
+    int64_t outputs = outType.getNumElements();
+    if (parallel && !op->getParentOfType<scf::ParallelOp>() &&
+        outputs * windowType.getNumElements() >= parallelMin)
+      scf::ParallelOp::create(
+          rewriter, loc, ValueRange{zero, zero},
+          ValueRange{index(rewriter, outShape[0]), index(rewriter, outShape[1])},
+          ValueRange{one, one},
+          [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs[0], ivs[1]); });
+    else
+      scf::buildLoopNest(rewriter, loc, {zero, zero},
+                         {index(rewriter, outShape[0]), index(rewriter, outShape[1])},
+                         {one, one}, [&](OpBuilder &b, Location, ValueRange ivs) {
+                           rows(b, ivs[0], ivs[1]);
+                         });
+    rewriter.eraseOp(op);
   }
 
   /// A transpose one element per lane would read with one scalar load per

@@ -216,7 +216,10 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     reductions over the rows outside), or whose inputs all read every loop
     of its output (BatchNorm's backward sum of dy * x), vectorizes like an
     elementwise op or a reduction; `math.fpowi` by 2 in a body becomes
-    `x * x`, what a scalar powi by 2 computes. Math functions on vectors call
+    `x * x`, what a scalar powi by 2 computes. Max pooling
+    (`linalg.pooling_nchw_max`, unit dilations) runs `lanes` outputs along
+    OW at a time, one vector per window tap in the window's order (a
+    strided tap: a masked contiguous load and a shuffle). Math functions on vectors call
     libm per element, unless `approximate-math` replaces exp, erf and tanh
     by upstream's polynomial approximations (not bit-identical to libm).
   }];
