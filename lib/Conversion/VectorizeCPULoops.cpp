@@ -755,14 +755,21 @@ struct VectorizeCPULoopsPass
     return getIterations(op) >= parallelMin;
   }
 
-  /// Max pooling over [N, C, H, W] (static, unit dilations; its window
-  /// loops are sums of loops, which isCandidate rejects): `lanes` outputs
-  /// along OW at a time (fewer when OW is not a multiple), one vector per
-  /// window tap combined into them in the window's order, as the scalar
-  /// loops combine each output's taps, bit for bit. A tap's inputs are
-  /// contiguous (stride 1), or every `stride`-th element of a contiguous
-  /// run (one masked load of lanes x stride elements and a shuffle). With
-  /// `parallel`, the (N, C) planes are an scf.parallel.
+  /// Max pooling over [N, C, H, W] (static, unit dilations, stride 1 or 2
+  /// along W; its window loops are sums of loops, which isCandidate
+  /// rejects): `lanes` outputs along OW at a time (fewer when OW is not a
+  /// multiple), one vector per window tap combined into them in the
+  /// window's order, as the scalar loops combine each output's taps. A tap
+  /// at stride 2 is one load of a contiguous run of 2 x lanes elements,
+  /// read as lanes elements of twice the width whose low halves are the
+  /// taps (a truncation, vpmovdw: no shuffle). bf16 is compared in f32,
+  /// widened and narrowed as bits (a shift): LLVM 22's InstCombine folds
+  /// fpext / fptrunc around a maximum back to bf16, whose vectors the x86
+  /// backend then takes apart lane by lane, and narrows a run's load whose
+  /// last element is unused to an odd-sized one. The result is the loops'
+  /// bit for bit (the max is one of the inputs; NaNs stay NaNs, their
+  /// payloads aside). With `parallel`, the (N, C) planes are an
+  /// scf.parallel.
   void vectorizeMaxPooling(IRRewriter &rewriter, linalg::PoolingNchwMaxOp op) {
     auto inType = dyn_cast<MemRefType>(op.getInputs()[0].getType());
     auto windowType = dyn_cast<MemRefType>(op.getInputs()[1].getType());
@@ -774,14 +781,34 @@ struct VectorizeCPULoopsPass
         !llvm::all_of(op.getDilations().getValues<int64_t>(),
                       [](int64_t d) { return d == 1; }))
       return;
+    // The body: max(out, in), or that in f32 of the two widened and
+    // narrowed back (bf16 arithmetic as the pipeline emulates it).
     Block *body = op.getBlock();
-    Operation *combiner = &body->front();
-    if (body->getOperations().size() != 2 ||
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    Value result = yield.getOperand(0);
+    if (auto truncf = result.getDefiningOp<arith::TruncFOp>())
+      result = truncf.getIn();
+    Operation *combiner = result.getDefiningOp();
+    auto widenedArg = [&](Value v, unsigned arg) {
+      if (auto extf = v.getDefiningOp<arith::ExtFOp>())
+        v = extf.getIn();
+      return v == body->getArgument(arg);
+    };
+    if (!combiner || combiner->getBlock() != body ||
         !isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner) ||
-        combiner->getOperand(0) != body->getArgument(2) ||
-        combiner->getOperand(1) != body->getArgument(0))
+        !widenedArg(combiner->getOperand(0), 2) ||
+        !widenedArg(combiner->getOperand(1), 0) ||
+        body->getOperations().size() > size_t(
+            2 + (result != yield.getOperand(0)) +
+                (combiner->getOperand(0) != body->getArgument(2)) +
+                (combiner->getOperand(1) != body->getArgument(0))))
       return;
+    Type element = outType.getElementType();
+    unsigned bits = element.getIntOrFloatBitWidth();
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    int64_t sh = strides[0], sw = strides[1];
+    if ((sw != 1 && sw != 2) || (sw == 2 && bits != 16 && bits != 32))
+      return;
     ArrayRef<int64_t> inShape = inType.getShape(), outShape = outType.getShape();
     int64_t width = lanes;
     while (width > 1 && outShape[3] % width != 0)
@@ -793,43 +820,90 @@ struct VectorizeCPULoopsPass
     auto index = [&](OpBuilder &b, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    Type element = outType.getElementType();
-    auto vectorType = VectorType::get({width}, element);
-    int64_t sh = strides[0], sw = strides[1];
-    auto runType = VectorType::get({width * sw}, element);
-    SmallVector<int64_t> every;
-    for (int64_t j = 0; j < width; ++j)
-      every.push_back(j * sw);
+    auto vectorOf = [&](Type type, int64_t n = 0) {
+      return VectorType::get({n ? n : width}, type);
+    };
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    Type ints = rewriter.getIntegerType(bits);
+    Type doubled = rewriter.getIntegerType(2 * bits);
+    bool bf16 = element.isBF16();
+    Type computeType = bf16 || element.isF16() ? f32 : element;
+    // A run needs no mask when the last block's last run ends within the
+    // row (ResNet's 3x3/2 pooling of a padded 34-wide input: 2 + 32).
+    int64_t windowWidth = windowType.getDimSize(1);
+    bool runsInRow =
+        (outShape[3] - width) * sw + (windowWidth - 1) + width * sw <=
+        inShape[3];
+    auto shift16 = [&](OpBuilder &b) {
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vectorOf(i32), b.getI32IntegerAttr(16)));
+    };
+    // bf16 bits (as i16, or as the low halves of i32) -> f32.
+    auto bf16BitsToF32 = [&](OpBuilder &b, Value v) -> Value {
+      if (cast<VectorType>(v.getType()).getElementType() != i32)
+        v = arith::ExtUIOp::create(b, loc, vectorOf(i32), v);
+      v = arith::ShLIOp::create(b, loc, v, shift16(b));
+      return vector::BitCastOp::create(b, loc, vectorOf(f32), v);
+    };
+    // A loaded vector of `element`s -> the compute type.
+    auto widen = [&](OpBuilder &b, Value v) -> Value {
+      if (bf16)
+        return bf16BitsToF32(
+            b, vector::BitCastOp::create(b, loc, vectorOf(ints), v));
+      if (computeType != element)
+        return arith::ExtFOp::create(b, loc, vectorOf(computeType), v);
+      return v;
+    };
     Value input = op.getInputs()[0], output = op.getOutputs()[0];
+    // The taps at `at` and every sw-th element after, in the compute type.
+    auto loadTaps = [&](OpBuilder &b, ArrayRef<Value> at) -> Value {
+      if (sw == 1)
+        return widen(b, vector::LoadOp::create(b, loc, vectorOf(element),
+                                               input, at));
+      Value run;
+      if (runsInRow) {
+        run = vector::LoadOp::create(b, loc, vectorOf(element, 2 * width),
+                                     input, at);
+      } else {
+        // The run's last element is not a tap and may lie past the row.
+        Value left = arith::SubIOp::create(b, loc, index(b, inShape[3]), at[3]);
+        Value mask = vector::CreateMaskOp::create(
+            b, loc, vectorOf(b.getI1Type(), 2 * width), left);
+        Value zeros = arith::ConstantOp::create(
+            b, loc, b.getZeroAttr(vectorOf(element, 2 * width)));
+        run = vector::MaskedLoadOp::create(b, loc, vectorOf(element, 2 * width),
+                                           input, at, mask, zeros);
+      }
+      Value pairs = vector::BitCastOp::create(b, loc, vectorOf(doubled), run);
+      if (bf16)
+        return bf16BitsToF32(b, pairs);
+      Value low = arith::TruncIOp::create(b, loc, vectorOf(ints), pairs);
+      return widen(b, vector::BitCastOp::create(b, loc, vectorOf(element), low));
+    };
     // ivs: n, c, oh, ow (the first of `width` outputs).
     auto tile = [&](OpBuilder &b, ValueRange ivs) {
-      Value acc = vector::LoadOp::create(b, loc, vectorType, output, ivs);
+      Value acc = widen(
+          b, vector::LoadOp::create(b, loc, vectorOf(element), output, ivs));
       Value ih0 = arith::MulIOp::create(b, loc, ivs[2], index(b, sh));
       Value iw0 = arith::MulIOp::create(b, loc, ivs[3], index(b, sw));
       for (int64_t kh = 0; kh < windowType.getDimSize(0); ++kh) {
         Value ih = arith::AddIOp::create(b, loc, ih0, index(b, kh));
-        for (int64_t kw = 0; kw < windowType.getDimSize(1); ++kw) {
+        for (int64_t kw = 0; kw < windowWidth; ++kw) {
           Value iw = arith::AddIOp::create(b, loc, iw0, index(b, kw));
-          SmallVector<Value> at = {ivs[0], ivs[1], ih, iw};
-          Value tap;
-          if (sw == 1) {
-            tap = vector::LoadOp::create(b, loc, vectorType, input, at);
-          } else {
-            // The run's last stride - 1 elements are not taps and may lie
-            // past the row: masked off.
-            Value left = arith::SubIOp::create(b, loc, index(b, inShape[3]), iw);
-            Value mask = vector::CreateMaskOp::create(
-                b, loc, VectorType::get({width * sw}, b.getI1Type()), left);
-            Value zeros = arith::ConstantOp::create(
-                b, loc, runType, b.getZeroAttr(runType));
-            Value run = vector::MaskedLoadOp::create(b, loc, runType, input,
-                                                     at, mask, zeros);
-            tap = vector::ShuffleOp::create(b, loc, run, run, every);
-          }
+          Value tap = loadTaps(b, {ivs[0], ivs[1], ih, iw});
           acc = isa<arith::MaximumFOp>(combiner)
                     ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
                     : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
         }
+      }
+      if (bf16) {
+        // The max is a bf16 value widened: its high half, exactly.
+        Value wide = vector::BitCastOp::create(b, loc, vectorOf(i32), acc);
+        wide = arith::ShRUIOp::create(b, loc, wide, shift16(b));
+        Value narrow = arith::TruncIOp::create(b, loc, vectorOf(ints), wide);
+        acc = vector::BitCastOp::create(b, loc, vectorOf(element), narrow);
+      } else if (computeType != element) {
+        acc = arith::TruncFOp::create(b, loc, vectorOf(element), acc);
       }
       vector::StoreOp::create(b, loc, acc, output, ivs);
     };
@@ -841,18 +915,16 @@ struct VectorizeCPULoopsPass
             tile(ib, {n, c, ivs[0], ivs[1]});
           });
     };
-    int64_t outputs = outType.getNumElements();
+    SmallVector<Value> planes = {index(rewriter, outShape[0]),
+                                 index(rewriter, outShape[1])};
     if (parallel && !op->getParentOfType<scf::ParallelOp>() &&
-        outputs * windowType.getNumElements() >= parallelMin)
+        outType.getNumElements() * windowType.getNumElements() >= parallelMin)
       scf::ParallelOp::create(
-          rewriter, loc, ValueRange{zero, zero},
-          ValueRange{index(rewriter, outShape[0]), index(rewriter, outShape[1])},
-          ValueRange{one, one},
+          rewriter, loc, ValueRange{zero, zero}, planes, ValueRange{one, one},
           [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs[0], ivs[1]); });
     else
-      scf::buildLoopNest(rewriter, loc, {zero, zero},
-                         {index(rewriter, outShape[0]), index(rewriter, outShape[1])},
-                         {one, one}, [&](OpBuilder &b, Location, ValueRange ivs) {
+      scf::buildLoopNest(rewriter, loc, {zero, zero}, planes, {one, one},
+                         [&](OpBuilder &b, Location, ValueRange ivs) {
                            rows(b, ivs[0], ivs[1]);
                          });
     rewriter.eraseOp(op);
