@@ -451,19 +451,7 @@ struct VectorizeCPULoopsPass
       generic = *rows;
     else
       generic = hoistParallelLoops(rewriter, generic);
-    if (ReassociationIndices run = getCollapsibleTrailingLoops(generic);
-        !run.empty()) {
-      SmallVector<ReassociationIndices> groups;
-      for (unsigned d = 0; d < run.front(); ++d)
-        groups.push_back({d});
-      groups.push_back(run);
-      FailureOr<linalg::CollapseResult> collapsed =
-          linalg::collapseOpIterationDims(generic, groups, rewriter);
-      if (succeeded(collapsed)) {
-        rewriter.eraseOp(generic);
-        generic = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
-      }
-    }
+    collapseTrailingLoops(rewriter, generic, utils::IteratorType::parallel);
     if (std::optional<linalg::GenericOp> block = blockOuterLoops(rewriter, generic))
       generic = *block;
     if (std::optional<linalg::GenericOp> block =
@@ -576,6 +564,28 @@ struct VectorizeCPULoopsPass
     return tiled->op;
   }
 
+  /// Makes `op`'s trailing loops of `kind` that every operand reads as one
+  /// contiguous run one loop (getCollapsibleTrailingLoops); returns whether
+  /// `op` was replaced.
+  static bool collapseTrailingLoops(IRRewriter &rewriter, linalg::GenericOp &op,
+                                    utils::IteratorType kind) {
+    ReassociationIndices run = getCollapsibleTrailingLoops(op, kind);
+    if (run.empty())
+      return false;
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d < run.front(); ++d)
+      groups.push_back({d});
+    groups.push_back(run);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, groups, rewriter);
+    if (failed(collapsed))
+      return false;
+    rewriter.eraseOp(op);
+    op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+    return true;
+  }
+
   /// A reduction along its innermost loop that is not a row reduction as it
   /// stands (BatchNorm's per-channel sums over [N, C, H, W]: the next loop,
   /// H, reduces too) made one, when it can be: its trailing reduction loops
@@ -595,22 +605,8 @@ struct VectorizeCPULoopsPass
         iterators.back() != utils::IteratorType::reduction ||
         !llvm::is_contained(iterators, utils::IteratorType::parallel))
       return std::nullopt;
-    if (ReassociationIndices run =
-            getCollapsibleTrailingLoops(op, utils::IteratorType::reduction);
-        !run.empty()) {
-      SmallVector<ReassociationIndices> groups;
-      for (unsigned d = 0; d < run.front(); ++d)
-        groups.push_back({d});
-      groups.push_back(run);
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::CollapseResult> collapsed =
-          linalg::collapseOpIterationDims(op, groups, rewriter);
-      if (succeeded(collapsed)) {
-        rewriter.eraseOp(op);
-        op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
-        iterators = op.getIteratorTypesArray();
-      }
-    }
+    if (collapseTrailingLoops(rewriter, op, utils::IteratorType::reduction))
+      iterators = op.getIteratorTypesArray();
     // [outer reductions, parallel loops, innermost reduction].
     unsigned numLoops = iterators.size();
     SmallVector<unsigned> order;
