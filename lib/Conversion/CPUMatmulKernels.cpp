@@ -280,6 +280,19 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   std::string bpType =
       formatv("memref<?x{0}x{1}x{2}>", kSteps, bpRow, bpElt);
   bool widen = elt != "f32" && !dot;
+  // With `dot`, a task of at most two column panels (C's N <= 64: the
+  // weight gradients' and a narrow layer's products) broadcasts A's k pairs
+  // from A itself instead of packing it: each of A's elements is used by
+  // only two panels, so the pack (a third of the pass over A) does not pay
+  // for itself. Even K only, so that a pair never reads past A's row; rows
+  // past M read row M - 1 and are not stored.
+  const char *inPlaceADecision = R"(  %cTwo = arith.constant 2 : index
+  %fewPanels = arith.cmpi ule, %taskPanels, %cTwo : index
+  %kOdd = arith.remui %K, %cTwo : index
+  %kEven = arith.cmpi eq, %kOdd, %c0 : index
+  %inPlaceA = arith.andi %fewPanels, %kEven : i1
+  %packA = arith.xori %inPlaceA, %true : i1
+  %lastRow = arith.subi %M, %c1 : index)";
   std::string text;
   raw_string_ostream os(text);
   if (parallel)
@@ -331,6 +344,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   %i1p = arith.muli %ru1, %cMR : index
   %i1 = arith.minui %i1p, %M : index
   %taskPanels = arith.subi %p1, %p0 : index
+{5}
   %Bp = memref.alloc(%taskPanels) {{alignment = 64 : i64} : {1}
   %Ap = memref.alloc() {{alignment = 64 : i64} : {2}
   scf.for %kb = %c0 to %K step %cKB {{
@@ -346,7 +360,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 )",
                 taskLoop(parallel), bpType, apType,
                 dot ? "arith.ceildivui %kbl, %c2" : "arith.addi %kbl, %c0",
-                taskRanges("%Mp"));
+                taskRanges("%Mp"),
+                dot ? inPlaceADecision : "  %packA = arith.constant true");
   // B[kb:kend, the task's panels] -> Bp.
   if (dot)
     os << formatv(R"(    // Panels of {2} columns, zero padded; per k pair, rows k and k + 1
@@ -396,6 +411,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
       %panels = arith.ceildivui %ibl, %cMR : index
       // A[ib:iend, kb:kend] -> Ap: panels of {4} rows, each row's part of
       // the K block contiguous (rows past the block are zeros).
+      scf.if %packA {{
       scf.for %p = %c0 to %panels step %c1 {{
         %pr0 = arith.muli %p, %cMR : index
         %pi0 = arith.addi %ib, %pr0 : index
@@ -439,6 +455,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
                   widen ? "%xf" : "%x", apType);
   }
   os << R"(        }
+      }
       }
       scf.for %jb = %p0 to %p1 step %c1 {
         %jl = arith.subi %jb, %p0 : index
@@ -489,36 +506,69 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
                         q % vectors);
     yields += formatv("{0}%n{1}", q ? ", " : "", q);
   }
-  os << formatv("          %acc:{0} = scf.for %k = %c0 to %ksteps step %c1 "
-                "iter_args({1}) -> ({2}) {{\n",
-                rows * vectors, iterArgs, types);
-  // Per step: the B row (16 columns per vector; with `dot`, 16 column
-  // pairs), a broadcast of A per row, one FMA or vdpbf16ps per accumulator.
-  for (int v = 0; v < vectors; ++v)
-    os << formatv("            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
-                  "{1}, vector<{2}x{3}>\n",
-                  v, bpType, dot ? 32 : 16, bpElt);
-  for (int r = 0; r < rows; ++r) {
-    if (dot)
-      os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
-            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
+  // The K loop. Per step: the B row (16 columns per vector; with `dot`, 16
+  // column pairs), a broadcast of A per row (from the pack, or with
+  // `inPlace` from A's row), one FMA or vdpbf16ps per accumulator.
+  auto emitKLoop = [&](StringRef result, bool inPlace) {
+    os << formatv("          {3}:{0} = scf.for %k = %c0 to %ksteps step %c1 "
+                  "iter_args({1}) -> ({2}) {{\n",
+                  rows * vectors, iterArgs, types, result);
+    for (int v = 0; v < vectors; ++v)
+      os << formatv("            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
+                    "{1}, vector<{2}x{3}>\n",
+                    v, bpType, dot ? 32 : 16, bpElt);
+    if (inPlace)
+      os << "            %k2 = arith.muli %k, %c2 : index\n"
+            "            %ka = arith.addi %kb, %k2 : index\n";
+    for (int r = 0; r < rows; ++r) {
+      if (inPlace)
+        os << formatv(R"(            %x{0} = vector.load %A[%ar{0}, %ka] : {1}, vector<2xbf16>
+            %xd{0} = vector.bitcast %x{0} : vector<2xbf16> to vector<1xi32>
+            %e{0} = vector.extract %xd{0}[0] : i32 from vector<1xi32>
+)",
+                      r, in);
+      else if (dot)
+        os << formatv("            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}\n",
+                      r, apType);
+      if (dot)
+        os << formatv(R"(            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
             %s{0} = vector.bitcast %d{0} : vector<16xi32> to vector<32xbf16>
 )",
-                    r, apType);
-    else
-      os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
+                      r);
+      else
+        os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
             %s{0} = vector.broadcast %e{0} : f32 to vector<16xf32>
 )",
-                    r, apType);
-    for (int v = 0; v < vectors; ++v)
-      os << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
-                          "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"
-                        : "            %n{0} = vector.fma %s{1}, %b{2}, %a{0} "
-                          ": vector<16xf32>\n",
-                    r * vectors + v, r, v);
+                      r, apType);
+      for (int v = 0; v < vectors; ++v)
+        os << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
+                            "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"
+                          : "            %n{0} = vector.fma %s{1}, %b{2}, %a{0} "
+                            ": vector<16xf32>\n",
+                      r * vectors + v, r, v);
+    }
+    os << formatv("            scf.yield {0} : {1}\n          }\n", yields,
+                  types);
+  };
+  if (dot) {
+    // A's rows for the in-place loop: past the task's block, the last row
+    // of A (read, never stored).
+    for (int r = 0; r < rows; ++r)
+      os << formatv("          %ar{0} = arith.minui %r{0}, %lastRow : index\n",
+                    r);
+    std::string accs;
+    for (int q = 0; q < rows * vectors; ++q)
+      accs += formatv("{0}%accI#{1}", q ? ", " : "", q).str();
+    os << formatv("          %acc:{0} = scf.if %inPlaceA -> ({1}) {{\n",
+                  rows * vectors, types);
+    emitKLoop("%accI", /*inPlace=*/true);
+    os << formatv("          scf.yield {0} : {1}\n          } else {{\n", accs,
+                  types);
+    emitKLoop("%accI", /*inPlace=*/false);
+    os << formatv("          scf.yield {0} : {1}\n          }\n", accs, types);
+  } else {
+    emitKLoop("%acc", /*inPlace=*/false);
   }
-  os << formatv("            scf.yield {0} : {1}\n          }\n", yields,
-                types);
   for (int r = 0; r < rows; ++r) {
     os << formatv("          scf.if %in{0} {{\n", r);
     for (int v = 0; v < vectors; ++v)

@@ -361,6 +361,9 @@ std::string avx512Kernel(llvm::StringRef elementType, bool parallel);
 /// two products to the accumulator one after the other, each rounded to
 /// nearest even, and flushes f32 denormals (inputs and results) to zero:
 /// the AMX kernel's order within a pair, not the scalar loops'.
+/// A task of at most two column panels with K even reads A's k pairs in
+/// place instead of packing A (each element of A serves only two panels);
+/// the products and their order are the packed path's.
 inline constexpr llvm::StringLiteral kAVX512BF16KernelName =
     "__mpt_avx512bf16_matmul_bf16";
 std::string avx512BF16Kernel(bool parallel);
