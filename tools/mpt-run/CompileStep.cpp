@@ -6,6 +6,7 @@
 #include "LargeBlocks.h"
 #include "PartitionedCodegen.h"
 #include "RunError.h"
+#include "StepTimer.h"
 
 #include "mpt/Support/Report.h"
 #include "mpt/Pipelines/LowerToCPU.h"
@@ -27,6 +28,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
@@ -304,10 +306,21 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
   if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName, packedName,
                                           compileOptions.optLevel))
     return fail(std::move(err));
-  auto objects =
-      generateObjectsInPartitions(*llvmModule, *hostMachine, partitions);
+  PartitionTiming timing;
+  auto objects = generateObjectsInPartitions(*llvmModule, *hostMachine,
+                                             partitions, &timing);
   if (!objects)
     return fail(objects.takeError());
+  // --timing: the code generation's wall time and each thread's CPU time
+  // (their sum is about what one thread would take).
+  if (isTimingRequested()) {
+    llvm::errs() << llvm::format("mpt-run: timing: code generation %.3f s "
+                                 "on %u threads, CPU s per thread:",
+                                 timing.wallSeconds, partitions);
+    for (double seconds : timing.cpuSeconds)
+      llvm::errs() << llvm::format(" %.3f", seconds);
+    llvm::errs() << "\n";
+  }
   return std::move(*objects);
 }
 

@@ -31,15 +31,26 @@ class Module;
 
 namespace mpt {
 
+/// How long generateObjectsInPartitions took (mpt-run --timing).
+struct PartitionTiming {
+  /// Wall seconds, copying the partitions included.
+  double wallSeconds = 0;
+  /// CPU seconds of each partition's thread (reading its bitcode and
+  /// generating its code; the first: generating its code).
+  llvm::SmallVector<double> cpuSeconds;
+};
+
 /// Generates the objects of `module` (optimised, with its target triple and
 /// data layout set) in `partitions` partitions, each on a thread, with
-/// target machines `machine` creates. `module` is changed (its locals
-/// become hidden globals) and may be dropped afterwards. Partitions without
+/// target machines `machine` creates. `module` is consumed: its locals
+/// become hidden globals and it becomes the first partition (the others'
+/// function bodies deleted). Partitions without
 /// a function are left out, so fewer objects may come back.
 llvm::Expected<ObjectList>
 generateObjectsInPartitions(llvm::Module &module,
                             const llvm::orc::JITTargetMachineBuilder &machine,
-                            unsigned partitions);
+                            unsigned partitions,
+                            PartitionTiming *timing = nullptr);
 
 } // namespace mpt
 
