@@ -426,18 +426,22 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
                                          partitions, compileOptions);
       if (!objects)
         return objects.takeError();
-      if (!cacheDir.empty()) {
-        progressLine->setPhase("writing the cache entry");
-        SmallVector<StringRef> buffers;
+      // Cached once they have loaded (the loader takes the buffers).
+      SmallVector<std::string> copies;
+      if (!cacheDir.empty())
         for (const auto &object : *objects)
-          buffers.push_back(object->getBuffer());
-        writeObjectCacheEntry(cacheDir, cacheKey, buffers);
-      }
+          copies.push_back(object->getBuffer().str());
       auto loaded = LoadedObject::load(std::move(*objects), libs,
                                        getCountingAllocatorSymbols, packedName);
       if (!loaded)
         return runError("JIT compilation failed: " +
                         toString(loaded.takeError()));
+      if (!cacheDir.empty()) {
+        progressLine->setPhase("writing the cache entry");
+        writeObjectCacheEntry(cacheDir, cacheKey,
+                              SmallVector<StringRef>(copies.begin(),
+                                                     copies.end()));
+      }
       step.entry = (*loaded)->entry;
       step.loaded = std::move(*loaded);
     }
