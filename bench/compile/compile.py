@@ -20,7 +20,8 @@ For each model, in one run on this machine:
 Each model in each of --precisions: fp32 as imported, bf16 through
 --mpt-mixed-precision{dtype=bf16} (mpt-run --passes) against PyTorch's first
 step under autocast(cpu, bfloat16). mpt-run runs on one thread (--threads 1),
-as PyTorch does here.
+as PyTorch does here, and generates code on --compile-threads threads
+(default 1, the --threads 1 default).
 
 Then --mpt-lower-to-cpu (mpt-opt, the MLIR half of the compile) on generated
 transformer steps of --layers depths (bench/autocast's generator, after
@@ -32,7 +33,7 @@ a model that does not import is listed with the importer's error.
 
   bench/compile/compile.py [--models resnet18,gpt-block,shufflenet]
                            [--precisions fp32,bf16] [--layers 64,256]
-                           [--workdir /tmp/mpt-compile]
+                           [--workdir /tmp/mpt-compile] [--compile-threads N]
 This is a benchmark, not a test: the numbers depend on the machine and its
 load (the output says the load average).
 """
@@ -107,12 +108,15 @@ def import_step(name, workdir, timeout):
     return out, None
 
 
+COMPILE_THREADS = ["--compile-threads", "1"]
+
+
 def mpt_first_step(mpt_run, step, cache_args, timeout, expect_hit=False):
     """(compile s, step s, cache hit) from --timing and --cache-report (hit is
     None with --no-cache); a miss where a hit was expected is said on stderr."""
     report = [] if "--no-cache" in cache_args else ["--cache-report"]
     r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2", "--threads", "1",
-                        "--timing", "--no-progress", "--log", os.devnull] + report + cache_args,
+                        "--timing", "--no-progress", "--log", os.devnull] + COMPILE_THREADS + report + cache_args,
                        capture_output=True, text=True, timeout=timeout)
     m = COMPILE.search(r.stderr)
     if r.returncode != 0 or not m:
@@ -147,11 +151,15 @@ def main():
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "mpt-compile-bench"))
     p.add_argument("--build", default=os.path.join(REPO, "build"))
     p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--compile-threads", type=int, default=1,
+                   help="mpt-run --compile-threads: threads that generate the step's code")
     args = p.parse_args()
+    COMPILE_THREADS[1] = str(args.compile_threads)
     os.makedirs(args.workdir, exist_ok=True)
     mpt_run = os.path.join(args.build, "bin", "mpt-run")
     mpt_opt = os.path.join(args.build, "bin", "mpt-opt")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; threads 1; -O2")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; threads 1; "
+          f"compile threads {args.compile_threads}; -O2")
     precisions = [x for x in args.precisions.split(",") if x]
     for x in precisions:
         if x not in PRECISIONS:

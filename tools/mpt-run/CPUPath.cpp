@@ -58,6 +58,20 @@ static cl::extrahelp threadsHelp(
     "of large vectorized ops run on an OpenMP runtime (libomp); results are "
     "those of one thread, bit for bit. The generic path runs on one\n");
 
+static cl::opt<unsigned> compileThreads(
+    "compile-threads",
+    cl::desc("Threads that generate the step's machine code, each for a "
+             "partition of its functions (default: --threads; 1: one module "
+             "on one thread). The code is the same, bit for bit"),
+    cl::value_desc("N"), cl::init(0), cl::cat(mpt::getCPUCategory()));
+
+unsigned mpt::getCompileThreads() {
+  if (compileThreads)
+    return compileThreads;
+  return requestedThreads ? requestedThreads
+                          : std::max(1u, std::thread::hardware_concurrency());
+}
+
 bool mpt::takeThreadsOption(SmallVectorImpl<const char *> &args,
                             std::string &error) {
   SmallVector<const char *> rest;

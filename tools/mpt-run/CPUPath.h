@@ -33,6 +33,11 @@ bool selectCPUPath(LowerToCPUOptions &options, std::string &openmpRuntime,
 bool takeThreadsOption(llvm::SmallVectorImpl<const char *> &args,
                        std::string &error);
 
+/// The threads that generate the step's code (--compile-threads; default
+/// the --threads the user asked for, else one per core, whichever CPU path
+/// runs the step).
+unsigned getCompileThreads();
+
 } // namespace mpt
 
 #endif // MPT_TOOLS_MPT_RUN_CPUPATH_H

@@ -4,7 +4,9 @@
 #include "CPUPath.h"
 #include "CompileProgress.h"
 #include "LargeBlocks.h"
+#include "PartitionedCodegen.h"
 #include "RunError.h"
+#include "StepTimer.h"
 
 #include "mpt/Support/Report.h"
 #include "mpt/Pipelines/LowerToCPU.h"
@@ -17,12 +19,16 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
@@ -113,14 +119,13 @@ static llvm::Error lowerToLLVM(ModuleOp module, StringRef funcName,
   return llvm::Error::success();
 }
 
-/// JIT-compiles the lowered module with ExecutionEngine and looks up the
-/// step's packed C wrapper (`packedName`).
-static llvm::Expected<CompiledStep>
-jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
-           ArrayRef<StringRef> libs, bool dumpObject,
-           const CompileOptions &compileOptions) {
-  unsigned optLevel = compileOptions.optLevel;
-  ExecutionEngineOptions engineOptions;
+/// What mpt-run does to the step's LLVM IR before its code is generated, on
+/// both paths (ExecutionEngine's transformer, PartitionedCodegen.h):
+/// internalizes the packed wrappers, inlines the step into its C wrapper,
+/// optimises at `optLevel` and marks the large-block functions.
+static llvm::Error prepareLLVMModule(llvm::Module &llvmModule,
+                                     StringRef funcName, StringRef packedName,
+                                     unsigned optLevel) {
   auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                             /*targetMachine=*/nullptr);
   // ExecutionEngine adds a packed wrapper (_mlir_NAME) for every function;
@@ -130,32 +135,52 @@ jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
   // thousands of loads and a call with thousands of arguments, seconds of
   // instruction selection and scheduling on a large model
   // (docs/CompileTime.md).
+  llvm::internalizeModule(llvmModule, [&](const llvm::GlobalValue &value) {
+    return value.getName() == packedName ||
+           !value.getName().starts_with("_mlir_");
+  });
+  // The step into its C wrapper, its only caller: the wrapper loads every
+  // field of every descriptor and passes them to the step (thousands of
+  // scalars), which returns all its results as one struct; inlined, the
+  // fields go straight to the chunks that use them (EfficientNet-B0: 33000
+  // instructions in the two, 24000 in one; docs/CompileTime.md).
+  if (llvm::Function *step = llvmModule.getFunction(funcName)) {
+    step->setLinkage(llvm::GlobalValue::InternalLinkage);
+    step->removeFnAttr(llvm::Attribute::NoInline);
+    step->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  if (llvm::Error err = optimize(&llvmModule))
+    return err;
+  // The step's C wrapper on a large model: one block of thousands of
+  // descriptor loads and calls, on which LLVM's schedulers are superlinear;
+  // its code generated as at -O0 (LargeBlocks.h).
+  if (optLevel > 0)
+    markLargeBlockFunctions(llvmModule, getFastCodegenBlockLimit());
+  return llvm::Error::success();
+}
+
+/// The host's target machine builder at code generation level `optLevel`.
+static llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+getHostMachine(unsigned optLevel) {
+  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostMachine)
+    return hostMachine.takeError();
+  hostMachine->setCodeGenOptLevel(
+      static_cast<llvm::CodeGenOptLevel>(static_cast<int>(optLevel)));
+  return hostMachine;
+}
+
+/// JIT-compiles the lowered module with ExecutionEngine and looks up the
+/// step's packed C wrapper (`packedName`).
+static llvm::Expected<CompiledStep>
+jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
+           ArrayRef<StringRef> libs, bool dumpObject,
+           const CompileOptions &compileOptions) {
+  unsigned optLevel = compileOptions.optLevel;
+  ExecutionEngineOptions engineOptions;
   std::function<llvm::Error(llvm::Module *)> transformer =
       [&](llvm::Module *llvmModule) {
-        llvm::internalizeModule(*llvmModule,
-                                [&](const llvm::GlobalValue &value) {
-                                  return value.getName() == packedName ||
-                                         !value.getName().starts_with("_mlir_");
-                                });
-        // The step into its C wrapper, its only caller: the wrapper loads
-        // every field of every descriptor and passes them to the step
-        // (thousands of scalars), which returns all its results as one
-        // struct; inlined, the fields go straight to the chunks that use
-        // them (EfficientNet-B0: 33000 instructions in the two, 24000 in
-        // one; docs/CompileTime.md).
-        if (llvm::Function *step = llvmModule->getFunction(funcName)) {
-          step->setLinkage(llvm::GlobalValue::InternalLinkage);
-          step->removeFnAttr(llvm::Attribute::NoInline);
-          step->addFnAttr(llvm::Attribute::AlwaysInline);
-        }
-        if (llvm::Error err = optimize(llvmModule))
-          return err;
-        // The step's C wrapper on a large model: one block of thousands of
-        // descriptor loads and calls, on which LLVM's schedulers are
-        // superlinear; its code generated as at -O0 (LargeBlocks.h).
-        if (optLevel > 0)
-          markLargeBlockFunctions(*llvmModule, getFastCodegenBlockLimit());
-        return llvm::Error(llvm::Error::success());
+        return prepareLLVMModule(*llvmModule, funcName, packedName, optLevel);
       };
   engineOptions.transformer = transformer;
   // The code generator's level goes into a target machine of our own:
@@ -163,14 +188,12 @@ jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
   // does not use and compiles with the host's default (-O2) machine, so
   // -O0 ran the machine scheduler and the greedy register allocator
   // (docs/CompileTime.md).
-  auto codeGenLevel =
+  engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(static_cast<int>(optLevel));
-  engineOptions.jitCodeGenOptLevel = codeGenLevel;
-  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto hostMachine = getHostMachine(optLevel);
   if (!hostMachine)
     return runError("JIT compilation failed: " +
                     toString(hostMachine.takeError()));
-  hostMachine->setCodeGenOptLevel(codeGenLevel);
   auto targetMachine = hostMachine->createTargetMachine();
   if (!targetMachine)
     return runError("JIT compilation failed: " +
@@ -215,8 +238,90 @@ static void storeCompiledObject(ExecutionEngine &engine, StringRef dir,
   ::close(fd);
   engine.dumpToObjectFile(temp);
   if (auto object = llvm::MemoryBuffer::getFile(temp, /*IsText=*/false))
-    writeObjectCacheEntry(dir, key, (*object)->getBuffer());
+    writeObjectCacheEntry(dir, key, {(*object)->getBuffer()});
   llvm::sys::fs::remove(temp);
+}
+
+/// Adds the packed wrapper `_mlir_NAME(ptr args)` of every function defined
+/// in `llvmModule` and not internal, as MLIR 22's ExecutionEngine::create
+/// does (so that the IR, after prepareLLVMModule, is the one-module path's):
+/// argument i is loaded through args[i], and a result is stored through
+/// args[arguments].
+static void addPackedWrappers(llvm::Module &llvmModule) {
+  SmallVector<llvm::Function *> defined;
+  for (llvm::Function &function : llvmModule)
+    if (!function.isDeclaration() && !function.hasLocalLinkage())
+      defined.push_back(&function);
+  llvm::LLVMContext &context = llvmModule.getContext();
+  llvm::IRBuilder<> builder(context);
+  auto *wrapperType = llvm::FunctionType::get(
+      builder.getVoidTy(), builder.getPtrTy(), /*isVarArg=*/false);
+  for (llvm::Function *function : defined) {
+    auto *wrapper = cast<llvm::Function>(
+        llvmModule
+            .getOrInsertFunction(("_mlir_" + function->getName()).str(),
+                                 wrapperType)
+            .getCallee());
+    builder.SetInsertPoint(llvm::BasicBlock::Create(context, "", wrapper));
+    llvm::Value *packed = wrapper->getArg(0);
+    auto slot = [&](uint64_t index) {
+      llvm::Value *address = builder.CreateGEP(builder.getPtrTy(), packed,
+                                               builder.getInt64(index));
+      return builder.CreateLoad(builder.getPtrTy(), address);
+    };
+    SmallVector<llvm::Value *> arguments;
+    for (llvm::Argument &argument : function->args())
+      arguments.push_back(
+          builder.CreateLoad(argument.getType(), slot(argument.getArgNo())));
+    llvm::Value *result = builder.CreateCall(function, arguments);
+    if (!result->getType()->isVoidTy())
+      builder.CreateStore(result, slot(function->arg_size()));
+    builder.CreateRetVoid();
+  }
+}
+
+/// Translates the lowered module to LLVM IR, prepares it as ExecutionEngine
+/// would (prepareLLVMModule) and generates its code in `partitions`
+/// partitions on as many threads (PartitionedCodegen.h).
+static llvm::Expected<ObjectList>
+compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
+                    unsigned partitions, const CompileOptions &compileOptions) {
+  auto fail = [](llvm::Error err) {
+    return runError("JIT compilation failed: " + toString(std::move(err)));
+  };
+  auto hostMachine = getHostMachine(compileOptions.optLevel);
+  if (!hostMachine)
+    return fail(hostMachine.takeError());
+  auto targetMachine = hostMachine->createTargetMachine();
+  if (!targetMachine)
+    return fail(targetMachine.takeError());
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return runError("JIT compilation failed: could not convert to LLVM IR");
+  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
+                                                  targetMachine->get());
+  addPackedWrappers(*llvmModule);
+  if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName, packedName,
+                                          compileOptions.optLevel))
+    return fail(std::move(err));
+  PartitionTiming timing;
+  auto objects = generateObjectsInPartitions(*llvmModule, *hostMachine,
+                                             partitions, &timing);
+  if (!objects)
+    return fail(objects.takeError());
+  // --timing: the code generation's wall time and each thread's CPU time
+  // (their sum is about what one thread would take).
+  if (isTimingRequested()) {
+    llvm::errs() << llvm::format("mpt-run: timing: code generation %.3f s "
+                                 "on %u threads, CPU s per thread:",
+                                 timing.wallSeconds, partitions);
+    for (double seconds : timing.cpuSeconds)
+      llvm::errs() << llvm::format(" %.3f", seconds);
+    llvm::errs() << "\n";
+  }
+  return std::move(*objects);
 }
 
 llvm::Expected<CompiledStep>
@@ -256,6 +361,13 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
       compileOptions.perfJitdump || !options.kernelReport.empty()
           ? ""
           : getObjectCacheDirectory();
+  // Code generation in partitions on several threads, unless one is asked
+  // for, --perf-jitdump's listener (ExecutionEngine's) must see the code, or
+  // LLVM's --time-passes is on (its timers are not safe to share between
+  // threads).
+  unsigned partitions = compileOptions.perfJitdump || llvm::TimePassesIsEnabled
+                            ? 1
+                            : std::max(1u, compileOptions.compileThreads);
   std::string cacheKey;
   std::unique_ptr<LoadedObject> cached;
   // Ends (the line) when the step is compiled or loaded.
@@ -271,9 +383,11 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
     cacheKey = computeObjectCacheKey(
         {stepText, optionText, "O" + std::to_string(compileOptions.optLevel),
          "fast-codegen-block=" + std::to_string(getFastCodegenBlockLimit()),
+         "partitions=" + std::to_string(partitions),
          llvm::join(libs, ","), packedName});
-    if (auto object = readObjectCacheEntry(cacheDir, cacheKey)) {
-      auto loaded = LoadedObject::load(std::move(object), libs,
+    if (ObjectList objects = readObjectCacheEntry(cacheDir, cacheKey);
+        !objects.empty()) {
+      auto loaded = LoadedObject::load(std::move(objects), libs,
                                        getCountingAllocatorSymbols, packedName);
       if (loaded) {
         cached = std::move(*loaded);
@@ -292,18 +406,45 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
     progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
     if (llvm::Error err = lowerToLLVM(module, funcName, options))
       return std::move(err);
-    progressLine->setPhase("compiling (LLVM -O" +
-                           std::to_string(compileOptions.optLevel) + ")");
-    auto compiled =
-        jitCompile(module, funcName, packedName, libs,
-                   /*dumpObject=*/!cacheDir.empty(), compileOptions);
-    if (!compiled)
-      return compiled.takeError();
-    if (!cacheDir.empty()) {
-      progressLine->setPhase("writing the cache entry");
-      storeCompiledObject(*compiled->engine, cacheDir, cacheKey);
+    progressLine->setPhase(
+        "compiling (LLVM -O" + std::to_string(compileOptions.optLevel) +
+        (partitions > 1 ? ", " + std::to_string(partitions) + " threads" : "") +
+        ")");
+    if (partitions == 1) {
+      auto compiled =
+          jitCompile(module, funcName, packedName, libs,
+                     /*dumpObject=*/!cacheDir.empty(), compileOptions);
+      if (!compiled)
+        return compiled.takeError();
+      if (!cacheDir.empty()) {
+        progressLine->setPhase("writing the cache entry");
+        storeCompiledObject(*compiled->engine, cacheDir, cacheKey);
+      }
+      step = std::move(*compiled);
+    } else {
+      auto objects = compileInPartitions(module, funcName, packedName,
+                                         partitions, compileOptions);
+      if (!objects)
+        return objects.takeError();
+      // Cached once they have loaded (the loader takes the buffers).
+      SmallVector<std::string> copies;
+      if (!cacheDir.empty())
+        for (const auto &object : *objects)
+          copies.push_back(object->getBuffer().str());
+      auto loaded = LoadedObject::load(std::move(*objects), libs,
+                                       getCountingAllocatorSymbols, packedName);
+      if (!loaded)
+        return runError("JIT compilation failed: " +
+                        toString(loaded.takeError()));
+      if (!cacheDir.empty()) {
+        progressLine->setPhase("writing the cache entry");
+        writeObjectCacheEntry(cacheDir, cacheKey,
+                              SmallVector<StringRef>(copies.begin(),
+                                                     copies.end()));
+      }
+      step.entry = (*loaded)->entry;
+      step.loaded = std::move(*loaded);
     }
-    step = std::move(*compiled);
   }
   progressLine->markReady();
   progressLine.reset();
@@ -312,7 +453,7 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
                  << cacheKey << " in " << cacheDir << "\n";
   if (cached) {
     step.entry = cached->entry;
-    step.cached = std::move(cached);
+    step.loaded = std::move(cached);
   }
   return std::move(step);
 }

@@ -1,8 +1,10 @@
 //===- CompileStep.h - lowering and JIT-compiling the step ------*- C++ -*-===//
 //
 // The step and the functions it calls, lowered with --mpt-lower-to-cpu and
-// compiled by MLIR's ExecutionEngine, or loaded from the object cache
-// (ObjectCache.h) when the same step was compiled the same way before.
+// compiled by MLIR's ExecutionEngine (one module, one thread) or in
+// partitions on several threads (PartitionedCodegen.h), or loaded from the
+// object cache (ObjectCache.h) when the same step was compiled the same way
+// before.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MPT_TOOLS_MPT_RUN_COMPILESTEP_H
@@ -32,7 +34,10 @@ struct CompileOptions {
   llvm::ArrayRef<std::string> sharedLibs;
   /// A library the step must also be linked with (the MPI library), or empty.
   std::string extraLibrary;
-  /// --perf-jitdump.
+  /// --compile-threads: partitions whose code is generated in parallel
+  /// (PartitionedCodegen.h); 1 compiles one module with ExecutionEngine.
+  unsigned compileThreads = 1;
+  /// --perf-jitdump (compiles one module: ExecutionEngine's listener).
   bool perfJitdump = false;
   /// --cache-report.
   bool cacheReport = false;
@@ -40,11 +45,11 @@ struct CompileOptions {
   bool progress = true;
 };
 
-/// The compiled step: owned by `engine` when compiled in this run, by
-/// `cached` when loaded from the cache.
+/// The compiled step: owned by `engine` when compiled as one module in this
+/// run, by `loaded` when loaded from the cache or compiled in partitions.
 struct CompiledStep {
   std::unique_ptr<mlir::ExecutionEngine> engine;
-  std::unique_ptr<LoadedObject> cached;
+  std::unique_ptr<LoadedObject> loaded;
   void (*entry)(void **) = nullptr;
 };
 

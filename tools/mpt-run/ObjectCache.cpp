@@ -29,8 +29,10 @@ static cl::opt<bool> noCache("no-cache",
                              cl::cat(mpt::getCacheCategory()));
 
 /// An entry: magic, payload size (little-endian u64), BLAKE3 of the
-/// payload, payload (the object file).
-static constexpr StringLiteral kMagic("MPTOBJ1\n");
+/// payload, payload: the number of objects, each one's size (little-endian
+/// u64s), the objects in order. (MPTOBJ1 entries held one object and no
+/// list; the key has the binary in it, so a new mpt-run never meets one.)
+static constexpr StringLiteral kMagic("MPTOBJ2\n");
 static constexpr size_t kHeaderSize = 8 + 8 + 32;
 
 std::string mpt::getObjectCacheDirectory() {
@@ -82,14 +84,48 @@ static std::string entryPath(StringRef dir, StringRef key) {
   return std::string(path);
 }
 
-std::unique_ptr<MemoryBuffer> mpt::readObjectCacheEntry(StringRef dir,
-                                                       StringRef key) {
+/// The objects `payload` lists, or none (with `why`) when the list does not
+/// add up to the payload.
+static mpt::ObjectList splitPayload(StringRef payload, StringRef path,
+                                    std::string &why) {
+  auto readSize = [&](uint64_t &value) {
+    if (payload.size() < 8)
+      return false;
+    value = support::endian::read64le(payload.data());
+    payload = payload.drop_front(8);
+    return true;
+  };
+  uint64_t count;
+  SmallVector<uint64_t> sizes;
+  if (readSize(count) && count > 0 && count <= payload.size() / 8) {
+    sizes.resize(count);
+    for (uint64_t &size : sizes)
+      if (!readSize(size))
+        break;
+  }
+  uint64_t total = 0;
+  for (uint64_t size : sizes)
+    total += std::min<uint64_t>(size, payload.size() + 1);
+  if (sizes.empty() || total != payload.size()) {
+    why = "bad object list";
+    return {};
+  }
+  mpt::ObjectList objects;
+  for (uint64_t size : sizes) {
+    objects.push_back(MemoryBuffer::getMemBufferCopy(payload.take_front(size),
+                                                     path));
+    payload = payload.drop_front(size);
+  }
+  return objects;
+}
+
+mpt::ObjectList mpt::readObjectCacheEntry(StringRef dir, StringRef key) {
   std::string path = entryPath(dir, key);
   ErrorOr<std::unique_ptr<MemoryBuffer>> file =
       MemoryBuffer::getFile(path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
   if (!file)
-    return nullptr;
+    return {};
   StringRef data = (*file)->getBuffer();
   std::string why;
   if (data.size() < kHeaderSize || !data.starts_with(kMagic)) {
@@ -105,18 +141,19 @@ std::unique_ptr<MemoryBuffer> mpt::readObjectCacheEntry(StringRef dir,
       if (StringRef(reinterpret_cast<const char *>(sum.data()), 32) !=
           data.substr(16, 32))
         why = "checksum mismatch";
-      else
-        return MemoryBuffer::getMemBufferCopy(payload, path);
+      else if (ObjectList objects = splitPayload(payload, path, why);
+               !objects.empty())
+        return objects;
     }
   }
   errs() << "mpt-run: warning: cache entry " << path << " is damaged (" << why
          << "); compiling again\n";
   sys::fs::remove(path);
-  return nullptr;
+  return {};
 }
 
 void mpt::writeObjectCacheEntry(StringRef dir, StringRef key,
-                                StringRef object) {
+                                ArrayRef<StringRef> objects) {
   auto warn = [&](const Twine &what, std::error_code ec) {
     errs() << "mpt-run: warning: cannot write the cache entry in " << dir
            << ": " << what << ": " << ec.message() << "\n";
@@ -132,14 +169,25 @@ void mpt::writeObjectCacheEntry(StringRef dir, StringRef key,
   if (std::error_code ec = sys::fs::createUniqueFile(model, fd, temp))
     return warn("creating a temporary file", ec);
   {
+    std::string payload;
+    auto addSize = [&](uint64_t value) {
+      char bytes[8];
+      support::endian::write64le(bytes, value);
+      payload.append(bytes, 8);
+    };
+    addSize(objects.size());
+    for (StringRef object : objects)
+      addSize(object.size());
+    for (StringRef object : objects)
+      payload += object;
     raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << kMagic;
     char size[8];
-    support::endian::write64le(size, object.size());
+    support::endian::write64le(size, payload.size());
     os.write(size, 8);
-    auto sum = BLAKE3::hash<32>(arrayRefFromStringRef(object));
+    auto sum = BLAKE3::hash<32>(arrayRefFromStringRef(payload));
     os.write(reinterpret_cast<const char *>(sum.data()), 32);
-    os << object;
+    os << payload;
     os.close();
     if (os.has_error()) {
       std::error_code ec = os.error();
@@ -155,8 +203,7 @@ void mpt::writeObjectCacheEntry(StringRef dir, StringRef key,
 }
 
 Expected<std::unique_ptr<mpt::LoadedObject>>
-mpt::LoadedObject::load(std::unique_ptr<MemoryBuffer> object,
-                        ArrayRef<StringRef> sharedLibs,
+mpt::LoadedObject::load(ObjectList objects, ArrayRef<StringRef> sharedLibs,
                         const SymbolsFn &symbols, StringRef packedName) {
   using namespace llvm::orc;
   // The linking layer MLIR's ExecutionEngine uses, so that a cached step
@@ -189,8 +236,9 @@ mpt::LoadedObject::load(std::unique_ptr<MemoryBuffer> object,
                              (*jit)->getDataLayout());
   if (Error err = dylib.define(absoluteSymbols(symbols(interner))))
     return std::move(err);
-  if (Error err = (*jit)->addObjectFile(std::move(object)))
-    return std::move(err);
+  for (std::unique_ptr<MemoryBuffer> &object : objects)
+    if (Error err = (*jit)->addObjectFile(std::move(object)))
+      return std::move(err);
   auto address = (*jit)->lookup(packedName);
   if (!address)
     return address.takeError();

@@ -1,6 +1,8 @@
 //===- ObjectCache.h - mpt-run's on-disk cache of compiled steps -*- C++ -*-===//
 //
-// A compiled step (the JIT's object file) is kept in a directory
+// A compiled step (the JIT's object file, or one object per partition when
+// its code was generated on several threads, PartitionedCodegen.h) is kept
+// in a directory
 // (--cache-dir, default $XDG_CACHE_HOME/mpt or ~/.cache/mpt; --no-cache
 // disables it), under a key that hashes everything the object depends on:
 // the step before lowering, the lowering options, the JIT's optimisation
@@ -17,6 +19,7 @@
 #define MPT_TOOLS_MPT_RUN_OBJECTCACHE_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -37,27 +40,31 @@ std::string getObjectCacheDirectory();
 /// the host CPU and its features, LLVM's version).
 std::string computeObjectCacheKey(llvm::ArrayRef<std::string> parts);
 
-/// The object of entry `key`, or null when there is none. A damaged entry
-/// is removed with a warning on stderr (and null is returned).
-std::unique_ptr<llvm::MemoryBuffer> readObjectCacheEntry(llvm::StringRef dir,
-                                                        llvm::StringRef key);
+/// The objects of a compiled step (one, or one per partition).
+using ObjectList = llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>>;
 
-/// Stores `object` as entry `key` (atomically); a failure is a warning.
+/// The objects of entry `key`, or none when there is no entry. A damaged
+/// entry is removed with a warning on stderr (and none is returned).
+ObjectList readObjectCacheEntry(llvm::StringRef dir, llvm::StringRef key);
+
+/// Stores `objects` (one or more, in order) as entry `key` (atomically); a
+/// failure is a warning.
 void writeObjectCacheEntry(llvm::StringRef dir, llvm::StringRef key,
-                           llvm::StringRef object);
+                           llvm::ArrayRef<llvm::StringRef> objects);
 
-/// A step loaded from a cached object: its packed entry point, valid while
+/// A step loaded from compiled objects (from the cache, or generated in
+/// partitions by PartitionedCodegen.h): its packed entry point, valid while
 /// this object lives.
 class LoadedObject {
 public:
   using SymbolsFn =
       std::function<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)>;
-  /// Links `object` against `sharedLibs`, the process and `symbols`, and
+  /// Links `objects` (together: a partition's references to the others'
+  /// symbols resolve) against `sharedLibs`, the process and `symbols`, and
   /// looks up `packedName`.
   static llvm::Expected<std::unique_ptr<LoadedObject>>
-  load(std::unique_ptr<llvm::MemoryBuffer> object,
-       llvm::ArrayRef<llvm::StringRef> sharedLibs, const SymbolsFn &symbols,
-       llvm::StringRef packedName);
+  load(ObjectList objects, llvm::ArrayRef<llvm::StringRef> sharedLibs,
+       const SymbolsFn &symbols, llvm::StringRef packedName);
 
   void (*entry)(void **) = nullptr;
 

@@ -45,3 +45,5 @@ void mpt::StepTimer::report() const {
                    firstStepStart, best * 1e3, median * 1e3,
                    sorted.size());
 }
+
+bool mpt::isTimingRequested() { return timing; }

@@ -13,6 +13,9 @@
 
 namespace mpt {
 
+/// Whether --timing was given.
+bool isTimingRequested();
+
 class StepTimer {
 public:
   /// Starts the compile clock (before the first pass runs).

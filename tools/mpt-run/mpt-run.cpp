@@ -678,6 +678,7 @@ static llvm::Error run(int argc, char **argv) {
   compileOptions.sharedLibs = sharedLibs;
   if (mpiJob)
     compileOptions.extraLibrary = mpiJob->getLibraryPath();
+  compileOptions.compileThreads = getCompileThreads();
   compileOptions.perfJitdump = perfJitdump;
   compileOptions.cacheReport = cacheReport;
   compileOptions.progress = !noProgress;
