@@ -286,9 +286,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // only two panels, so the pack (a third of the pass over A) does not pay
   // for itself. Even K only, so that a pair never reads past A's row; rows
   // past M read row M - 1 and are not stored.
-  const char *inPlaceADecision = R"(  %cTwo = arith.constant 2 : index
-  %fewPanels = arith.cmpi ule, %taskPanels, %cTwo : index
-  %kOdd = arith.remui %K, %cTwo : index
+  const char *inPlaceADecision = R"(  %fewPanels = arith.cmpi ule, %taskPanels, %c2 : index
+  %kOdd = arith.remui %K, %c2 : index
   %kEven = arith.cmpi eq, %kOdd, %c0 : index
   %inPlaceA = arith.andi %fewPanels, %kEven : i1
   %packA = arith.xori %inPlaceA, %true : i1
@@ -521,13 +520,14 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
       os << "            %k2 = arith.muli %k, %c2 : index\n"
             "            %ka = arith.addi %kb, %k2 : index\n";
     for (int r = 0; r < rows; ++r) {
+      // %e: row r's element at step k (with `dot`, its k pair as an i32).
       if (inPlace)
         os << formatv(R"(            %x{0} = vector.load %A[%ar{0}, %ka] : {1}, vector<2xbf16>
             %xd{0} = vector.bitcast %x{0} : vector<2xbf16> to vector<1xi32>
             %e{0} = vector.extract %xd{0}[0] : i32 from vector<1xi32>
 )",
                       r, in);
-      else if (dot)
+      else
         os << formatv("            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}\n",
                       r, apType);
       if (dot)
@@ -536,10 +536,9 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 )",
                       r);
       else
-        os << formatv(R"(            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}
-            %s{0} = vector.broadcast %e{0} : f32 to vector<16xf32>
-)",
-                      r, apType);
+        os << formatv("            %s{0} = vector.broadcast %e{0} : f32 to "
+                      "vector<16xf32>\n",
+                      r);
       for (int v = 0; v < vectors; ++v)
         os << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
                             "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"

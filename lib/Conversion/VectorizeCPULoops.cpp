@@ -596,8 +596,9 @@ struct VectorizeCPULoopsPass
   /// parallel loop only picks the element. With `parallel`, the op on one
   /// block of `lanes` rows (and one iteration of its other parallel loops)
   /// per iteration of an scf.parallel. Returns the op (or its block), or
-  /// nothing when it is no row reduction either way, `op` then unchanged
-  /// but for the collapse.
+  /// nothing when it is no row reduction either way; `op` may then be
+  /// collapsed and its loops moved (interchangeGenericOp works in place),
+  /// each output's order of terms kept.
   std::optional<linalg::GenericOp>
   prepareRowBlockReduction(IRRewriter &rewriter, linalg::GenericOp &op) {
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -621,29 +622,22 @@ struct VectorizeCPULoopsPass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges[order[numLoops - 2]] % lanes != 0 || ranges.back() % lanes != 0)
       return std::nullopt;
-    linalg::GenericOp rowsOp = op;
-    if (!llvm::equal(order, llvm::seq<unsigned>(0, numLoops))) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::GenericOp> moved =
-          linalg::interchangeGenericOp(rewriter, op, order);
-      if (failed(moved))
-        return std::nullopt;
-      rowsOp = *moved;
-    }
-    if (!isRowBlockReduction(rowsOp, lanes))
-      return rowsOp == op ? std::nullopt
-                          : std::optional(hoistParallelLoops(rewriter, rowsOp));
-    if (!parallel || rowsOp->getParentOfType<scf::ParallelOp>() ||
-        getIterations(rowsOp) < parallelMin ||
+    if (!llvm::equal(order, llvm::seq<unsigned>(0, numLoops)) &&
+        failed(linalg::interchangeGenericOp(rewriter, op, order)))
+      return std::nullopt;
+    if (!isRowBlockReduction(op, lanes))
+      return std::nullopt;
+    if (!parallel || op->getParentOfType<scf::ParallelOp>() ||
+        getIterations(op) < parallelMin ||
         ranges[order[numLoops - 2]] / lanes < 2)
-      return rowsOp;
-    SmallVector<utils::IteratorType> moved = rowsOp.getIteratorTypesArray();
+      return op;
+    SmallVector<utils::IteratorType> moved = op.getIteratorTypesArray();
     SmallVector<int64_t> tileSizes(numLoops, 0);
     for (unsigned d = 0; d + 1 < numLoops; ++d)
       if (moved[d] == utils::IteratorType::parallel)
         tileSizes[d] = d + 2 == numLoops ? lanes : 1;
     FailureOr<linalg::LinalgOp> tiled =
-        tileLoops(rewriter, rowsOp, tileSizes, /*inParallel=*/true);
+        tileLoops(rewriter, op, tileSizes, /*inParallel=*/true);
     if (failed(tiled))
       return std::nullopt;
     return cast<linalg::GenericOp>(tiled->getOperation());
@@ -751,6 +745,34 @@ struct VectorizeCPULoopsPass
     return getIterations(op) >= parallelMin;
   }
 
+  /// The max of a max pooling's body when the body is nothing else:
+  /// max(out, in), or the same in f32 of the two widened and narrowed back
+  /// (the body autocast gives a bf16 pooling).
+  static Operation *getPoolingMax(linalg::LinalgOp op) {
+    Block *body = op.getBlock();
+    Value result = body->getTerminator()->getOperand(0);
+    auto truncf = result.getDefiningOp<arith::TruncFOp>();
+    if (truncf)
+      result = truncf.getIn();
+    Operation *max = result.getDefiningOp();
+    if (!max || max->getBlock() != body ||
+        !isa<arith::MaximumFOp, arith::MaxNumFOp>(max))
+      return nullptr;
+    auto reads = [&](Value v, unsigned arg) {
+      if (auto extf = v.getDefiningOp<arith::ExtFOp>())
+        v = extf.getIn();
+      return v == body->getArgument(arg);
+    };
+    if (!reads(max->getOperand(0), 2) || !reads(max->getOperand(1), 0))
+      return nullptr;
+    for (Operation &inner : body->without_terminator())
+      if (&inner != max && &inner != truncf.getOperation() &&
+          !(isa<arith::ExtFOp>(inner) &&
+            llvm::is_contained(max->getOperands(), inner.getResult(0))))
+        return nullptr;
+    return max;
+  }
+
   /// Max pooling over [N, C, H, W] (static, unit dilations, stride 1 or 2
   /// along W; its window loops are sums of loops, which isCandidate
   /// rejects): `lanes` outputs along OW at a time (fewer when OW is not a
@@ -777,27 +799,8 @@ struct VectorizeCPULoopsPass
         !llvm::all_of(op.getDilations().getValues<int64_t>(),
                       [](int64_t d) { return d == 1; }))
       return;
-    // The body: max(out, in), or that in f32 of the two widened and
-    // narrowed back (bf16 arithmetic as the pipeline emulates it).
-    Block *body = op.getBlock();
-    auto yield = cast<linalg::YieldOp>(body->getTerminator());
-    Value result = yield.getOperand(0);
-    if (auto truncf = result.getDefiningOp<arith::TruncFOp>())
-      result = truncf.getIn();
-    Operation *combiner = result.getDefiningOp();
-    auto widenedArg = [&](Value v, unsigned arg) {
-      if (auto extf = v.getDefiningOp<arith::ExtFOp>())
-        v = extf.getIn();
-      return v == body->getArgument(arg);
-    };
-    if (!combiner || combiner->getBlock() != body ||
-        !isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner) ||
-        !widenedArg(combiner->getOperand(0), 2) ||
-        !widenedArg(combiner->getOperand(1), 0) ||
-        body->getOperations().size() > size_t(
-            2 + (result != yield.getOperand(0)) +
-                (combiner->getOperand(0) != body->getArgument(2)) +
-                (combiner->getOperand(1) != body->getArgument(0))))
+    Operation *combiner = getPoolingMax(op);
+    if (!combiner)
       return;
     Type element = outType.getElementType();
     unsigned bits = element.getIntOrFloatBitWidth();
