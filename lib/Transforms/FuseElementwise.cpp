@@ -103,6 +103,70 @@ static LogicalResult verifyLoopSizesAgree(linalg::LinalgOp op) {
   return success();
 }
 
+/// Fuses an elementwise producer into the one linalg op that reads it when
+/// other ops (not linalg ones) read it too: an optimizer's new momentum,
+/// which the step returns and the parameter update reads. The fused op
+/// computes the producer's result once and yields it as a result of its
+/// own, which the other readers then read, and the producer goes: one pass
+/// over memory instead of two (SGD's momentum and parameter, AdamW's
+/// moments and parameter). Upstream's pattern keeps the producer for its
+/// other readers and computes its result again in the fused op. With a
+/// second linalg reader, fusing into each would compute it twice, so that
+/// case is left alone.
+struct FuseIntoOnlyLinalgReader : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() ||
+          !isOnlyLinalgReader(&operand) ||
+          !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      // Every result that is read elsewhere must be one the fused op
+      // yields, or the producer would stay.
+      llvm::SmallDenseSet<int> preserved =
+          linalg::getPreservedProducerResults(producer, consumer, &operand);
+      if (!llvm::all_of(producer->getOpResults(), [&](OpResult result) {
+            return preserved.contains(result.getResultNumber()) ||
+                   llvm::all_of(result.getUsers(), [&](Operation *user) {
+                     return user == consumer.getOperation();
+                   });
+          }))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+          return use.getOwner() != fused->fusedOp;
+        });
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+
+  /// Whether no linalg op but the owner of `fused` reads its producer, and
+  /// the other readers come after that owner in its block (the fused op,
+  /// which takes the owner's place, must dominate them).
+  static bool isOnlyLinalgReader(OpOperand *fused) {
+    Operation *consumer = fused->getOwner();
+    for (OpOperand &use : fused->get().getDefiningOp()->getUses()) {
+      if (&use == fused)
+        continue;
+      Operation *user = use.getOwner();
+      if (isa<linalg::LinalgOp>(user) ||
+          user->getBlock() != consumer->getBlock() ||
+          !consumer->isBeforeInBlock(user))
+        return false;
+    }
+    return true;
+  }
+};
+
 struct FuseElementwisePass
     : public mpt::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -114,13 +178,14 @@ struct FuseElementwisePass
             .wasInterrupted())
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    // Fuse a producer only into its single reader: with several readers
-    // fusion would recompute it in each and keep it anyway.
+    // Fuse a producer into its single reader here; a producer that other
+    // ops read too goes to FuseIntoOnlyLinalgReader.
     linalg::ControlFusionFn onlyReader = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyReader);
+    patterns.add<FuseIntoOnlyLinalgReader>(&getContext());
     // No region simplification (see mpt-decompose-aggregate-ops): merged
     // blocks are what one-shot-bufferize mishandles.
     GreedyRewriteConfig config;

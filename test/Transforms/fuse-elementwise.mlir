@@ -116,3 +116,66 @@ func.func @fill_in_loop(%a: tensor<4x4xf32>, %n: index) -> tensor<4x4xf32> {
   }
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// SGD with momentum: the new momentum is returned and read by the parameter
+// update, its only linalg reader. The update takes the momentum's
+// computation in and yields the new momentum too (computed once, one pass
+// over memory); the return reads that result, and the momentum op goes.
+#id = affine_map<(i) -> (i)>
+// CHECK-LABEL: func.func @returned_and_read_once
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK: %[[M:.*]] = arith.addf
+// CHECK: %[[P:.*]] = arith.subf
+// CHECK: linalg.yield %[[M]], %[[P]] : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#1, %[[F]]#0
+func.func @returned_and_read_once(%p: tensor<8xf32>, %m: tensor<8xf32>, %g: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %mu = arith.constant 0.9 : f32
+  %lr = arith.constant 0.1 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %m2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%m, %g : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %a, %mu : f32
+    %t = arith.addf %s, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %p2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%p, %m2 : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %b, %lr : f32
+    %t = arith.subf %a, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %p2, %m2 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A reader that is not a linalg op but comes before the op that would take
+// the producer in (the fused op, in that op's place, would not dominate
+// it): nothing is fused.
+#id = affine_map<(i) -> (i)>
+// CHECK-LABEL: func.func @read_before_the_reader
+// CHECK: %[[H:.*]] = linalg.generic
+// CHECK: tensor.extract %[[H]]
+// CHECK: linalg.generic {{.*}} ins(%[[H]] : tensor<8xf32>)
+func.func @read_before_the_reader(%x: tensor<8xf32>, %i: index) -> (f32, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = math.exp %a : f32
+    linalg.yield %p : f32
+  } -> tensor<8xf32>
+  %v = tensor.extract %h[%i] : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%h : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %a : f32
+    linalg.yield %p : f32
+  } -> tensor<8xf32>
+  return %v, %y : f32, tensor<8xf32>
+}

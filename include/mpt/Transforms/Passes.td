@@ -187,7 +187,13 @@ def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
     - an elementwise `linalg.generic` whose result only one op reads is fused
       into that reader (upstream `populateElementwiseOpsFusionPatterns`), so
       a decomposed GELU's backward or autocast's cast into its user becomes
-      one loop nest with no intermediate buffer. Unlike upstream
+      one loop nest with no intermediate buffer. A producer that other ops
+      read too, none of them a linalg op and all after its linalg reader
+      (an optimizer's new momentum, which the step returns and the
+      parameter update reads), is fused into that reader, which then
+      yields the producer's result as well: computed once, one pass over
+      memory instead of two (upstream's pattern would keep the producer and
+      compute it again in the fused op). Unlike upstream
       `linalg-fuse-elementwise-ops` it does not propagate reshapes through
       the ops, which would turn named contractions into generics that the
       CPU kernels (`--mpt-matmul-to-cpu-kernels`) no longer recognise;
