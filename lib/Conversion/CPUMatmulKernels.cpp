@@ -296,10 +296,14 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   raw_string_ostream os(text);
   if (parallel)
     os << "func.func private @omp_get_max_threads() -> i32\n";
+  // With `dot`, as the AMX kernel: with %toD, the last K block writes the
+  // sums rounded to bf16 into D instead of C (C's rounded reader,
+  // --mpt-matmul-to-cpu-kernels); earlier K blocks still go through C.
+  std::string dType = "memref<?x?xbf16, strided<[?, 1], offset: ?>>";
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
-                "%zeroC: i1) {{\n",
+                "%zeroC: i1{3}) {{\n",
                 dot ? kAVX512BF16KernelName.str() : avx512KernelName(elt),
-                in, out);
+                in, out, dot ? ", %D: " + dType + ", %toD: i1" : "");
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
   for (int v = 0; v < vectors; ++v)
@@ -356,11 +360,15 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
     %firstK = arith.cmpi eq, %kb, %c0 : index
     %fromZero = arith.andi %zeroC, %firstK : i1
     %loadC = arith.xori %fromZero, %true : i1
+{6}
 )",
                 taskLoop(parallel), bpType, apType,
                 dot ? "arith.ceildivui %kbl, %c2" : "arith.addi %kbl, %c0",
                 taskRanges("%Mp"),
-                dot ? inPlaceADecision : "  %packA = arith.constant true");
+                dot ? inPlaceADecision : "  %packA = arith.constant true",
+                dot ? "    %lastK = arith.cmpi eq, %kend, %K : index\n"
+                      "    %epi = arith.andi %toD, %lastK : i1"
+                    : "");
   // B[kb:kend, the task's panels] -> Bp.
   if (dot)
     os << formatv(R"(    // Panels of {2} columns, zero padded; per k pair, rows k and k + 1
@@ -568,13 +576,35 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   } else {
     emitKLoop("%acc", /*inPlace=*/false);
   }
-  for (int r = 0; r < rows; ++r) {
-    os << formatv("          scf.if %in{0} {{\n", r);
-    for (int v = 0; v < vectors; ++v)
-      os << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], %m{1}, "
-                    "%acc#{2} : {3}, vector<16xi1>, vector<16xf32>\n",
-                    r, v, r * vectors + v, out);
+  auto emitStores = [&](bool rounded) {
+    for (int r = 0; r < rows; ++r) {
+      os << formatv("          scf.if %in{0} {{\n", r);
+      for (int v = 0; v < vectors; ++v) {
+        int q = r * vectors + v;
+        if (rounded)
+          os << formatv("            %rb{0} = arith.truncf %acc#{0} : "
+                        "vector<16xf32> to vector<16xbf16>\n"
+                        "            vector.maskedstore %D[%r{1}, %jo{2}], "
+                        "%m{2}, %rb{0} : {3}, vector<16xi1>, "
+                        "vector<16xbf16>\n",
+                        q, r, v, dType);
+        else
+          os << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], "
+                        "%m{1}, %acc#{2} : {3}, vector<16xi1>, "
+                        "vector<16xf32>\n",
+                        r, v, q, out);
+      }
+      os << "          }\n";
+    }
+  };
+  if (dot) {
+    os << "          scf.if %epi {\n";
+    emitStores(/*rounded=*/true);
+    os << "          } else {\n";
+    emitStores(/*rounded=*/false);
     os << "          }\n";
+  } else {
+    emitStores(/*rounded=*/false);
   }
   os << formatv(R"(        }
       }

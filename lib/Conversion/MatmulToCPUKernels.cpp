@@ -294,8 +294,9 @@ static bool isBF16Rounding(linalg::GenericOp op) {
 }
 
 /// The one reader of a contraction's output C after the contraction, when it
-/// reads C only rounded to bf16: the AMX kernel can then write the rounded
-/// values itself (its `toD` epilogue) and C's f32 values are never read.
+/// reads C only rounded to bf16: the bf16 kernels (AMX, AVX512-BF16) can then
+/// write the rounded values themselves (their `toD` epilogue) and C's f32
+/// values are never read.
 struct RoundedReader {
   linalg::GenericOp op;
   /// The operand of `op` that reads C.
@@ -305,7 +306,41 @@ struct RoundedReader {
   /// `op` reads instead of C (the autocast `addmm` case: x W^T rounded,
   /// then a bf16 bias added).
   bool roundsOnly;
+  /// The reshapes (memref.expand_shape, collapse_shape) between C's buffer
+  /// and `operand`, in order: a convolution's weight gradient is computed
+  /// as a matrix and rounded as [F, C, KH, KW].
+  SmallVector<Operation *> reshapes = {};
 };
+
+/// Whether `op` is a memref.expand_shape or collapse_shape of static shapes.
+static bool isStaticReshape(Operation *op) {
+  if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
+    return false;
+  return cast<MemRefType>(op->getOperand(0).getType()).hasStaticShape() &&
+         cast<MemRefType>(op->getResult(0).getType()).hasStaticShape();
+}
+
+/// `reshape` (isStaticReshape) done to `buffer`, a buffer of identity layout
+/// shaped as its source; with `inverse`, undone to `buffer` shaped as its
+/// result. The same elements in the same row-major order.
+static Value reshapeLike(OpBuilder &b, Location loc, Operation *reshape,
+                         Value buffer, bool inverse) {
+  auto expand = dyn_cast<memref::ExpandShapeOp>(reshape);
+  SmallVector<ReassociationIndices> groups =
+      expand ? expand.getReassociationIndices()
+             : cast<memref::CollapseShapeOp>(reshape).getReassociationIndices();
+  // Collapsing: expand's inverse, or a collapse done again.
+  if (static_cast<bool>(expand) == inverse)
+    return memref::CollapseShapeOp::create(b, loc, buffer, groups);
+  auto type = cast<MemRefType>(buffer.getType());
+  ArrayRef<int64_t> shape =
+      cast<MemRefType>(inverse ? reshape->getOperand(0).getType()
+                               : reshape->getResult(0).getType())
+          .getShape();
+  MemRefType expanded =
+      *memref::ExpandShapeOp::computeExpandedType(type, shape, groups);
+  return memref::ExpandShapeOp::create(b, loc, expanded, buffer, groups);
+}
 
 /// Whether `arg` is used only by arith.truncf to bf16.
 static bool isReadOnlyRoundedToBF16(BlockArgument arg) {
@@ -334,8 +369,8 @@ static std::optional<RoundedReader> getRoundedReader(linalg::LinalgOp op) {
       if (user == op.getOperation() ||
           isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
         continue;
-      if (auto cast = dyn_cast<memref::CastOp>(user)) {
-        views.push_back(cast.getResult());
+      if (isa<memref::CastOp>(user) || isStaticReshape(user)) {
+        views.push_back(user->getResult(0));
         continue;
       }
       if (user->getBlock() != op->getBlock())
@@ -350,11 +385,24 @@ static std::optional<RoundedReader> getRoundedReader(linalg::LinalgOp op) {
       reader = RoundedReader{generic, &use, /*roundsOnly=*/false};
     }
   }
-  if (!reader || !isBF16Rounding(reader->op))
+  if (!reader)
+    return reader;
+  for (Value v = reader->operand->get(); v != output;) {
+    Operation *def = v.getDefiningOp();
+    if (!isa<memref::CastOp>(def))
+      reader->reshapes.push_back(def);
+    v = def->getOperand(0);
+  }
+  std::reverse(reader->reshapes.begin(), reader->reshapes.end());
+  if (!isBF16Rounding(reader->op))
     return reader;
   // The rounding's output must be available at `op`: defined before it, or
-  // an allocation that can move there.
+  // an allocation that can move there; seen as C's matrix through the
+  // reshapes undone, it must have the identity layout.
   Value rounded = stripCasts(reader->op.getDpsInitOperand(0)->get());
+  if (!reader->reshapes.empty() &&
+      !cast<MemRefType>(rounded.getType()).getLayout().isIdentity())
+    return reader;
   Operation *def = rounded.getDefiningOp();
   if (!def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op)) {
     reader->roundsOnly = true;
@@ -462,9 +510,12 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                     func::FuncOp kernel, bool parallelBatch) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // The AMX kernel writes C rounded to bf16 for C's rounded reader.
+    // The bf16 kernels (AMX, AVX512-BF16) write C rounded to bf16 for C's
+    // rounded reader.
+    bool roundingKernel =
+        plan.kernel == Kernel::AMX || plan.kernel == Kernel::AVX512BF16;
     std::optional<RoundedReader> reader;
-    if (plan.kernel == Kernel::AMX)
+    if (roundingKernel)
       reader = getRoundedReader(op);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     // The dimensions of an operand in the kernel's order: (batch,) rows,
@@ -544,12 +595,16 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     Value zeroC = arith::ConstantIntOp::create(b, loc, zeroFill ? 1 : 0, 1);
     SmallVector<Value> flags = {zeroC};
     Value d;
-    if (plan.kernel == Kernel::AMX) {
+    if (plan.kernel == Kernel::AMX)
       flags.append({arith::ConstantIntOp::create(b, loc, transA, 1),
                     arith::ConstantIntOp::create(b, loc, transB, 1)});
+    if (roundingKernel) {
       if (reader && reader->roundsOnly) {
-        // D is indexed as C is (the rounding op's maps are identities).
+        // D is indexed as C is (the rounding op's maps are identities),
+        // once C's reshapes are undone.
         d = stripCasts(reader->op.getDpsInitOperand(0)->get());
+        for (Operation *reshape : llvm::reverse(reader->reshapes))
+          d = reshapeLike(b, loc, reshape, d, /*inverse=*/true);
         notes.push_back("its rounding to bf16 written by the kernel");
       } else if (reader) {
         // A bf16 buffer shaped as C, which the reader reads instead of C.
@@ -571,7 +626,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                                  matrixAt(cb, loc, bv, index),
                                  matrixAt(cb, loc, c, index)};
       args.append(flags);
-      if (plan.kernel == Kernel::AMX) {
+      if (roundingKernel) {
         // Without a rounding, D is never read (toD = false).
         args.push_back(d ? matrixAt(cb, loc, d, index)
                          : ub::PoisonOp::create(
@@ -606,6 +661,32 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     }
     for (Value buffer : copies)
       memref::DeallocOp::create(b, loc, buffer);
+    // The kernels round in their last K block: with no K block (K = 0,
+    // known only at run time), D is C rounded, which this op writes.
+    int64_t staticK = op.getStaticLoopRanges()[plan.k];
+    if (d && (ShapedType::isDynamic(staticK) || staticK == 0)) {
+      Value k = linalg::createOrFoldDimOp(
+          b, loc, op.getDpsInputOperand(0)->get(),
+          *maps[0].getResultPosition(b.getAffineDimExpr(plan.k)));
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value empty =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k, zero);
+      scf::IfOp::create(b, loc, empty, [&](OpBuilder &ib, Location) {
+        unsigned rank = cast<MemRefType>(c.getType()).getRank();
+        AffineMap identity = ib.getMultiDimIdentityMap(rank);
+        linalg::GenericOp::create(
+            ib, loc, ValueRange{c}, ValueRange{d},
+            ArrayRef<AffineMap>{identity, identity},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [](OpBuilder &gb, Location gl, ValueRange args) {
+              Value rounded = arith::TruncFOp::create(gb, gl, gb.getBF16Type(),
+                                                      args[0]);
+              linalg::YieldOp::create(gb, gl, rounded);
+            });
+        scf::YieldOp::create(ib, loc);
+      });
+    }
     if (reader && reader->roundsOnly) {
       reader->op->erase();
     } else if (reader) {
@@ -613,7 +694,12 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       // elements, which are the same values.
       Value copy = stripViews(d);
       BlockArgument arg = reader->op.getMatchingBlockArgument(reader->operand);
-      reader->operand->set(copy);
+      OpBuilder before(reader->op);
+      Value copyView = copy;
+      for (Operation *reshape : reader->reshapes)
+        copyView = reshapeLike(before, loc, reshape, copyView,
+                               /*inverse=*/false);
+      reader->operand->set(copyView);
       arg.setType(b.getBF16Type());
       for (Operation *truncf : llvm::make_early_inc_range(arg.getUsers())) {
         truncf->getResult(0).replaceAllUsesWith(arg);

@@ -6,6 +6,7 @@
 // RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels | FileCheck %s
 // RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0" | FileCheck %s --check-prefix=NOAMX
 // RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0 avx512=0" | FileCheck %s --check-prefix=NONE
+// RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0 avx512-bf16=1" | FileCheck %s --check-prefix=DOT
 
 // One kernel per module, however many contractions call it.
 // CHECK-LABEL: func.func private @__mpt_amx_matmul_bf16(
@@ -188,6 +189,20 @@ func.func @fill_kept(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<
 // NOAMX-LABEL: func.func @rounded(
 // NOAMX: call @__mpt_avx512_matmul_bf16
 // NOAMX: linalg.generic
+// The AVX512-BF16 kernel has the same epilogue (its last K block rounds).
+// DOT-LABEL: func.func private @__mpt_avx512bf16_matmul_bf16(
+// DOT-SAME: {{.*}}: i1, %[[KD:.*]]: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %[[TOD:.*]]: i1)
+// DOT: %[[EPI:.*]] = arith.andi %[[TOD]], %{{.*}} : i1
+// DOT: scf.if %[[EPI]] {
+// DOT: %[[RB:.*]] = arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// DOT: vector.maskedstore %[[KD]][%{{.*}}, %{{.*}}], %{{.*}}, %[[RB]]
+// DOT-LABEL: func.func @rounded(
+// DOT: %[[D:.*]] = memref.alloc() : memref<64x48xbf16>
+// DOT: %[[DC:.*]] = memref.cast %[[D]] : memref<64x48xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// DOT: call @__mpt_avx512bf16_matmul_bf16({{.*}}, %[[DC]], %true{{.*}})
+// DOT-NOT: linalg.generic
+// DOT-NOT: scf.if
+// DOT: return %[[D]]
 func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>) -> memref<64x48xbf16> {
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() : memref<64x48xf32>
@@ -211,6 +226,10 @@ func.func @rounded(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>) -> memref<64x
 // CHECK-LABEL: func.func @rounded_and_read(
 // CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %false{{.*}})
 // CHECK: linalg.generic
+// DOT-LABEL: func.func @rounded_and_read(
+// DOT: %[[P:.*]] = ub.poison : memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// DOT: call @__mpt_avx512bf16_matmul_bf16({{.*}}, %[[P]], %false{{.*}})
+// DOT: linalg.generic
 func.func @rounded_and_read(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<64x48xf32>) -> memref<64x48xbf16> {
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
   %d = memref.alloc() : memref<64x48xbf16>
@@ -236,6 +255,12 @@ func.func @rounded_and_read(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: 
 // CHECK-NEXT: ^bb0(%[[X:.*]]: bf16, %[[B:.*]]: bf16, %{{.*}}: bf16):
 // CHECK-NEXT: %[[XE:.*]] = arith.extf %[[X]] : bf16 to f32
 // CHECK: memref.dealloc %[[R]]
+// DOT-LABEL: func.func @rounded_reader(
+// DOT: %[[R:.*]] = memref.alloc() {{.*}}: memref<64x48xbf16>
+// DOT: %[[RC:.*]] = memref.cast %[[R]] : memref<64x48xbf16> to memref<?x?xbf16, strided<[?, 1], offset: ?>>
+// DOT: call @__mpt_avx512bf16_matmul_bf16({{.*}}, %[[RC]], %true{{.*}})
+// DOT: linalg.generic {{.*}} ins(%[[R]], %{{.*}} : memref<64x48xbf16>, memref<48xbf16>)
+// DOT: memref.dealloc %[[R]]
 func.func @rounded_reader(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %bias: memref<48xbf16>) -> memref<64x48xbf16> {
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() {alignment = 64 : i64} : memref<64x48xf32>
@@ -253,5 +278,104 @@ func.func @rounded_reader(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %bias:
     linalg.yield %t : bf16
   }
   memref.dealloc %c : memref<64x48xf32>
+  return %d : memref<64x48xbf16>
+}
+
+// -----
+
+// A convolution's weight gradient: C is computed as a matrix and rounded
+// as [F, C, KH, KW] through an expand_shape. The kernel writes D seen as
+// C's matrix (the expand undone: a collapse_shape of D).
+// CHECK-LABEL: func.func @rounded_reshaped(
+// CHECK: %[[D:.*]] = memref.alloc() : memref<8x4x3x3xbf16>
+// CHECK: %[[DM:.*]] = memref.collapse_shape %[[D]] {{\[}}[0], [1, 2, 3]] : memref<8x4x3x3xbf16> into memref<8x36xbf16>
+// CHECK: %[[DC:.*]] = memref.cast %[[DM]]
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %[[DC]], %true{{.*}})
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[D]]
+// DOT-LABEL: func.func @rounded_reshaped(
+// DOT: %[[D:.*]] = memref.alloc() : memref<8x4x3x3xbf16>
+// DOT: %[[DM:.*]] = memref.collapse_shape %[[D]] {{\[}}[0], [1, 2, 3]] : memref<8x4x3x3xbf16> into memref<8x36xbf16>
+// DOT: %[[DC:.*]] = memref.cast %[[DM]]
+// DOT: call @__mpt_avx512bf16_matmul_bf16({{.*}}, %[[DC]], %true{{.*}})
+// DOT-NOT: linalg.generic
+// DOT: return %[[D]]
+func.func @rounded_reshaped(%a: memref<8x64xbf16>, %b: memref<64x36xbf16>) -> memref<8x4x3x3xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x36xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x36xf32>)
+  linalg.matmul ins(%a, %b : memref<8x64xbf16>, memref<64x36xbf16>) outs(%c : memref<8x36xf32>)
+  %e = memref.expand_shape %c [[0], [1, 2, 3]] output_shape [8, 4, 3, 3] : memref<8x36xf32> into memref<8x4x3x3xf32>
+  %d = memref.alloc() : memref<8x4x3x3xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j, k, l) -> (i, j, k, l)>, affine_map<(i, j, k, l) -> (i, j, k, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e : memref<8x4x3x3xf32>) outs(%d : memref<8x4x3x3xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c : memref<8x36xf32>
+  return %d : memref<8x4x3x3xbf16>
+}
+
+// -----
+
+// The same through a reader that rounds C next to a bias: the kernel's bf16
+// copy is a matrix, which the reader reads expanded as it read C.
+// DOT-LABEL: func.func @rounded_reshaped_reader(
+// DOT: %[[R:.*]] = memref.alloc() {{.*}}: memref<8x36xbf16>
+// DOT: call @__mpt_avx512bf16_matmul_bf16({{.*}}, %true{{.*}})
+// DOT: %[[RE:.*]] = memref.expand_shape %[[R]] {{\[}}[0], [1, 2, 3]] output_shape [8, 4, 3, 3] : memref<8x36xbf16> into memref<8x4x3x3xbf16>
+// DOT: linalg.generic {{.*}} ins(%[[RE]], %{{.*}} : memref<8x4x3x3xbf16>, memref<8x4x3x3xbf16>)
+// DOT: memref.dealloc %[[R]]
+func.func @rounded_reshaped_reader(%a: memref<8x64xbf16>, %b: memref<64x36xbf16>, %y: memref<8x4x3x3xbf16>) -> memref<8x4x3x3xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<8x36xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x36xf32>)
+  linalg.matmul ins(%a, %b : memref<8x64xbf16>, memref<64x36xbf16>) outs(%c : memref<8x36xf32>)
+  %e = memref.expand_shape %c [[0], [1, 2, 3]] output_shape [8, 4, 3, 3] : memref<8x36xf32> into memref<8x4x3x3xf32>
+  %d = memref.alloc() : memref<8x4x3x3xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j, k, l) -> (i, j, k, l)>, affine_map<(i, j, k, l) -> (i, j, k, l)>, affine_map<(i, j, k, l) -> (i, j, k, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %y : memref<8x4x3x3xf32>, memref<8x4x3x3xbf16>) outs(%d : memref<8x4x3x3xbf16>) {
+  ^bb0(%x: f32, %w: bf16, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    %re = arith.extf %r : bf16 to f32
+    %we = arith.extf %w : bf16 to f32
+    %s = arith.addf %re, %we : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %c : memref<8x36xf32>
+  return %d : memref<8x4x3x3xbf16>
+}
+
+// -----
+
+// K known only at run time: with K = 0 the kernels run no K block, so the
+// rounding they would do in the last one is done after the call, of C as it
+// is.
+// CHECK-LABEL: func.func @rounded_dynamic_k(
+// CHECK: call @__mpt_amx_matmul_bf16({{.*}}, %true{{.*}})
+// CHECK: %[[K:.*]] = memref.dim %{{.*}}, %c1
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[K]], %c0
+// CHECK: scf.if %[[EMPTY]] {
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// DOT-LABEL: func.func @rounded_dynamic_k(
+// DOT: call @__mpt_avx512bf16_matmul_bf16({{.*}}, %true{{.*}})
+// DOT: %[[K:.*]] = memref.dim %{{.*}}, %c1
+// DOT: %[[EMPTY:.*]] = arith.cmpi eq, %[[K]], %c0
+// DOT: scf.if %[[EMPTY]] {
+// DOT: arith.truncf %{{.*}} : f32 to bf16
+func.func @rounded_dynamic_k(%a: memref<64x?xbf16>, %b: memref<?x48xbf16>, %c: memref<64x48xf32>) -> memref<64x48xbf16> {
+  %c2 = memref.alloc() : memref<64x48xf32>
+  memref.copy %c, %c2 : memref<64x48xf32> to memref<64x48xf32>
+  linalg.matmul ins(%a, %b : memref<64x?xbf16>, memref<?x48xbf16>) outs(%c2 : memref<64x48xf32>)
+  %d = memref.alloc() : memref<64x48xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c2 : memref<64x48xf32>) outs(%d : memref<64x48xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c2 : memref<64x48xf32>
   return %d : memref<64x48xbf16>
 }

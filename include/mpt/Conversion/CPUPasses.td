@@ -44,6 +44,12 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
       the scalar loops, but each multiply-add is rounded once (FMA), so f32
       results differ from the generic path by rounding.
 
+    The two bf16 kernels round C to bf16 themselves when C's only reader
+    after the contraction reads it only rounded to bf16 (autocast's cast of
+    a matmul's result, possibly through static reshapes): the last K block
+    stores the rounded sums into the reader's output, or into a bf16 copy
+    that the reader then reads; the same bits as the separate rounding.
+
     Ragged shapes are padded with zeros (masked vector loads at the edges),
     never sent to a separate slow path. Covered: `linalg.matmul`,
     `linalg.batch_matmul` (a loop of kernel calls over the batch) and every
