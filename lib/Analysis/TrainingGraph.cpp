@@ -36,8 +36,6 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
-#include <mutex>
-#include <set>
 
 using namespace mlir;
 using namespace mpt;
@@ -469,13 +467,11 @@ static llvm::cl::opt<bool> contractStrict(
     llvm::cl::init(false));
 
 /// Whether the warning (`loc`, `message`) has not been given yet in this
-/// process: the analysis runs in every pass that reads the contract, and on
-/// the copies report passes make; the user needs each warning once.
-static bool isFirstWarning(Location loc, const std::string &message) {
-  static std::mutex mutex;
-  static std::set<std::pair<const void *, std::string>> given;
-  std::lock_guard<std::mutex> lock(mutex);
-  return given.insert({loc.getAsOpaquePointer(), message}).second;
+/// context (MPTDialect::isFirstWarning); every time when the mpt dialect is
+/// not loaded, which then has no state to keep.
+static bool isFirstWarning(Location loc, StringRef message) {
+  auto *dialect = loc.getContext()->getLoadedDialect<MPTDialect>();
+  return !dialect || dialect->isFirstWarning(loc, message);
 }
 
 LogicalResult TrainingGraph::emitFindings() const {

@@ -206,3 +206,10 @@ MPTDialect::getFirstResultUpdating(FunctionOpInterface func,
     return std::nullopt;
   return it->second;
 }
+
+bool MPTDialect::isFirstWarning(Location loc, StringRef message) {
+  std::lock_guard<std::mutex> lock(givenWarningsMutex);
+  // The set keys on the text's one stored copy.
+  StringRef text = givenWarningTexts.insert(message).first->getKey();
+  return givenWarnings.insert({loc, text}).second;
+}

@@ -49,6 +49,18 @@ def MPT_Dialect : Dialect {
                      std::unique_ptr<::llvm::DenseMap<int64_t, unsigned>>>
         firstResultUpdating;
   public:
+    /// Whether the warning (`loc`, `message`) has not been given yet in this
+    /// context (the training graph's findings: the analysis runs in every
+    /// pass that reads the contract and on the copies that report passes
+    /// make, and the user needs each warning once). Per context, so that a
+    /// later context never sees an earlier one's locations.
+    bool isFirstWarning(::mlir::Location loc, ::llvm::StringRef message);
+  private:
+    std::mutex givenWarningsMutex;
+    ::llvm::DenseSet<std::pair<::mlir::Location, ::llvm::StringRef>>
+        givenWarnings;
+    ::llvm::StringSet<> givenWarningTexts;
+  public:
   }];
 }
 
