@@ -209,18 +209,70 @@ static std::optional<FlippedFilter> matchFlippedFilter(Value filter) {
   return FlippedFilter{generic, extract};
 }
 
+/// The `arith.truncf` that is all `body` computes from its first argument
+/// (besides the gather's addressing when `extract` is given, whose result
+/// then stands for the argument), or null.
+static arith::TruncFOp getOnlyTruncation(Block *body,
+                                         tensor::ExtractOp extract = {}) {
+  Value in = extract ? extract.getResult() : body->getArgument(0);
+  arith::TruncFOp truncation;
+  for (Operation &op : body->without_terminator()) {
+    if (extract && isGatherAddressing(op, extract))
+      continue;
+    auto truncf = dyn_cast<arith::TruncFOp>(op);
+    if (truncation || !truncf || truncf.getIn() != in)
+      return {};
+    truncation = truncf;
+  }
+  Operation *yield = body->getTerminator();
+  if (!truncation || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != truncation.getResult())
+    return {};
+  return truncation;
+}
+
+/// A rounding of all of `src` to `type` before `before` in its block
+/// (autocast's cast of the weight for the forward convolution), or null.
+static Value findEarlierRounding(Value src, Type type, Operation *before) {
+  for (Operation *user : src.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic->getBlock() != before->getBlock() ||
+        !generic->isBeforeInBlock(before) ||
+        !generic.hasPureTensorSemantics() ||
+        generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInputs()[0] != src ||
+        generic.getNumParallelLoops() != generic.getNumLoops() ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      continue;
+    arith::TruncFOp truncation = getOnlyTruncation(generic.getBody());
+    if (truncation && truncation.getType() == type)
+      return generic->getResult(0);
+  }
+  return {};
+}
+
 /// The flipped filter's [C, F, KH, KW] without the flip: src transposed
 /// (f, c) -> (c, f) by a generic with a permutation map (vectorizable), the
-/// body's elementwise ops applied. The im2col fills its taps in reverse
-/// order to match.
+/// body's elementwise ops applied. When those are only a rounding that the
+/// step already made of src (the forward's bf16 copy of the weight), that
+/// copy is transposed instead: half the bytes read, the same values. The
+/// im2col fills its taps in reverse order to match.
 static Value transposeUnflipped(RewriterBase &rewriter,
-                                FlippedFilter flipped) {
+                                FlippedFilter flipped, Operation *conv) {
   linalg::GenericOp generic = flipped.generic;
   Location loc = generic.getLoc();
   Value src = flipped.extract.getTensor();
   auto resultType = cast<RankedTensorType>(generic->getResult(0).getType());
   Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                        resultType.getElementType());
+  if (getOnlyTruncation(generic.getBody(), flipped.extract)) {
+    if (Value rounded =
+            findEarlierRounding(src, resultType.getElementType(), conv))
+      return linalg::TransposeOp::create(rewriter, loc, rounded, init,
+                                         {1, 0, 2, 3})
+          .getResult()[0];
+  }
   MLIRContext *ctx = rewriter.getContext();
   AffineMap swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0, 2, 3},
                                                 ctx);
@@ -519,7 +571,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
       rewriter, loc, RankedTensorType::get({k, p}, xElem), col,
       SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
   if (flipped)
-    w = transposeUnflipped(rewriter, *flipped);
+    w = transposeUnflipped(rewriter, *flipped, conv);
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()), w,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});

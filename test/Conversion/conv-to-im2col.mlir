@@ -173,6 +173,52 @@ func.func @input_gradient(%go: tensor<2x4x9x9xbf16>, %w: tensor<4x6x3x3xf32>) ->
 
 // -----
 
+// The same input gradient in a step whose forward already rounded the
+// weight to bf16 (autocast's cast for the forward convolution): the
+// unflipped filter is that copy transposed, bf16 to bf16 (half the bytes
+// read), not the f32 weight rounded again.
+// CHECK-LABEL: func.func @input_gradient_after_forward
+// CHECK-SAME: (%[[GO:.*]]: tensor<2x4x9x9xbf16>, %[[W:.*]]: tensor<4x6x3x3xf32>)
+// CHECK: %[[WB:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x6x3x3xf32>) outs(%{{.*}} : tensor<4x6x3x3xbf16>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[WB]] : tensor<4x6x3x3xbf16>) outs(%{{.*}} : tensor<6x4x3x3xbf16>) permutation = [1, 0, 2, 3]
+// CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2, 3]] : tensor<6x4x3x3xbf16> into tensor<6x36xbf16>
+// CHECK-NOT: tensor.extract %
+// CHECK: return
+func.func @input_gradient_after_forward(%go: tensor<2x4x9x9xbf16>, %w: tensor<4x6x3x3xf32>) -> (tensor<4x6x3x3xbf16>, tensor<2x6x7x7xf32>) {
+  %c2 = arith.constant 2 : index
+  %eb = tensor.empty() : tensor<4x6x3x3xbf16>
+  %wb = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w : tensor<4x6x3x3xf32>) outs(%eb : tensor<4x6x3x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x6x3x3xbf16>
+  %e = tensor.empty() : tensor<6x4x3x3xbf16>
+  %flip = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<6x4x3x3xbf16>) {
+  ^bb0(%out: bf16):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r2 = arith.subi %c2, %i2 : index
+    %r3 = arith.subi %c2, %i3 : index
+    %x = tensor.extract %w[%i1, %i0, %r2, %r3] : tensor<4x6x3x3xf32>
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<6x4x3x3xbf16>
+  %zero = arith.constant 0.0 : f32
+  %gi0 = tensor.empty() : tensor<2x6x7x7xf32>
+  %gi = linalg.fill ins(%zero : f32) outs(%gi0 : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%go, %flip : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%gi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  return %wb, %r : tensor<4x6x3x3xbf16>, tensor<2x6x7x7xf32>
+}
+
+// -----
+
 // A gather that also reads its init is not a flipped filter: it stays, and
 // the convolution reads it as it is (taps in order).
 // CHECK-LABEL: func.func @not_a_flip

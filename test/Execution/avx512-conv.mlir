@@ -7,8 +7,12 @@
 // rounding (FMA, order) cannot show on exact sums, a misplaced element does.
 // Cases: 3x3 stride 2 on a ragged image (f32), 1x1 stride 1 (f16 inputs),
 // a 2x3 filter with dilation (2, 1), stride (1, 2) accumulating into an init
-// that is not a fill (f32), and a weight gradient's form (a convolution
-// negated elementwise and transposed back, which the rewrite folds away).
+// that is not a fill (f32), a weight gradient's form (a convolution
+// negated elementwise and transposed back, which the rewrite folds away),
+// and in bf16 (autocast's form) a forward convolution of a rounded weight
+// and an input gradient whose flipped filter is gathered from the f32
+// weight and rounded, which the rewrite reads as the forward's bf16 copy
+// transposed (also on the AVX512-BF16 kernel where the CPU has it).
 // RUN: mpt-opt %s --mpt-lower-to-cpu="avx512=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.kernel
@@ -25,19 +29,27 @@
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.parallel %}
 // RUN: %if openmp %{ diff %t.parallel %t.loops %}
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
-// REPORT: CPU kernels (no amx, avx512): 6 of 6 contractions lowered
+// RUN: %if avx512bf16 %{ mpt-opt %s --mpt-lower-to-cpu="avx512=1 avx512-bf16=1" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.dot %}
+// RUN: %if avx512bf16 %{ diff %t.dot %t.loops %}
+// REPORT: CPU kernels (no amx, avx512): 8 of 8 contractions lowered
 // REPORT: linalg.matmul 40x50x27 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 33x108x64 f16 x f16 -> f32: @__mpt_avx512_matmul_f16
 // REPORT: linalg.matmul 17x112x30 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 27x8x32 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 36x5x120 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 36x6x75 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 4x98x54 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
+// REPORT: linalg.matmul 6x98x36 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // CHECK: sizes = [2, 40, 5, 5]
 // CHECK: sizes = [3, 33, 6, 6]
 // CHECK: sizes = [4, 17, 7, 4]
 // CHECK: sizes = [8, 3, 3, 3]
 // CHECK: sizes = [3, 5, 3, 4]
 // CHECK: sizes = [4, 6, 3, 3]
+// CHECK: sizes = [2, 4, 7, 7]
+// CHECK: sizes = [2, 6, 7, 7]
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
@@ -187,5 +199,62 @@ func.func @main() {
       ins(%a0p, %g6 : tensor<4x3x7x7xf32>, tensor<6x3x5x5xf32>) outs(%z6 : tensor<4x6x3x3xf32>) -> tensor<4x6x3x3xf32>
   %w6c = tensor.cast %w6 : tensor<4x6x3x3xf32> to tensor<*xf32>
   func.call @printMemrefF32(%w6c) : (tensor<*xf32>) -> ()
+
+  // bf16 (autocast's form): the weight rounded for a forward convolution,
+  // and an input gradient's flipped filter gathered from the f32 weight and
+  // rounded, which the rewrite reads as the forward's bf16 copy transposed.
+  %wf = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%j, %i, %l, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<4x6x3x3xf32>
+  %ewb = tensor.empty() : tensor<4x6x3x3xbf16>
+  %wb = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%wf : tensor<4x6x3x3xf32>) outs(%ewb : tensor<4x6x3x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x6x3x3xbf16>
+  %xb32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%l, %j, %i, %k) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<2x6x9x9xf32>
+  %xb = arith.truncf %xb32 : tensor<2x6x9x9xf32> to tensor<2x6x9x9xbf16>
+  %ef = tensor.empty() : tensor<2x4x7x7xf32>
+  %zf = linalg.fill ins(%zero : f32) outs(%ef : tensor<2x4x7x7xf32>) -> tensor<2x4x7x7xf32>
+  %fw = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%xb, %wb : tensor<2x6x9x9xbf16>, tensor<4x6x3x3xbf16>) outs(%zf : tensor<2x4x7x7xf32>) -> tensor<2x4x7x7xf32>
+  %fwc = tensor.cast %fw : tensor<2x4x7x7xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%fwc) : (tensor<*xf32>) -> ()
+  %c2i = arith.constant 2 : index
+  %efl = tensor.empty() : tensor<6x4x3x3xbf16>
+  %flip = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%efl : tensor<6x4x3x3xbf16>) {
+  ^bb0(%out: bf16):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r2 = arith.subi %c2i, %i2 : index
+    %r3 = arith.subi %c2i, %i3 : index
+    %x = tensor.extract %wf[%i1, %i0, %r2, %r3] : tensor<4x6x3x3xf32>
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<6x4x3x3xbf16>
+  %gob32 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    %v = func.call @values(%k, %i, %j, %l) : (index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<2x4x9x9xf32>
+  %gob = arith.truncf %gob32 : tensor<2x4x9x9xf32> to tensor<2x4x9x9xbf16>
+  %egi = tensor.empty() : tensor<2x6x7x7xf32>
+  %zgi = linalg.fill ins(%zero : f32) outs(%egi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %gi = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%gob, %flip : tensor<2x4x9x9xbf16>, tensor<6x4x3x3xbf16>) outs(%zgi : tensor<2x6x7x7xf32>) -> tensor<2x6x7x7xf32>
+  %gic = tensor.cast %gi : tensor<2x6x7x7xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%gic) : (tensor<*xf32>) -> ()
   return
 }
