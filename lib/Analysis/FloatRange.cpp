@@ -982,9 +982,11 @@ LogicalResult FloatRangeAnalysis::visitOperation(
 /// it: `func` has one block without successors, calls or region control
 /// flow, and the only regions in it are linalg bodies of ops without
 /// regions (interpreted with their op, which every solver visit of a body
-/// op leaves unbounded). Each value is then defined before its uses and
-/// every block is live, so the solver visits each op once with its
-/// operands' final ranges. Null otherwise.
+/// op leaves unbounded) and tensor.pad bodies that only yield (their value
+/// comes from above: a pad value computed in the body would reach the pad
+/// only on the solver's second visit, joined with the first). Each value is
+/// then defined before its uses and every block is live, so the solver
+/// visits each op once with its operands' final ranges. Null otherwise.
 static Block *getSweepableBlock(Operation *func) {
   if (func->getNumRegions() != 1 || !func->getRegion(0).hasOneBlock())
     return nullptr;
@@ -999,6 +1001,12 @@ static Block *getSweepableBlock(Operation *func) {
       return nullptr;
     if (op.getNumRegions() == 0)
       continue;
+    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      if (!pad.getRegion().hasOneBlock() ||
+          pad.getRegion().front().getOperations().size() != 1)
+        return nullptr;
+      continue;
+    }
     if (!isa<linalg::LinalgOp>(op))
       return nullptr;
     for (Region &region : op.getRegions()) {

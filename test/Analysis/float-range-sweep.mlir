@@ -12,6 +12,9 @@
 // RUN: mpt-opt %mpt_src/examples/cnn/cnn_step.mlir --mpt-insert-loss-scaling --mpt-autocast --mpt-range-report=format=json -o /dev/null 2> %t.sweep
 // RUN: mpt-opt %mpt_src/examples/cnn/cnn_step.mlir --mpt-insert-loss-scaling --mpt-autocast --mpt-range-report="format=json solver=true" -o /dev/null 2> %t.solver
 // RUN: diff %t.sweep %t.solver
+// RUN: mpt-opt %mpt_src/examples/torch/resnet18_sgd.mlir --mpt-range-report -o /dev/null 2> %t.sweep
+// RUN: mpt-opt %mpt_src/examples/torch/resnet18_sgd.mlir --mpt-range-report=solver=true -o /dev/null 2> %t.solver
+// RUN: diff %t.sweep %t.solver
 // RUN: mpt-opt %mpt_src/examples/torch/gpt_block_adamw.mlir --mpt-range-report -o /dev/null 2> %t.sweep
 // RUN: mpt-opt %mpt_src/examples/torch/gpt_block_adamw.mlir --mpt-range-report=solver=true -o /dev/null 2> %t.solver
 // RUN: diff %t.sweep %t.solver
@@ -43,12 +46,31 @@ func.func @capture_two_results(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf3
 
 // -----
 
-// A function with a region op that is not a linalg body (tensor.pad) runs
-// the solver; the report is the same.
-// CHECK-LABEL: mpt range report: @pad
+// A tensor.pad whose body only yields a value from above is swept: its pad
+// value is known when the sweep reaches it.
+// CHECK-LABEL: mpt range report: @pad_value_from_above
 // CHECK-NEXT: argument #0: [-inf, +inf] reach [-1, 1]
-// CHECK: tensor.pad at {{[^ ]+}}: [-inf, +inf] reach [-3, 1] from arith.constant
-func.func @pad(%x: tensor<4xf32>) -> tensor<6xf32> {
+// CHECK-NEXT: arith.constant at {{[^ ]+}}: [-3, -3]
+// CHECK-NEXT: tensor.pad at {{[^ ]+}}: [-inf, +inf] reach [-3, 1] from arith.constant
+func.func @pad_value_from_above(%x: tensor<4xf32>) -> tensor<6xf32> {
+  %c = arith.constant -3.0 : f32
+  %p = tensor.pad %x low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %c : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+// One that computes its pad value in the body runs the solver (which reads
+// that value only on its second visit of the pad and joins it with the
+// first); the report is the same.
+// CHECK-LABEL: mpt range report: @pad_value_in_body
+// CHECK-NEXT: argument #0: [-inf, +inf] reach [-1, 1]
+// CHECK-NEXT: tensor.pad at {{[^ ]+}}: [-inf, +inf] reach [-3, 1] from arith.constant
+// CHECK-NEXT: arith.constant at {{[^ ]+}}: [-3, -3]
+func.func @pad_value_in_body(%x: tensor<4xf32>) -> tensor<6xf32> {
   %p = tensor.pad %x low[1] high[1] {
   ^bb0(%i: index):
     %c = arith.constant -3.0 : f32
