@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -518,8 +520,9 @@ Value getOperandOfArgument(linalg::LinalgOp op, BlockArgument arg) {
 // FloatRangeAnalysis
 //===----------------------------------------------------------------------===//
 
-void FloatRangeAnalysis::setToEntryState(FloatRangeLattice *lattice) {
-  Value value = lattice->getAnchor();
+/// The range a value starts from: a function argument's `mpt.range`, the
+/// loss scale's initial value, or unbounded (also every other block argument).
+static FloatRange getEntryRange(Value value) {
   FloatRange range = FloatRange::unbounded();
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
@@ -552,7 +555,11 @@ void FloatRangeAnalysis::setToEntryState(FloatRangeLattice *lattice) {
       }
     }
   }
-  propagateIfChanged(lattice, lattice->join(range));
+  return range;
+}
+
+void FloatRangeAnalysis::setToEntryState(FloatRangeLattice *lattice) {
+  propagateIfChanged(lattice, lattice->join(getEntryRange(lattice->getAnchor())));
 }
 
 FloatRange FloatRangeAnalysis::getRangeFor(Operation *op, Value value) {
@@ -630,17 +637,21 @@ std::optional<FloatRange> interpret(Operation *op,
 
 /// The range of a body value (or a value a body captures).
 using BodyRanges = llvm::DenseMap<Value, FloatRange>;
-} // namespace
 
-FloatRange
-FloatRangeAnalysis::visitLinalg(Operation *op, unsigned resultIndex,
-                                ArrayRef<const FloatRangeLattice *> operands) {
+/// The range of a value an op reads other than through its operands (a
+/// linalg body's capture, a pad's value): unbounded while unknown.
+using RangeReader = llvm::function_ref<FloatRange(Value)>;
+
+/// The range of result `resultIndex` of linalg op `op`, whose operands
+/// have the ranges `operands` (uninitialized ones read as unbounded).
+FloatRange visitLinalg(Operation *op, unsigned resultIndex,
+                       ArrayRef<FloatRange> operands, RangeReader read) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
   Block *body = linalgOp.getBlock();
   if (!body)
     return FloatRange::unbounded();
   auto operandRange = [&](unsigned i) {
-    const FloatRange &range = operands[i]->getValue();
+    const FloatRange &range = operands[i];
     return range.isUninitialized() ? FloatRange::unbounded() : range;
   };
 
@@ -658,7 +669,7 @@ FloatRangeAnalysis::visitLinalg(Operation *op, unsigned resultIndex,
       return it->second;
     if (!isFloatLike(value.getType()))
       return FloatRange::unbounded();
-    FloatRange range = getRangeFor(op, value);
+    FloatRange range = read(value);
     ranges[value] = range;
     return range;
   };
@@ -762,7 +773,6 @@ FloatRangeAnalysis::visitLinalg(Operation *op, unsigned resultIndex,
   return unknown;
 }
 
-namespace {
 /// TOSA elementwise ops, by name: the arith/math op they compute.
 std::optional<FloatRange> interpretTosa(Operation *op,
                                         ArrayRef<FloatRange> operands) {
@@ -840,27 +850,27 @@ std::optional<FloatRange> interpretTosa(Operation *op,
 }
 } // namespace
 
-LogicalResult FloatRangeAnalysis::visitOperation(
-    Operation *op, ArrayRef<const FloatRangeLattice *> operands,
-    ArrayRef<FloatRangeLattice *> results) {
-  // The ops of linalg bodies are interpreted with their op.
-  if (isa_and_nonnull<linalg::LinalgOp>(op->getParentOp())) {
-    setAllToEntryStates(results);
-    return success();
-  }
+namespace {
+/// The transfer function of `op` (not an op of a linalg body): the ranges
+/// of its results, into `results`, from `operands` (its operands' ranges,
+/// maybe uninitialized) and what `read` gives for the values it reads
+/// otherwise. False while a float operand is uninitialized.
+bool transfer(Operation *op, ArrayRef<FloatRange> operands, RangeReader read,
+              SmallVectorImpl<FloatRange> &results) {
   // Wait for every float operand.
   SmallVector<FloatRange> ranges;
-  for (auto [operand, lattice] : llvm::zip(op->getOperands(), operands)) {
+  for (auto [operand, range] : llvm::zip(op->getOperands(), operands)) {
     if (!isFloatLike(operand.getType())) {
       ranges.push_back(FloatRange::unbounded());
       continue;
     }
-    if (lattice->getValue().isUninitialized())
-      return success();
-    ranges.push_back(lattice->getValue());
+    if (range.isUninitialized())
+      return false;
+    ranges.push_back(range);
   }
+  results.assign(op->getNumResults(), FloatRange());
   auto set = [&](unsigned index, const FloatRange &range) {
-    propagateIfChanged(results[index], results[index]->join(range));
+    results[index] = range;
   };
   auto joinedFloatOperands = [&]() {
     FloatRange joined = FloatRange::empty();
@@ -906,7 +916,7 @@ LogicalResult FloatRangeAnalysis::visitOperation(
       continue;
     }
     if (isa<linalg::LinalgOp>(op)) {
-      set(index, visitLinalg(op, index, operands));
+      set(index, visitLinalg(op, index, operands, read));
       continue;
     }
     // Data movement: the values of the float operands (a destination's
@@ -921,7 +931,7 @@ LogicalResult FloatRangeAnalysis::visitOperation(
     if (auto pad = dyn_cast<tensor::PadOp>(op)) {
       FloatRange padValue = FloatRange::unbounded();
       if (Value constant = pad.getConstantPaddingValue())
-        padValue = getRangeFor(op, constant);
+        padValue = read(constant);
       set(index, FloatRange::join(ranges[0], padValue));
       continue;
     }
@@ -940,6 +950,27 @@ LogicalResult FloatRangeAnalysis::visitOperation(
     }
     set(index, *range);
   }
+  return true;
+}
+} // namespace
+
+LogicalResult FloatRangeAnalysis::visitOperation(
+    Operation *op, ArrayRef<const FloatRangeLattice *> operands,
+    ArrayRef<FloatRangeLattice *> results) {
+  // The ops of linalg bodies are interpreted with their op.
+  if (isa_and_nonnull<linalg::LinalgOp>(op->getParentOp())) {
+    setAllToEntryStates(results);
+    return success();
+  }
+  SmallVector<FloatRange> operandRanges, resultRanges;
+  for (const FloatRangeLattice *lattice : operands)
+    operandRanges.push_back(lattice->getValue());
+  if (!transfer(op, operandRanges,
+                [&](Value value) { return getRangeFor(op, value); },
+                resultRanges))
+    return success();
+  for (auto [lattice, range] : llvm::zip(results, resultRanges))
+    propagateIfChanged(lattice, lattice->join(range));
   return success();
 }
 
@@ -947,8 +978,54 @@ LogicalResult FloatRangeAnalysis::visitOperation(
 // FloatRanges
 //===----------------------------------------------------------------------===//
 
-FloatRanges::FloatRanges(Operation *func)
-    : solver(std::make_unique<DataFlowSolver>()) {
+/// The block of `func` when the solver's fixpoint is one forward sweep over
+/// it: `func` has one block without successors, calls or region control
+/// flow, and the only regions in it are linalg bodies of ops without
+/// regions (interpreted with their op, which every solver visit of a body
+/// op leaves unbounded) and tensor.pad bodies that only yield (their value
+/// comes from above: a pad value computed in the body would reach the pad
+/// only on the solver's second visit, joined with the first). Each value is
+/// then defined before its uses and every block is live, so the solver
+/// visits each op once with its operands' final ranges. Null otherwise.
+static Block *getSweepableBlock(Operation *func) {
+  if (func->getNumRegions() != 1 || !func->getRegion(0).hasOneBlock())
+    return nullptr;
+  // Ops the sparse framework gives results without the transfer function.
+  auto isControlFlow = [](Operation &op) {
+    return op.getNumSuccessors() != 0 ||
+           isa<RegionBranchOpInterface, CallOpInterface>(op);
+  };
+  Block *block = &func->getRegion(0).front();
+  for (Operation &op : *block) {
+    if (isControlFlow(op))
+      return nullptr;
+    if (op.getNumRegions() == 0)
+      continue;
+    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      if (!pad.getRegion().hasOneBlock() ||
+          pad.getRegion().front().getOperations().size() != 1)
+        return nullptr;
+      continue;
+    }
+    if (!isa<linalg::LinalgOp>(op))
+      return nullptr;
+    for (Region &region : op.getRegions()) {
+      if (!region.hasOneBlock())
+        return nullptr;
+      for (Operation &bodyOp : region.front())
+        if (bodyOp.getNumRegions() != 0 || isControlFlow(bodyOp))
+          return nullptr;
+    }
+  }
+  return block;
+}
+
+FloatRanges::FloatRanges(Operation *func, bool alwaysSolve) {
+  if (Block *block = alwaysSolve ? nullptr : getSweepableBlock(func)) {
+    sweep(block);
+    return;
+  }
+  solver = std::make_unique<DataFlowSolver>();
   loadBaselineAnalyses(*solver);
   solver->load<FloatRangeAnalysis>();
   // A failure means an analysis could not run; lookup() then finds no
@@ -956,9 +1033,55 @@ FloatRanges::FloatRanges(Operation *func)
   (void)solver->initializeAndRun(func);
 }
 
+FloatRanges::~FloatRanges() = default;
+
+void FloatRanges::sweep(Block *block) {
+  sweptBlock = block;
+  swept.reserve(block->getNumArguments() + block->getOperations().size());
+  for (BlockArgument arg : block->getArguments())
+    swept[arg] = getEntryRange(arg);
+  // What the solver's lattices hold: uninitialized until set, the body
+  // values of a linalg op unbounded.
+  auto stateOf = [&](Value value) {
+    auto it = swept.find(value);
+    if (it != swept.end())
+      return it->second;
+    return isInLinalgBody(value) ? FloatRange::unbounded() : FloatRange();
+  };
+  SmallVector<FloatRange> operands, results;
+  for (Operation &op : *block) {
+    if (op.getNumResults() == 0)
+      continue;
+    operands.clear();
+    for (Value operand : op.getOperands())
+      operands.push_back(stateOf(operand));
+    auto read = [&](Value value) {
+      FloatRange range = stateOf(value);
+      return range.isUninitialized() ? FloatRange::unbounded() : range;
+    };
+    if (!transfer(&op, operands, read, results))
+      continue;
+    for (auto [result, range] : llvm::zip(op.getResults(), results))
+      swept[result] = range;
+  }
+}
+
+bool FloatRanges::isInLinalgBody(Value value) const {
+  Block *block = value.getParentBlock();
+  Operation *parent = block ? block->getParentOp() : nullptr;
+  return parent && parent->getBlock() == sweptBlock &&
+         isa<linalg::LinalgOp>(parent);
+}
+
 const FloatRange *FloatRanges::lookup(Value value) const {
   if (!isFloatLike(value.getType()))
     return nullptr;
+  if (!solver) {
+    auto it = swept.find(value);
+    if (it != swept.end())
+      return it->second.isUninitialized() ? nullptr : &it->second;
+    return isInLinalgBody(value) ? &unboundedBodyValue : nullptr;
+  }
   const FloatRangeLattice *lattice =
       solver->lookupState<FloatRangeLattice>(value);
   if (!lattice || lattice->getValue().isUninitialized())

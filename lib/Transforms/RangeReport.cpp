@@ -55,7 +55,11 @@ struct RangeReportPass : public mpt::impl::RangeReportBase<RangeReportPass> {
     for (auto func : getOperation().getOps<FunctionOpInterface>()) {
       if (func.isExternal())
         continue;
-      auto &ranges = getChildAnalysis<FloatRanges>(func);
+      std::unique_ptr<FloatRanges> solved;
+      if (solver)
+        solved = std::make_unique<FloatRanges>(func, /*alwaysSolve=*/true);
+      const FloatRanges &ranges =
+          solved ? *solved : getChildAnalysis<FloatRanges>(func);
       SmallVector<Entry> entries;
       for (BlockArgument arg : func.getArguments())
         if (const FloatRange *range = ranges.lookup(arg))

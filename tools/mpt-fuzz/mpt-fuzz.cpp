@@ -12,7 +12,10 @@
 //                     and names the pass); a crash while verifying a fresh
 //                     mutant is the mutator's (upstream verifiers that crash
 //                     on what a mutation made: avoid making it)
-//   hang              one pass run takes longer than --timeout (saved, exit)
+//   hang              one pass run takes more than --timeout seconds of CPU
+//                     time, or makes no progress for ten times that (saved,
+//                     exit); time the process is stopped or not scheduled
+//                     does not count
 //   invalid-output    a run succeeds and its output does not verify or does
 //                     not parse back
 //   invalid-ir        an mpt pass succeeds and leaves IR that does not
@@ -64,14 +67,18 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <random>
 #include <thread>
+#include <time.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -92,8 +99,10 @@ static cl::opt<double> timeLimit("time",
                                           "(0: no limit)"),
                                  cl::init(0), cl::cat(fuzzCategory));
 static cl::opt<double> runTimeout("timeout",
-                                  cl::desc("Seconds one pass run may take "
-                                           "before it counts as a hang"),
+                                  cl::desc("Seconds of CPU time one pass run "
+                                           "may take before it counts as a "
+                                           "hang (also: awake for ten times "
+                                           "that)"),
                                   cl::init(60), cl::cat(fuzzCategory));
 static cl::opt<std::string> outDir("out",
                                    cl::desc("Directory for the mutants of "
@@ -117,6 +126,15 @@ static cl::opt<int> onlyMutant(
              "still generated, so it is the same mutant); with --out it is "
              "saved as mutant-SEED-N.mlir"),
     cl::init(-1), cl::cat(fuzzCategory));
+enum class TestInRun { None, Stop, Spin, Block };
+static cl::opt<TestInRun> testInRun(
+    "test-in-run",
+    cl::desc("For the watchdog's tests: at the start of the first pass run, "
+             "stop the process (SIGSTOP), spin, or block the main thread"),
+    cl::values(clEnumValN(TestInRun::Stop, "stop", "raise SIGSTOP"),
+               clEnumValN(TestInRun::Spin, "spin", "loop on the CPU forever"),
+               clEnumValN(TestInRun::Block, "block", "sleep forever")),
+    cl::init(TestInRun::None), cl::Hidden, cl::cat(fuzzCategory));
 static cl::opt<bool> verbose("v", cl::desc("Print every finding's diagnostics"),
                              cl::cat(fuzzCategory));
 
@@ -173,14 +191,29 @@ struct CurrentRun {
   std::string pass;     // the pass running in it
   std::string invalidAfter; // the first pass that left IR that does not verify
   std::string crashPath, hangPath;
-  std::atomic<int64_t> startedMs{0};
+  /// The CPU time of the main thread when the run started, in ms.
+  std::atomic<int64_t> startedCpuMs{0};
+  /// Counts the runs, so that the watchdog sees a new one.
+  std::atomic<uint64_t> id{0};
   std::atomic<bool> running{false};
 } current;
 
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+/// The CPU clock of the main thread, which runs every pass (the context is
+/// single-threaded).
+clockid_t mainThreadClock = CLOCK_THREAD_CPUTIME_ID;
+
+int64_t mainThreadCpuMs() {
+  timespec time{};
+  if (::clock_gettime(mainThreadClock, &time) != 0)
+    return 0;
+  return int64_t(time.tv_sec) * 1000 + time.tv_nsec / 1000000;
+}
+
+/// Marks the start of a run on the main thread.
+void startRun() {
+  current.startedCpuMs = mainThreadCpuMs();
+  ++current.id;
+  current.running = true;
 }
 
 /// Writes `text` to `path` with async-signal-safe calls only.
@@ -215,25 +248,65 @@ void onCrash(void *) {
   (void)!::write(2, line.data(), line.size());
 }
 
+/// --test-in-run, in the first pass run.
+void runTestInRun() {
+  switch (testInRun) {
+  case TestInRun::None:
+    return;
+  case TestInRun::Stop:
+    ::raise(SIGSTOP);
+    return;
+  case TestInRun::Spin:
+    for (volatile uint64_t i = 0;; i = i + 1)
+      ;
+  case TestInRun::Block:
+    while (true)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+/// Ends the process on a run that hangs: one that has taken more than
+/// --timeout seconds of the main thread's CPU time (a loop), or that has
+/// been awake for ten times that without finishing (a thread blocked for
+/// good). Neither counts time the process is stopped (SIGSTOP) or starved:
+/// the CPU clock does not run then, and a watchdog tick much longer than
+/// its 200 ms sleep counts as one second at most.
 void watchdog() {
+  using std::chrono::milliseconds;
+  auto last = std::chrono::steady_clock::now();
+  uint64_t seen = 0;
+  int64_t awakeMs = 0;
   while (true) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(milliseconds(200));
+    auto now = std::chrono::steady_clock::now();
+    int64_t tickMs =
+        std::chrono::duration_cast<milliseconds>(now - last).count();
+    last = now;
     if (!current.running)
       continue;
-    if (nowMs() - current.startedMs > runTimeout * 1000) {
-      std::string header = "// mpt-fuzz: hang (> " +
-                           std::to_string(runTimeout.getValue()) +
-                           " s) in --pass-pipeline='builtin.module(" +
-                           current.pipeline + ")'\n";
-      writeRaw(current.hangPath, header, current.text);
-      llvm::errs() << "mpt-fuzz: HANG in pipeline '" << current.pipeline
-                   << "' (mutant saved to "
-                   << (current.hangPath.empty() ? "nowhere: no --out"
-                                                : current.hangPath)
-                   << ")\n";
-      llvm::errs().flush();
-      ::_exit(3);
+    if (current.id != seen) {
+      seen = current.id;
+      awakeMs = 0;
     }
+    awakeMs += std::min<int64_t>(tickMs, 1000);
+    int64_t cpuMs = mainThreadCpuMs() - current.startedCpuMs;
+    int64_t limitMs = int64_t(runTimeout * 1000);
+    if (cpuMs <= limitMs && awakeMs <= 10 * limitMs)
+      continue;
+    std::string why = cpuMs > limitMs ? "CPU time" : "no end while awake";
+    std::string header = "// mpt-fuzz: hang (" + why + " > " +
+                         std::to_string(cpuMs > limitMs ? 1 : 10) + " x " +
+                         std::to_string(runTimeout.getValue()) +
+                         " s) in --pass-pipeline='builtin.module(" +
+                         current.pipeline + ")'\n";
+    writeRaw(current.hangPath, header, current.text);
+    llvm::errs() << "mpt-fuzz: HANG (" << why << ") in pipeline '"
+                 << current.pipeline << "' (mutant saved to "
+                 << (current.hangPath.empty() ? "nowhere: no --out"
+                                              : current.hangPath)
+                 << ")\n";
+    llvm::errs().flush();
+    ::_exit(3);
   }
 }
 
@@ -854,6 +927,10 @@ int main(int argc, char **argv) {
   }
 
   llvm::sys::AddSignalHandler(onCrash, nullptr);
+  if (::pthread_getcpuclockid(::pthread_self(), &mainThreadClock) != 0) {
+    llvm::errs() << "mpt-fuzz: error: no CPU clock for the main thread\n";
+    return 2;
+  }
   std::thread(watchdog).detach();
 
   std::mt19937_64 rng(seedOpt);
@@ -921,8 +998,7 @@ int main(int argc, char **argv) {
     current.pass.clear();
     current.invalidAfter.clear();
     current.crashPath = current.hangPath = "";
-    current.startedMs = nowMs();
-    current.running = true;
+    startRun();
     numErrors = 0;
     quietDiagnostics = true;
     bool rejectedByVerifier = !ok || hasUpstreamVerifierGap(*mutant) ||
@@ -978,8 +1054,9 @@ int main(int argc, char **argv) {
       }
       current.pass.clear();
       current.invalidAfter.clear();
-      current.startedMs = nowMs();
-      current.running = true;
+      startRun();
+      if (runs == 0)
+        runTestInRun();
       LogicalResult result = pm.run(*module);
       current.running = false;
       ++runs;

@@ -27,6 +27,7 @@
 #include "mlir/Analysis/DataFlow/SparseAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include <limits>
 #include <memory>
@@ -115,16 +116,21 @@ public:
 private:
   /// The range of a value read inside `op` (a linalg body's capture).
   FloatRange getRangeFor(mlir::Operation *op, mlir::Value value);
-  FloatRange visitLinalg(mlir::Operation *op, unsigned resultIndex,
-                         llvm::ArrayRef<const FloatRangeLattice *> operands);
 };
 
 /// The ranges of every float value of a function: an MLIR analysis
-/// (getAnalysis<FloatRanges>() on a function) that runs the dataflow solver
-/// once. Linear in the size of a function without loops.
+/// (getAnalysis<FloatRanges>() on a function). A function of one block
+/// without control flow (a training step) is one forward sweep of the
+/// transfer functions in program order, which is the fixpoint the solver
+/// would reach; any other runs the dataflow solver (with the dead-code and
+/// constant-propagation analyses) once. Linear in the size of a function
+/// without loops.
 class FloatRanges {
 public:
-  explicit FloatRanges(mlir::Operation *func);
+  /// `alwaysSolve`: run the solver also where the sweep would do (to test
+  /// the sweep against it).
+  explicit FloatRanges(mlir::Operation *func, bool alwaysSolve = false);
+  ~FloatRanges();
 
   /// The range of `value`, or null when it is not a float value or is in
   /// dead code.
@@ -140,7 +146,17 @@ public:
   static std::string describeValue(mlir::Value value);
 
 private:
+  void sweep(mlir::Block *block);
+  /// Whether `value` is a value of a linalg body in the swept block.
+  bool isInLinalgBody(mlir::Value value) const;
+
+  /// The solver, when the function is not swept.
   std::unique_ptr<mlir::DataFlowSolver> solver;
+  /// The swept block and the ranges of its values.
+  mlir::Block *sweptBlock = nullptr;
+  llvm::DenseMap<mlir::Value, FloatRange> swept;
+  /// What a linalg body's values are to the solver.
+  FloatRange unboundedBodyValue = FloatRange::unbounded();
 };
 
 /// The finite bound of `range`'s reach whose magnitude exceeds `limit`, if

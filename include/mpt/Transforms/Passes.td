@@ -43,11 +43,17 @@ def RangeReport : Pass<"mpt-range-report", "mlir::ModuleOp"> {
     reach. Data arguments are unbounded unless they carry `mpt.range`.
     The IR is not changed.
 
-    The report goes to stderr, or to the file named by `output`.
+    The report goes to stderr, or to the file named by `output`. With
+    `solver`, every function runs the dataflow solver, also one that the
+    analysis otherwise covers with a single forward sweep (one block, no
+    control flow): the two must report the same.
   }];
   let options = [
     ReportFormatOption,
     ReportOutputOption<"\"-\"">,
+    Option<"solver", "solver", "bool", /*default=*/"false",
+           "Run the dataflow solver on every function (testing the sweep "
+           "against it)">,
   ];
 }
 
