@@ -235,15 +235,12 @@ static arith::TruncFOp getOnlyTruncation(Block *body,
 /// (autocast's cast of the weight for the forward convolution), or null.
 static Value findEarlierRounding(Value src, Type type, Operation *before) {
   for (Operation *user : src.getUsers()) {
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!generic || generic->getBlock() != before->getBlock() ||
-        !generic->isBeforeInBlock(before) ||
-        !generic.hasPureTensorSemantics() ||
-        generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-        generic.getDpsInputs()[0] != src ||
-        generic.getNumParallelLoops() != generic.getNumLoops() ||
-        !llvm::all_of(generic.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isIdentity(); }))
+    if (!isLayoutFreeElementwise(user) ||
+        user->getBlock() != before->getBlock() ||
+        !user->isBeforeInBlock(before))
+      continue;
+    auto generic = cast<linalg::GenericOp>(user);
+    if (generic.getDpsInputs()[0] != src)
       continue;
     arith::TruncFOp truncation = getOnlyTruncation(generic.getBody());
     if (truncation && truncation.getType() == type)
