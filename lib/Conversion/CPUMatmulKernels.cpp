@@ -300,10 +300,10 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // sums rounded to bf16 into D instead of C (C's rounded reader,
   // --mpt-matmul-to-cpu-kernels); earlier K blocks still go through C.
   std::string dType = "memref<?x?xbf16, strided<[?, 1], offset: ?>>";
+  std::string name = dot ? kAVX512BF16KernelName.str() : avx512KernelName(elt);
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
                 "%zeroC: i1{3}) {{\n",
-                dot ? kAVX512BF16KernelName.str() : avx512KernelName(elt),
-                in, out, dot ? ", %D: " + dType + ", %toD: i1" : "");
+                name, in, out, dot ? ", %D: " + dType + ", %toD: i1" : "");
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
   for (int v = 0; v < vectors; ++v)
@@ -478,13 +478,34 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
           %pr0 = arith.muli %p, %cMR : index
           %pi0 = arith.addi %ib, %pr0 : index
 )";
+  // The register block (C's rows pi0.. x columns j0..: load, K loop,
+  // store) is a function of its own, never inlined: its accumulators take
+  // 28 of the 32 vector registers, and in the whole kernel LLVM's register
+  // allocator spilled some of them in the K loop when the kernel is the
+  // body of an OpenMP region (about 25% slower a thread than the serial
+  // kernel, whose same loop it allocated without spills).
+  std::string blockArgs =
+      formatv("%A, %Ap, %Bp, %C{0}, %p, %jl, %pi0, %iend, %j0, %N, %ksteps, "
+              "%loadC{1}",
+              dot ? ", %D" : "", dot ? ", %epi, %inPlaceA, %kb, %lastRow" : "")
+          .str();
+  std::string blockTypes =
+      formatv("{0}, {1}, {2}, {3}{4}, index, index, index, index, index, "
+              "index, index, i1{5}",
+              in, apType, bpType, out, dot ? ", " + dType : "",
+              dot ? ", i1, i1, index, index" : "")
+          .str();
+  os << formatv("          func.call @{0}_block({1}) : ({2}) -> ()\n", name,
+                blockArgs, blockTypes);
+  std::string block;
+  raw_string_ostream bs(block);
   // Load the C block (rows past the task's block read as zeros and are not
   // stored).
   std::string vecTypes;
   for (int v = 0; v < vectors; ++v)
     vecTypes += (v ? ", " : "") + std::string("vector<16xf32>");
   for (int r = 0; r < rows; ++r) {
-    os << formatv(R"(          %r{0} = arith.addi %pi0, %c{0} : index
+    bs << formatv(R"(          %r{0} = arith.addi %pi0, %c{0} : index
           %in{0} = arith.cmpi ult, %r{0}, %iend : index
           %ld{0} = arith.andi %in{0}, %loadC : i1
           %l{0}:{1} = scf.if %ld{0} -> ({2}) {{
@@ -492,14 +513,14 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
                   r, vectors, vecTypes);
     std::string loaded, zeros;
     for (int v = 0; v < vectors; ++v) {
-      os << formatv("            %u{0} = vector.maskedload %C[%r{1}, %jo{0}], "
+      bs << formatv("            %u{0} = vector.maskedload %C[%r{1}, %jo{0}], "
                     "%m{0}, %z16 : {2}, vector<16xi1>, vector<16xf32> into "
                     "vector<16xf32>\n",
                     v, r, out);
       loaded += formatv("{0}%u{1}", v ? ", " : "", v);
       zeros += formatv("{0}%z16", v ? ", " : "");
     }
-    os << formatv(R"(            scf.yield {0} : {2}
+    bs << formatv(R"(            scf.yield {0} : {2}
           } else {{
             scf.yield {1} : {2}
           }
@@ -517,92 +538,92 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // column pairs), a broadcast of A per row (from the pack, or with
   // `inPlace` from A's row), one FMA or vdpbf16ps per accumulator.
   auto emitKLoop = [&](StringRef result, bool inPlace) {
-    os << formatv("          {3}:{0} = scf.for %k = %c0 to %ksteps step %c1 "
+    bs << formatv("          {3}:{0} = scf.for %k = %c0 to %ksteps step %c1 "
                   "iter_args({1}) -> ({2}) {{\n",
                   rows * vectors, iterArgs, types, result);
     for (int v = 0; v < vectors; ++v)
-      os << formatv("            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
+      bs << formatv("            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
                     "{1}, vector<{2}x{3}>\n",
                     v, bpType, dot ? 32 : 16, bpElt);
     if (inPlace)
-      os << "            %k2 = arith.muli %k, %c2 : index\n"
+      bs << "            %k2 = arith.muli %k, %c2 : index\n"
             "            %ka = arith.addi %kb, %k2 : index\n";
     for (int r = 0; r < rows; ++r) {
       // %e: row r's element at step k (with `dot`, its k pair as an i32).
       if (inPlace)
-        os << formatv(R"(            %x{0} = vector.load %A[%ar{0}, %ka] : {1}, vector<2xbf16>
+        bs << formatv(R"(            %x{0} = vector.load %A[%ar{0}, %ka] : {1}, vector<2xbf16>
             %xd{0} = vector.bitcast %x{0} : vector<2xbf16> to vector<1xi32>
             %e{0} = vector.extract %xd{0}[0] : i32 from vector<1xi32>
 )",
                       r, in);
       else
-        os << formatv("            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}\n",
+        bs << formatv("            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}\n",
                       r, apType);
       if (dot)
-        os << formatv(R"(            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
+        bs << formatv(R"(            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
             %s{0} = vector.bitcast %d{0} : vector<16xi32> to vector<32xbf16>
 )",
                       r);
       else
-        os << formatv("            %s{0} = vector.broadcast %e{0} : f32 to "
+        bs << formatv("            %s{0} = vector.broadcast %e{0} : f32 to "
                       "vector<16xf32>\n",
                       r);
       for (int v = 0; v < vectors; ++v)
-        os << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
+        bs << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
                             "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"
                           : "            %n{0} = vector.fma %s{1}, %b{2}, %a{0} "
                             ": vector<16xf32>\n",
                       r * vectors + v, r, v);
     }
-    os << formatv("            scf.yield {0} : {1}\n          }\n", yields,
+    bs << formatv("            scf.yield {0} : {1}\n          }\n", yields,
                   types);
   };
   if (dot) {
     // A's rows for the in-place loop: past the task's block, the last row
     // of A (read, never stored).
     for (int r = 0; r < rows; ++r)
-      os << formatv("          %ar{0} = arith.minui %r{0}, %lastRow : index\n",
+      bs << formatv("          %ar{0} = arith.minui %r{0}, %lastRow : index\n",
                     r);
     std::string accs;
     for (int q = 0; q < rows * vectors; ++q)
       accs += formatv("{0}%accI#{1}", q ? ", " : "", q).str();
-    os << formatv("          %acc:{0} = scf.if %inPlaceA -> ({1}) {{\n",
+    bs << formatv("          %acc:{0} = scf.if %inPlaceA -> ({1}) {{\n",
                   rows * vectors, types);
     emitKLoop("%accI", /*inPlace=*/true);
-    os << formatv("          scf.yield {0} : {1}\n          } else {{\n", accs,
+    bs << formatv("          scf.yield {0} : {1}\n          } else {{\n", accs,
                   types);
     emitKLoop("%accI", /*inPlace=*/false);
-    os << formatv("          scf.yield {0} : {1}\n          }\n", accs, types);
+    bs << formatv("          scf.yield {0} : {1}\n          }\n", accs, types);
   } else {
     emitKLoop("%acc", /*inPlace=*/false);
   }
   auto emitStores = [&](bool rounded) {
     for (int r = 0; r < rows; ++r) {
-      os << formatv("          scf.if %in{0} {{\n", r);
+      bs << formatv("          scf.if %in{0} {{\n", r);
       for (int v = 0; v < vectors; ++v) {
         int q = r * vectors + v;
         if (rounded)
-          os << formatv("            %rb{0} = arith.truncf %acc#{0} : "
+          bs << formatv("            %rb{0} = arith.truncf %acc#{0} : "
                         "vector<16xf32> to vector<16xbf16>\n"
                         "            vector.maskedstore %D[%r{1}, %jo{2}], "
                         "%m{2}, %rb{0} : {3}, vector<16xi1>, "
                         "vector<16xbf16>\n",
                         q, r, v, dType);
         else
-          os << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], "
+          bs << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], "
                         "%m{1}, %acc#{2} : {3}, vector<16xi1>, "
                         "vector<16xf32>\n",
                         r, v, q, out);
       }
-      os << "          }\n";
+      bs << "          }\n";
     }
   };
   if (dot) {
-    os << "          scf.if %epi {\n";
+    bs << "          scf.if %epi {\n";
     emitStores(/*rounded=*/true);
-    os << "          } else {\n";
+    bs << "          } else {\n";
     emitStores(/*rounded=*/false);
-    os << "          }\n";
+    bs << "          }\n";
   } else {
     emitStores(/*rounded=*/false);
   }
@@ -618,5 +639,26 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 }
 )",
                 bpType, apType, parallel ? "scf.reduce" : "");
+  // The register block's function (the same in the serial and the parallel
+  // kernel).
+  os << formatv("func.func private @{0}_block(%A: {1}, %Ap: {2}, %Bp: {3}, "
+                "%C: {4}{5}, %p: index, %jl: index, %pi0: index, "
+                "%iend: index, %j0: index, %N: index, %ksteps: index, "
+                "%loadC: i1{6}) attributes {{passthrough = [\"noinline\"]} "
+                "{{\n",
+                name, in, apType, bpType, out, dot ? ", %D: " + dType : "",
+                dot ? ", %epi: i1, %inPlaceA: i1, %kb: index, %lastRow: index"
+                    : "");
+  for (int r = 0; r <= rows; ++r)
+    os << formatv("  %c{0} = arith.constant {0} : index\n", r);
+  for (int v = 0; v < vectors; ++v)
+    os << formatv("  %c{0}x16 = arith.constant {1} : index\n"
+                  "  %c{0}x32 = arith.constant {2} : index\n"
+                  "  %jo{0} = arith.addi %j0, %c{0}x16 : index\n"
+                  "  %rem{0} = arith.subi %N, %jo{0} : index\n"
+                  "  %m{0} = vector.create_mask %rem{0} : vector<16xi1>\n",
+                  v, v * 16, v * 32);
+  os << "  %z16 = arith.constant dense<0.0> : vector<16xf32>\n"
+     << block << "  return\n}\n";
   return text;
 }

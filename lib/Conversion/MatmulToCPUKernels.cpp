@@ -473,11 +473,13 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           << name << " does not parse";
       return failure();
     }
-    // The kernel, and the runtime functions it declares (once a module).
+    // The kernel, and the functions it calls (the runtime's declarations,
+    // the register block's function that both variants share) once a
+    // module.
     func::FuncOp fn;
     for (func::FuncOp f :
          llvm::make_early_inc_range(parsed->getOps<func::FuncOp>())) {
-      if (!f.isDeclaration()) {
+      if (!f.isDeclaration() && !f.getSymName().ends_with("_block")) {
         fn = f;
         continue;
       }
