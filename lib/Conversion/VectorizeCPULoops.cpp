@@ -320,6 +320,57 @@ struct RowBlockReductionToShuffles
   }
 };
 
+/// A parallel loop nest with fewer outer iterations than this keeps its
+/// next loop parallel too.
+constexpr int64_t kMinParallelIterations = 128;
+
+/// Runs only the outer loops of a multi-dimensional scf.parallel in
+/// parallel (as few as make kMinParallelIterations iterations) and the
+/// others as scf.for loops inside them. convert-scf-to-openmp makes every
+/// dimension of an scf.parallel one collapsed OpenMP loop, which recomputes
+/// each index by division on every iteration: a tiled transpose ([C, N, H,
+/// W] loops over 16-element rows) spent more time on that than on its copy
+/// and was slower on two threads than on one. The same iterations, each
+/// still on one thread: the same results.
+static void keepOuterLoopsParallel(IRRewriter &rewriter, scf::ParallelOp op) {
+  if (op.getNumLoops() < 2 || op.getNumReductions() != 0)
+    return;
+  unsigned outer = 0;
+  int64_t iterations = 1;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[d]);
+    std::optional<int64_t> ub = getConstantIntValue(op.getUpperBound()[d]);
+    std::optional<int64_t> step = getConstantIntValue(op.getStep()[d]);
+    if (!lb || !ub || !step || *step <= 0)
+      return;
+    if (iterations < kMinParallelIterations) {
+      iterations *= llvm::divideCeil(std::max<int64_t>(*ub - *lb, 0), *step);
+      outer = d + 1;
+    }
+  }
+  if (outer == op.getNumLoops())
+    return;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto outerLoop = scf::ParallelOp::create(
+      rewriter, loc, op.getLowerBound().take_front(outer),
+      op.getUpperBound().take_front(outer), op.getStep().take_front(outer));
+  rewriter.setInsertionPointToStart(outerLoop.getBody());
+  scf::LoopNest inner = scf::buildLoopNest(
+      rewriter, loc, op.getLowerBound().drop_front(outer),
+      op.getUpperBound().drop_front(outer), op.getStep().drop_front(outer));
+  SmallVector<Value> ivs(outerLoop.getInductionVars());
+  for (scf::ForOp loop : inner.loops)
+    ivs.push_back(loop.getInductionVar());
+  Block *innermost = inner.loops.back().getBody();
+  Operation *yield = innermost->getTerminator();
+  Block *body = op.getBody();
+  Operation *reduce = body->getTerminator();
+  rewriter.inlineBlockBefore(body, yield, ivs);
+  rewriter.eraseOp(reduce);
+  rewriter.eraseOp(op);
+}
+
 struct VectorizeCPULoopsPass
     : mpt::impl::VectorizeCPULoopsBase<VectorizeCPULoopsPass> {
   using VectorizeCPULoopsBase::VectorizeCPULoopsBase;
@@ -377,6 +428,13 @@ struct VectorizeCPULoopsPass
       });
       for (linalg::LinalgOp op : scalar)
         tileScalarInParallel(rewriter, op);
+      SmallVector<scf::ParallelOp> nests;
+      getOperation().walk([&](scf::ParallelOp op) {
+        if (!op->getParentOfType<scf::ParallelOp>())
+          nests.push_back(op);
+      });
+      for (scf::ParallelOp op : nests)
+        keepOuterLoopsParallel(rewriter, op);
     }
 
     // The tiles' vectors keep the ops' unit dimensions (vector<1x1x16xf32>);

@@ -42,7 +42,8 @@ func.func @transposes(%a: memref<48x32xf32>, %at: memref<32x48xf32>,
                       %b: memref<2x32x64xi16>, %bt: memref<2x64x32xi16>,
                       %c: memref<2x16x3x32xf32>, %ct: memref<2x32x3x16xf32>,
                       %d: memref<64x16xbf16>, %dt: memref<16x64xbf16>,
-                      %e: memref<32x20xf32>, %et: memref<20x32xf32>) {
+                      %e: memref<32x20xf32>, %et: memref<20x32xf32>,
+                      %f: memref<2x64x4x16xf32>, %ft: memref<64x2x4x16xf32>) {
   linalg.transpose ins(%a : memref<48x32xf32>) outs(%at : memref<32x48xf32>) permutation = [1, 0]
   // A batch of transposes; i16 takes the same 16-bit shuffles as bf16.
   linalg.transpose ins(%b : memref<2x32x64xi16>) outs(%bt : memref<2x64x32xi16>) permutation = [0, 2, 1]
@@ -56,6 +57,10 @@ func.func @transposes(%a: memref<48x32xf32>, %at: memref<32x48xf32>,
   }
   // 20 is not a multiple of 16: one load per lane, as before.
   linalg.transpose ins(%e : memref<32x20xf32>) outs(%et : memref<20x32xf32>) permutation = [1, 0]
+  // An im2col tap's copy ([N, C, H, W] -> [C, N, H, W]): rows of 16 moved
+  // whole; in parallel, only its outer loops (64 x 2 iterations) are
+  // (parallel-loops.test).
+  linalg.transpose ins(%f : memref<2x64x4x16xf32>) outs(%ft : memref<64x2x4x16xf32>) permutation = [1, 0, 2, 3]
   return
 }
 
@@ -93,15 +98,18 @@ func.func @main() {
   %a = memref.alloc() : memref<1536xf32>
   %c = memref.alloc() : memref<3072xf32>
   %e = memref.alloc() : memref<640xf32>
+  %g = memref.alloc() : memref<8192xf32>
   %bf = memref.alloc() : memref<4096xf32>
   %df = memref.alloc() : memref<1024xf32>
   %ad = memref.cast %a : memref<1536xf32> to memref<?xf32>
   %cd = memref.cast %c : memref<3072xf32> to memref<?xf32>
   %ed = memref.cast %e : memref<640xf32> to memref<?xf32>
+  %fd = memref.cast %g : memref<8192xf32> to memref<?xf32>
   %bfd = memref.cast %bf : memref<4096xf32> to memref<?xf32>
   call @fill(%ad) : (memref<?xf32>) -> ()
   call @fill(%cd) : (memref<?xf32>) -> ()
   call @fill(%ed) : (memref<?xf32>) -> ()
+  call @fill(%fd) : (memref<?xf32>) -> ()
   %b = memref.alloc() : memref<4096xi16>
   %d = memref.alloc() : memref<1024xbf16>
   %n4096 = arith.constant 4096 : index
@@ -121,15 +129,17 @@ func.func @main() {
   %c4 = memref.expand_shape %c [[0, 1, 2, 3]] output_shape [2, 16, 3, 32] : memref<3072xf32> into memref<2x16x3x32xf32>
   %d2 = memref.expand_shape %d [[0, 1]] output_shape [64, 16] : memref<1024xbf16> into memref<64x16xbf16>
   %e2 = memref.expand_shape %e [[0, 1]] output_shape [32, 20] : memref<640xf32> into memref<32x20xf32>
+  %f4 = memref.expand_shape %g [[0, 1, 2, 3]] output_shape [2, 64, 4, 16] : memref<8192xf32> into memref<2x64x4x16xf32>
   %at = memref.alloc() : memref<32x48xf32>
   %bt = memref.alloc() : memref<2x64x32xi16>
   %ct = memref.alloc() : memref<2x32x3x16xf32>
   %dt = memref.alloc() : memref<16x64xbf16>
   %et = memref.alloc() : memref<20x32xf32>
-  call @transposes(%a2, %at, %b3, %bt, %c4, %ct, %d2, %dt, %e2, %et)
+  %ft = memref.alloc() : memref<64x2x4x16xf32>
+  call @transposes(%a2, %at, %b3, %bt, %c4, %ct, %d2, %dt, %e2, %et, %f4, %ft)
     : (memref<48x32xf32>, memref<32x48xf32>, memref<2x32x64xi16>, memref<2x64x32xi16>,
        memref<2x16x3x32xf32>, memref<2x32x3x16xf32>, memref<64x16xbf16>, memref<16x64xbf16>,
-       memref<32x20xf32>, memref<20x32xf32>) -> ()
+       memref<32x20xf32>, memref<20x32xf32>, memref<2x64x4x16xf32>, memref<64x2x4x16xf32>) -> ()
   // CHECK: Unranked Memref {{.*}} sizes = [1536]
   // at[j, i] = a[i, j] = 32 i + j: row j of at is j, 32 + j, 64 + j, ...
   // CHECK-NEXT: [0,  32,  64,  96,  128,  160,  192,  224,  256,  288,  320,  352,  384,  416,  448,  480,  512,  544,  576,  608,  640,  672,  704,  736,  768,  800,  832,  864,  896,  928,  960,  992,  1024,  1056,  1088,  1120,  1152,  1184,  1216,  1248,  1280,  1312,  1344,  1376,  1408,  1440,  1472,  1504,  1,  33,  65,
@@ -169,6 +179,12 @@ func.func @main() {
   // CHECK: Unranked Memref {{.*}} sizes = [640]
   // CHECK-NEXT: [0,  20,  40,  60,
   call @print(%etd) : (memref<?xf32>) -> ()
+  %ftf = memref.collapse_shape %ft [[0, 1, 2, 3]] : memref<64x2x4x16xf32> into memref<8192xf32>
+  %ftd = memref.cast %ftf : memref<8192xf32> to memref<?xf32>
+  // ft[c, n, h, w] = f[n, c, h, w] = 4096 n + 64 c + 16 h + w:
+  // CHECK: Unranked Memref {{.*}} sizes = [8192]
+  // CHECK-NEXT: [0,  1,  2,  {{.*}}  62,  63,  4096,  4097,  {{.*}}  4158,  4159,  64,  65,
+  call @print(%ftd) : (memref<?xf32>) -> ()
   // The rows of a (4 x 32, a[0:128]) and at (4 x 32, at[0:128]) side by side.
   %xy = memref.alloc() : memref<256xf32>
   %x2 = memref.subview %a[0] [128] [1] : memref<1536xf32> to memref<128xf32, strided<[1]>>
