@@ -10,6 +10,9 @@ same number of threads: matmul kernels (GFLOP/s) and whole training steps
            PyTorch: torch.matmul (oneDNN). Best of --trials timed runs, in
            each of --rounds rounds that alternate mpt and PyTorch, so that a
            change of load during the run reaches both (the best is kept).
+           On each of --kernel-threads: above one thread mpt's parallel
+           kernels (the OpenMP build mpt-run --threads uses) and PyTorch on
+           as many threads.
   steps    the bundled PyTorch examples (examples/torch), the GPT block
            at d=256, T=128, batch 8 and ResNet-18 at 3x64x64, batch 16
            (imported into --workdir) under mpt-run
@@ -24,7 +27,8 @@ The machine is described in the output (CPU, flags, load average): on a
 shared machine the best-of figures are the ones to compare. With --write,
 the tables replace the generated part of docs/CPUBackend.md.
 
-Usage: bench/cpu/bench.py [--threads 1,2] [--models ...] [--trials 10] [--rounds 3] [--steps 20] [--write]
+Usage: bench/cpu/bench.py [--threads 1,2] [--kernel-threads 1,2] [--models ...] [--trials 10] [--rounds 3]
+                          [--steps 20] [--write]
 """
 import argparse
 import os
@@ -131,20 +135,36 @@ def kernel_targets():
                      f"avx512-bf16={int('avx512_bf16' in flags and not amx)}"])
 
 
-def mpt_kernels(args):
+def openmp_runtime():
+    """The OpenMP runtime the build found (MPT_OPENMP_RUNTIME), as mpt-run links it."""
+    cache = os.path.join(REPO, "build", "CMakeCache.txt")
+    if os.path.exists(cache):
+        m = re.search(r"^MPT_OPENMP_RUNTIME:\w+=(.+)$", open(cache).read(), re.M)
+        if m and os.path.exists(m.group(1)):
+            return m.group(1)
+    sys.exit("bench.py: --kernel-threads above 1 needs the OpenMP runtime the build found "
+             "(MPT_OPENMP_RUNTIME in build/CMakeCache.txt; Debian: libomp-dev)")
+
+
+def mpt_kernels(args, threads=1):
+    """GFLOP/s of mpt's kernels; above one thread the parallel kernels (as mpt-run --threads)."""
     text, cases = kernel_module(args.trials)
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "kernels.mlir")
         low = os.path.join(tmp, "kernels.ll.mlir")
         open(src, "w").write(text)
-        subprocess.run([args.mpt_opt, src, "--mpt-lower-to-cpu=" + kernel_targets() + " c-interface=0",
+        parallel = " parallel" if threads > 1 else ""
+        subprocess.run([args.mpt_opt, src, "--mpt-lower-to-cpu=" + kernel_targets() + parallel + " c-interface=0",
                         "-o", low], check=True)
         libs = [os.path.join(REPO, "build", "lib", "libmpt_amx_runtime.so"),
                 os.path.join(args.mlir_lib, "libmlir_runner_utils.so"),
                 os.path.join(args.mlir_lib, "libmlir_c_runner_utils.so")]
+        if threads > 1:
+            libs.append(openmp_runtime())
         out = subprocess.run([args.mlir_runner, low, "-O3", "-e", "main", "-entry-point-result=void",
                               "-shared-libs=" + ",".join(libs)],
-                             check=True, capture_output=True, text=True).stdout
+                             check=True, capture_output=True, text=True,
+                             env=dict(os.environ, OMP_NUM_THREADS=str(threads))).stdout
     values = [float(x) for x in out.split()]
     return {case: v for case, v in zip(cases, values)}
 
@@ -219,6 +239,9 @@ def main():
     p.add_argument("--threads", default="1",
                    help="thread counts of the step table, comma-separated, each for both "
                         "mpt-run (--threads) and PyTorch (the kernel table is one thread)")
+    p.add_argument("--kernel-threads", default="1",
+                   help="comma-separated thread counts for the kernel table, the same for mpt (its parallel "
+                        "kernels, as mpt-run --threads) and PyTorch")
     p.add_argument("--trials", type=int, default=10, help="timed runs per kernel; the best is kept")
     p.add_argument("--rounds", type=int, default=3,
                    help="kernel rounds alternating mpt and PyTorch; the best of all is kept")
@@ -238,22 +261,26 @@ def main():
     mach = machine()
     parts = args.parts.split(",")
     lines = [f"Machine: {mach['cpu']}, {mach['cores']} cores ({mach['flags']}); "
-             f"PyTorch {mach['torch']}; kernels on 1 thread, steps on {args.threads} for mpt and PyTorch; "
+             f"PyTorch {mach['torch']}; kernels on {args.kernel_threads} threads, steps on {args.threads} "
+             f"for mpt and PyTorch; "
              f"load average at start {mach['load']}."]
     if "kernels" in parts:
-        torch.set_num_threads(1)  # mpt's kernels run on one thread here
         lines += ["", "Kernels, GFLOP/s (best of %d rounds of %d, alternating mpt and PyTorch; mpt's "
                   "result is f32, PyTorch's the input type):" % (args.rounds, args.trials), "",
-                  "| M x N x K | type | mpt | PyTorch | mpt / PyTorch |", "|---|---|---|---|---|"]
+                  "| M x N x K | type | threads | mpt | PyTorch | mpt / PyTorch |", "|---|---|---|---|---|---|"]
+        kernel_threads = [int(t) for t in args.kernel_threads.split(",")]
         mk, tk = {}, {}
         for _ in range(args.rounds):
-            for best, new in [(mk, mpt_kernels(args)), (tk, torch_kernels(args))]:
-                for case, value in new.items():
-                    best[case] = max(best.get(case, 0.0), value)
+            for threads in kernel_threads:
+                torch.set_num_threads(threads)
+                for best, new in [(mk, mpt_kernels(args, threads)), (tk, torch_kernels(args))]:
+                    for case, value in new.items():
+                        best[case + (threads,)] = max(best.get(case + (threads,), 0.0), value)
         for m, n, k in SHAPES:
             for dt in DTYPES:
-                a, b = mk[(m, n, k, dt)], tk[(m, n, k, dt)]
-                lines.append(f"| {m}x{n}x{k} | {dt} | {a:.0f} | {b:.0f} | {a / b:.2f} |")
+                for threads in kernel_threads:
+                    a, b = mk[(m, n, k, dt, threads)], tk[(m, n, k, dt, threads)]
+                    lines.append(f"| {m}x{n}x{k} | {dt} | {threads} | {a:.0f} | {b:.0f} | {a / b:.2f} |")
     if "steps" in parts:
         lines += steps_table(args)
     lines += ["", f"Load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}."]
