@@ -3,11 +3,12 @@
 // scf loops (f64 sums, so no matmul here reaches the kernels by accident).
 //
 // Exact cases: inputs are small integers (|x| <= 3, exact in f16 and bf16),
-// every product and partial sum (at most 600 * 9 + 1) is exact in f32, so the
+// every product and partial sum (at most 1030 * 9 + 1) is exact in f32, so the
 // kernel must agree with the reference exactly whatever its rounding (FMA)
 // and each case prints the largest absolute difference, 0. C starts at 1, so
 // a kernel that drops C's old value fails too. Shapes: multiples of the 14x32
-// register block and of the 256 K block (C loaded and stored per K block),
+// register block and of the K block (256 k; 512 in the AVX512-BF16 kernel:
+// C loaded and stored per K block),
 // ragged in M, N and K, 1x1x1, more rows than one 112-row block, K past the K
 // block, more columns than one task packs (split into column ranges), B
 // transposed (copied), a batch.
@@ -424,9 +425,10 @@ func.func @main() {
   %c514 = arith.constant 514 : index
   %c5 = arith.constant 5 : index
   %c1100 = arith.constant 1100 : index
+  %c1030 = arith.constant 1030 : index
   // Wide C (1100 columns, 35 panels): one task packs at most 512 KiB of B a
-  // K block (16 f32 panels, 32 bf16 pair panels), so the columns are split
-  // into ranges (unequal: 11 + 12 + 12 f32 panels) even on one thread.
+  // K block (16 f32 panels, 16 bf16 pair panels of 512 k), so the columns
+  // are split into ranges (unequal: 11 + 12 + 12 panels) even on one thread.
   // CHECK-COUNT-7: {{^}}0{{$}}
   func.call @f32(%c5, %c1100, %c40) : (index, index, index) -> ()
   func.call @f32(%c28, %c64, %c512) : (index, index, index) -> ()
@@ -438,15 +440,17 @@ func.func @main() {
   // CHECK-COUNT-3: {{^}}0{{$}}
   func.call @batch() : () -> ()
   // f16 and bf16: 2 lines each; odd K (a k pair padded with zero), K one
-  // past the K block, ragged rows (30 = 2 x 14 + 2, 115 = 112 + 3), a
-  // ragged panel (40 = 32 + 8), K past two K blocks (514) and K = 2.
-  // CHECK-COUNT-16: {{^}}0{{$}}
+  // past the K block (257; the AVX512-BF16 kernel's K blocks are 512), ragged
+  // rows (30 = 2 x 14 + 2, 115 = 112 + 3), a ragged panel (40 = 32 + 8), K
+  // past two K blocks (514; 1030 for AVX512-BF16's) and K = 2.
+  // CHECK-COUNT-18: {{^}}0{{$}}
   func.call @half(%c5, %c1100, %c40) : (index, index, index) -> ()
   func.call @half(%c150, %c97, %c300) : (index, index, index) -> ()
   func.call @half(%c33, %c70, %c17) : (index, index, index) -> ()
   func.call @half(%c1, %c1, %c1) : (index, index, index) -> ()
   func.call @half(%c130, %c40, %c257) : (index, index, index) -> ()
   func.call @half(%c30, %c40, %c514) : (index, index, index) -> ()
+  func.call @half(%c30, %c40, %c1030) : (index, index, index) -> ()
   func.call @half(%c115, %c64, %c256) : (index, index, index) -> ()
   func.call @half(%c3, %c20, %c2) : (index, index, index) -> ()
   // The rounding case with K odd and even.

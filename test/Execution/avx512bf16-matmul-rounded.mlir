@@ -187,18 +187,18 @@ func.func @rounded_bias(%M: index, %N: index, %K: index) {
 }
 
 // A convolution's weight gradient: the product is a 20 x 36 matrix rounded
-// as 20 x 4 x 3 x 3 (an expand_shape between); K = 300, past one K block.
+// as 20 x 4 x 3 x 3 (an expand_shape between); K = 600, past one K block (512 k).
 func.func @rounded_reshaped() {
   %c20 = arith.constant 20 : index
   %c36 = arith.constant 36 : index
-  %c300 = arith.constant 300 : index
+  %c600 = arith.constant 600 : index
   %init = arith.constant 1.5 : f32
-  %A, %B = func.call @inputs(%c20, %c36, %c300) : (index, index, index) -> (memref<?x?xbf16>, memref<?x?xbf16>)
-  %As = memref.cast %A : memref<?x?xbf16> to memref<20x300xbf16>
-  %Bs = memref.cast %B : memref<?x?xbf16> to memref<300x36xbf16>
+  %A, %B = func.call @inputs(%c20, %c36, %c600) : (index, index, index) -> (memref<?x?xbf16>, memref<?x?xbf16>)
+  %As = memref.cast %A : memref<?x?xbf16> to memref<20x600xbf16>
+  %Bs = memref.cast %B : memref<?x?xbf16> to memref<600x36xbf16>
   %C = memref.alloc() : memref<20x36xf32>
   linalg.fill ins(%init : f32) outs(%C : memref<20x36xf32>)
-  linalg.matmul ins(%As, %Bs : memref<20x300xbf16>, memref<300x36xbf16>) outs(%C : memref<20x36xf32>)
+  linalg.matmul ins(%As, %Bs : memref<20x600xbf16>, memref<600x36xbf16>) outs(%C : memref<20x36xf32>)
   %C4 = memref.expand_shape %C [[0], [1, 2, 3]] output_shape [20, 4, 3, 3] : memref<20x36xf32> into memref<20x4x3x3xf32>
   %D4 = memref.alloc() : memref<20x4x3x3xbf16>
   linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
@@ -223,8 +223,8 @@ func.func @main() {
   %c64 = arith.constant 64 : index
   %c70 = arith.constant 70 : index
   %c600 = arith.constant 600 : index
-  // Ragged M and N, K past two K blocks (the f32 partial sums go through C
-  // first); one K block; 1x1x1; K = 0.
+  // Ragged M and N, K past one K block of 512 k (the f32 partial sums go
+  // through C first); one K block; 1x1x1; K = 0.
   // CHECK: {{^}}0{{$}}
   // CHECK-NEXT: {{^}}0{{$}}
   // CHECK-NEXT: {{^}}0{{$}}
