@@ -807,6 +807,13 @@ TrainingRegion TrainingGraph::getRegion(Operation *op) const {
   return regions.lookup(node);
 }
 
+void TrainingGraph::addOp(Operation *op, TrainingRegion region) {
+  assert(op->getParentOp() == func.getOperation() &&
+         !op->hasTrait<OpTrait::IsTerminator>() &&
+         "only ops at the top level of the body are graph nodes");
+  regions[op] = region;
+}
+
 std::optional<unsigned>
 TrainingGraph::getParamOfGradient(GradientOp grad) const {
   auto it = gradientParam.find(grad.getOperation());
