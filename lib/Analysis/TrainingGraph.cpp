@@ -180,6 +180,8 @@ struct DependenceGraph {
       std::optional<unsigned> id = graph->lookup(v);
       return id && bits.test(*id);
     }
+    /// contains() for the value numbered `id`.
+    bool containsId(unsigned id) const { return graph && bits.test(id); }
     size_t size() const { return members.size(); }
     auto values() const {
       return llvm::map_range(members,
@@ -209,6 +211,8 @@ struct DependenceGraph {
     for (Value flag : overflowFlagValues)
       overflowFlags.set(*lookup(flag));
   }
+
+  unsigned getNumValues() const { return values.size(); }
 
   std::optional<unsigned> lookup(Value v) const {
     auto it = ids.find(v);
@@ -716,23 +720,34 @@ LogicalResult TrainingGraph::classify() {
                             "feed only the optimizer update");
   }
 
-  // Value-level regions for the core sets.
-  llvm::DenseMap<Value, TrainingRegion> valueRegion;
+  // Value-level regions for the core sets, by value number (every result
+  // of a node has one, looked up once here).
+  SmallVector<unsigned> resultIds;
+  for (Operation *op : graph.nodes)
+    for (Value v : op->getResults())
+      resultIds.push_back(*graph.lookup(v));
+  constexpr uint8_t kNoRegion = 0xff;
+  SmallVector<uint8_t> valueRegion(graph.getNumValues(), kNoRegion);
+  auto setRegion = [&](unsigned id, TrainingRegion region) {
+    valueRegion[id] = static_cast<uint8_t>(region);
+  };
   SmallVector<Value> backwardCore;
+  unsigned nextResult = 0;
   for (Operation *op : graph.nodes) {
     for (Value v : op->getResults()) {
-      if (reachesLoss.contains(v)) {
+      unsigned id = resultIds[nextResult++];
+      if (reachesLoss.containsId(id)) {
         // Reported at the first op that feeds the seed into the loss.
-        if (seedDep.contains(v) && op != seedOp.getOperation())
+        if (seedDep.containsId(id) && op != seedOp.getOperation())
           return recordError(findings, op,
                              "the loss depends on the backward seed");
-        valueRegion[v] = TrainingRegion::Forward;
+        setRegion(id, TrainingRegion::Forward);
       } else if (isa<GradientOp>(op) ||
-                 (seedDep.contains(v) && reachesGrad.contains(v))) {
-        valueRegion[v] = TrainingRegion::Backward;
+                 (seedDep.containsId(id) && reachesGrad.containsId(id))) {
+        setRegion(id, TrainingRegion::Backward);
         backwardCore.push_back(v);
-      } else if (gradDep.contains(v)) {
-        valueRegion[v] = TrainingRegion::Update;
+      } else if (gradDep.containsId(id)) {
+        setRegion(id, TrainingRegion::Update);
       }
     }
   }
@@ -744,15 +759,14 @@ LogicalResult TrainingGraph::classify() {
       graph.backwardSlice(collectReturned([&](unsigned i) {
         return getUpdatedArg(func, i).has_value();
       }));
-  for (Operation *op : graph.nodes)
-    for (Value v : op->getResults()) {
-      if (valueRegion.count(v))
-        continue;
-      if (servesBackward.contains(v))
-        valueRegion[v] = TrainingRegion::Backward;
-      else if (servesUpdate.contains(v))
-        valueRegion[v] = TrainingRegion::Update;
-    }
+  for (unsigned id : resultIds) {
+    if (valueRegion[id] != kNoRegion)
+      continue;
+    if (servesBackward.containsId(id))
+      setRegion(id, TrainingRegion::Backward);
+    else if (servesUpdate.containsId(id))
+      setRegion(id, TrainingRegion::Update);
+  }
 
   // An op takes the most telling region among its results: a loop that
   // carries both the loss and accumulated gradients is backward.
@@ -769,12 +783,15 @@ LogicalResult TrainingGraph::classify() {
     }
     return 0;
   };
+  regions.reserve(graph.nodes.size());
+  nextResult = 0;
   for (Operation *op : graph.nodes) {
     TrainingRegion region = TrainingRegion::Unused;
-    for (Value v : op->getResults()) {
-      auto it = valueRegion.find(v);
-      if (it != valueRegion.end() && rank(it->second) > rank(region))
-        region = it->second;
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+      uint8_t value = valueRegion[resultIds[nextResult++]];
+      if (value != kNoRegion &&
+          rank(static_cast<TrainingRegion>(value)) > rank(region))
+        region = static_cast<TrainingRegion>(value);
     }
     regions[op] = region;
   }
@@ -805,6 +822,13 @@ TrainingRegion TrainingGraph::getRegion(Operation *op) const {
     return TrainingRegion::Unused;
   }
   return regions.lookup(node);
+}
+
+void TrainingGraph::addOp(Operation *op, TrainingRegion region) {
+  assert(op->getParentOp() == func.getOperation() &&
+         !op->hasTrait<OpTrait::IsTerminator>() &&
+         "only ops at the top level of the body are graph nodes");
+  regions[op] = region;
 }
 
 std::optional<unsigned>

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/FoldUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/APFloat.h"
 
@@ -236,22 +238,83 @@ struct LowerGuardUpdate : OpRewritePattern<GuardUpdateOp> {
   }
 };
 
+/// The constant uniquing that starts every sweep of the greedy driver
+/// (RegionPatternRewriteDriver::simplify): the constants of `region`, in
+/// post-order, each kept (and hoisted to the front of its insertion region
+/// when not there yet) or replaced by an earlier equal one. Adds the ops that
+/// read a replaced constant to `readers`.
+static void uniqueConstants(Region &region,
+                            llvm::SetVector<Operation *> &readers) {
+  OperationFolder folder(region.getContext());
+  region.walk([&](Operation *op) {
+    Attribute value;
+    if (!matchPattern(op, m_Constant(&value)))
+      return;
+    SmallVector<Operation *> users(op->getUsers());
+    if (!folder.insertKnownConstant(op, value))
+      readers.insert(users.begin(), users.end());
+  });
+}
+
+/// The ops the greedy driver changed in place. It puts a changed op back on
+/// its worklist, but not the ops that read it, whose folds may see the
+/// change: the next sweep folds those.
+struct ChangedInPlace : RewriterBase::Listener {
+  void notifyOperationModified(Operation *op) override { ops.insert(op); }
+  void notifyOperationErased(Operation *op) override {
+    op->walk([&](Operation *nested) { ops.remove(nested); });
+  }
+  llvm::SetVector<Operation *> ops;
+};
+
 struct LowerLossScalingPass
     : public mpt::impl::LowerLossScalingBase<LowerLossScalingPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateLowerLossScalingPatterns(patterns);
+    FrozenRewritePatternSet frozen(std::move(patterns));
     // Folding (which also uniques and hoists the constants the patterns
     // create) stays on; region simplification (DCE, block merging) of the
     // whole step is not this pass's job and costs a walk per iteration.
     // (Driving only the loss-scaling ops, applyOpPatternsGreedily, would not
-    // visit the rest of the step, but it leaves the new constants neither
-    // uniqued nor hoisted.)
+    // visit the rest of the step: it would leave the new constants neither
+    // uniqued nor hoisted, and the step's dead and foldable ops in place.)
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
-      return signalPassFailure();
+    // The driver sweeps the whole step until a sweep changes nothing. The
+    // first sweep lowers the ops, folds and erases dead ops until its
+    // worklist is empty (each change puts the ops it affects back on it,
+    // but for the readers of an op changed in place); the second starts by
+    // uniquing and hoisting the constants (those the first created among
+    // them), after which only the readers of a constant it replaced or of an
+    // op changed in place can fold differently. So the second sweep is done
+    // here on those alone, and the driver goes on over the whole step only
+    // if one of them changed: the same IR, without visiting every op of the
+    // step a second time (0.44 -> 0.27 s at 1024 generated layers).
+    ChangedInPlace changedInPlace;
+    GreedyRewriteConfig firstSweep = config;
+    firstSweep.setMaxIterations(1);
+    firstSweep.setListener(&changedInPlace);
+    // The driver's own limit counts the first sweep.
+    config.setMaxIterations(config.getMaxIterations() - 1);
+    for (Region &region : getOperation()->getRegions()) {
+      changedInPlace.ops.clear();
+      if (succeeded(applyPatternsGreedily(region, frozen, firstSweep)))
+        continue;
+      llvm::SetVector<Operation *> readers;
+      for (Operation *op : changedInPlace.ops)
+        readers.insert(op->user_begin(), op->user_end());
+      uniqueConstants(region, readers);
+      if (readers.empty())
+        continue;
+      GreedyRewriteConfig readersConfig = config;
+      readersConfig.setScope(&region);
+      bool changed = false;
+      (void)applyOpPatternsGreedily(readers.takeVector(), frozen,
+                                    readersConfig, &changed);
+      if (changed && failed(applyPatternsGreedily(region, frozen, config)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

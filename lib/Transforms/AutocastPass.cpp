@@ -12,6 +12,7 @@
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/IR/Remarks.h"
+#include "llvm/ADT/Statistic.h"
 
 namespace mpt {
 #define GEN_PASS_DEF_AUTOCAST
@@ -67,7 +68,12 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
       return signalPassFailure();
     PrecisionPlan plan(func, *config.policy, graph);
     countAndRemark(func, plan);
+    // Two walks of the step for one statistic: only where statistics are
+    // compiled in (LLVM_ENABLE_STATS; in a release build, as Debian's, they
+    // count nothing).
+#if LLVM_ENABLE_STATS
     CastCounts castsBefore = countCasts(func);
+#endif
     SmallVector<Operation *> fp8Contractions, mxContractions;
     // Delayed scaling is state of a training step; a step without an FP8
     // contraction would only be a bf16 step under another name (and so
@@ -99,9 +105,11 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
         failed(addWorkingCopies(
             func, config.policy->getLowType(), copies)))
       return signalPassFailure();
+#if LLVM_ENABLE_STATS
     unsigned castsAfter = countCasts(func).tensorCasts;
     if (castsAfter > castsBefore.tensorCasts)
       numCastsInserted += castsAfter - castsBefore.tensorCasts;
+#endif
   }
 
   /// The plan's counts as pass statistics and, when MLIR's remark engine is

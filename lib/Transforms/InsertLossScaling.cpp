@@ -123,7 +123,7 @@ struct InsertLossScalingPass
       module.walk([&](func::CallOp call) {
         callsTo[call.getCalleeAttr().getAttr()].push_back(call);
       });
-    bool changed = false, failedAny = false;
+    bool changed = false, failedAny = false, keepGraphs = true;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -140,13 +140,42 @@ struct InsertLossScalingPass
         continue;
       }
       changed = true;
-      if (failed(rewrite(func, graph)))
+      bool graphKept = canKeepGraph(func, graph);
+      keepGraphs &= graphKept;
+      if (failed(rewrite(func, graph, graphKept)))
         failedAny = true;
     }
     if (failedAny)
       return signalPassFailure();
     if (!changed)
       markAllAnalysesPreserved();
+    else if (keepGraphs)
+      markAnalysesPreserved<TrainingGraph>();
+  }
+
+  /// Whether the training graph of `func` stays what a new analysis of the
+  /// rewritten step would find once rewrite() has added its ops to it. The
+  /// rewrite puts mpt.scale between the seed and its readers, so the scaled
+  /// seed has the seed's region; mpt.unscale_and_check between the gradients
+  /// and their readers, so it is an update (its results depend on gradients
+  /// and feed no gradient, the analysis checks it), as are the guards and
+  /// mpt.update_scale (they depend on the overflow flag and only feed the
+  /// update results); a static scale serves the scaled seed. Every other op
+  /// reaches, and is reached by, the same seed, gradients, loss and updated
+  /// results as before, and the markers, parameters and loss keep their
+  /// numbers (new arguments and results are appended). That holds where the
+  /// seed is an `mpt.grad_seed` in the backward, no gradient reaches the
+  /// loss and the loss result is no updated result; otherwise the next
+  /// pass builds the graph again.
+  static bool canKeepGraph(func::FuncOp func, const TrainingGraph &graph) {
+    GradSeedOp seedOp = graph.getSeedOp();
+    if (!seedOp || graph.getRegion(seedOp) != TrainingRegion::Backward)
+      return false;
+    for (GradientOp grad : graph.getGradients())
+      if (graph.getRegion(grad) != TrainingRegion::Backward)
+        return false;
+    std::optional<unsigned> loss = graph.getLossResultIndex();
+    return !loss || !getUpdatedArg(func, *loss);
   }
 
   /// Dynamic mode appends the scale state to the step's arguments and
@@ -249,7 +278,14 @@ struct InsertLossScalingPass
     return success();
   }
 
-  LogicalResult rewrite(func::FuncOp func, const TrainingGraph &graph) {
+  /// Rewrites the step; with `keepGraph`, adds the new ops to `graph` with
+  /// the regions canKeepGraph() gives them.
+  LogicalResult rewrite(func::FuncOp func, TrainingGraph &graph,
+                        bool keepGraph) {
+    auto record = [&](Operation *op, TrainingRegion region) {
+      if (keepGraph)
+        graph.addOp(op, region);
+    };
     MLIRContext *ctx = &getContext();
     func->setAttr(kLossScalingAttrName,
                   StringAttr::get(ctx, stringifyLossScaleMode(mode)));
@@ -268,6 +304,7 @@ struct InsertLossScalingPass
           rewriter, loc,
           DenseElementsAttr::get(scaleType,
                                  rewriter.getF32FloatAttr(initScaleF32)));
+      record(scale.getDefiningOp(), TrainingRegion::Backward);
     } else {
       unsigned numArgs = func.getNumArguments();
       NamedAttribute scaleAttrs[] = {
@@ -300,6 +337,7 @@ struct InsertLossScalingPass
     else
       rewriter.setInsertionPointToStart(body);
     auto scaled = ScaleOp::create(rewriter, seed.getLoc(), seed, scale);
+    record(scaled, TrainingRegion::Backward);
     seed.replaceAllUsesExcept(scaled.getResult(), scaled);
 
     // Unscale and check before the first op that reads a gradient. A marker
@@ -384,6 +422,7 @@ struct InsertLossScalingPass
       gradientLocs.push_back(grad.getLoc());
     auto unscale = UnscaleAndCheckOp::create(
         rewriter, rewriter.getFusedLoc(gradientLocs), gradients, scale);
+    record(unscale, TrainingRegion::Update);
     for (auto [grad, unscaled] :
          llvm::zip_equal(gradients, unscale.getUnscaled()))
       grad.replaceAllUsesExcept(unscaled, unscale);
@@ -405,8 +444,10 @@ struct InsertLossScalingPass
       Value updated = ret->getOperand(i);
       if (updated == original)
         continue;
-      ret->setOperand(i, GuardUpdateOp::create(rewriter, updated.getLoc(),
-                                               updated, original, foundInf));
+      auto guard = GuardUpdateOp::create(rewriter, updated.getLoc(), updated,
+                                         original, foundInf);
+      record(guard, TrainingRegion::Update);
+      ret->setOperand(i, guard);
     }
 
     if (mode == LossScaleMode::Dynamic) {
@@ -416,6 +457,7 @@ struct InsertLossScalingPass
           rewriter.getF32FloatAttr(static_cast<float>(backoffFactor)),
           rewriter.getI32IntegerAttr(static_cast<int32_t>(growthInterval)),
           rewriter.getF32FloatAttr(static_cast<float>(minScale)));
+      record(update, TrainingRegion::Update);
       unsigned numResults = func.getNumResults();
       unsigned scaleArg = cast<BlockArgument>(scale).getArgNumber();
       NamedAttribute scaleResultAttr = rewriter.getNamedAttr(

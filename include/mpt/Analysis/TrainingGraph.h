@@ -3,7 +3,8 @@
 // An MLIR analysis of one training step (a function written to the
 // training-graph contract, docs/TrainingGraphContract.md). Passes query it
 // with getAnalysis<TrainingGraph>() on a function (or getChildAnalysis from a
-// module pass) and preserve it when they only change element types.
+// module pass) and preserve it when they change nothing, or when they add its
+// regions for the ops they insert (addOp, --mpt-insert-loss-scaling).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MPT_ANALYSIS_TRAININGGRAPH_H
@@ -126,6 +127,14 @@ public:
 
   /// The static memory estimate of the step as it is now.
   MemoryEstimate estimateMemory() const;
+
+  /// Records the region of `op`, an op a pass added to the top level of the
+  /// function body. A pass that knows the region a new analysis of the step
+  /// would give each op it adds, and that its rewrite leaves the other ops'
+  /// regions, the markers and the findings as they were, records them and
+  /// keeps the analysis (markAnalysesPreserved<TrainingGraph>()) instead of
+  /// having the next pass build it again: --mpt-insert-loss-scaling.
+  void addOp(mlir::Operation *op, TrainingRegion region);
 
 private:
   mlir::Operation *getTopLevelOp(mlir::Operation *op) const;
