@@ -485,7 +485,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // store) is a function of its own, never inlined: its accumulators take
   // 28 of the 32 vector registers, and in the whole kernel LLVM's register
   // allocator spilled some of them in the K loop when the kernel is the
-  // body of an OpenMP region (about 25% slower a thread than the serial
+  // body of an OpenMP region (25-40% slower a thread than the serial
   // kernel, whose same loop it allocated without spills).
   std::string blockArgs =
       formatv("%A, %Ap, %Bp, %C{0}, %p, %jl, %pi0, %iend, %j0, %N, %ksteps, "
