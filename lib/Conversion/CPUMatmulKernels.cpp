@@ -487,19 +487,29 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // allocator spilled some of them in the K loop when the kernel is the
   // body of an OpenMP region (25-40% slower a thread than the serial
   // kernel, whose same loop it allocated without spills).
-  std::string blockArgs =
-      formatv("%A, %Ap, %Bp, %C{0}, %p, %jl, %pi0, %iend, %j0, %N, %ksteps, "
-              "%loadC{1}",
-              dot ? ", %D" : "", dot ? ", %epi, %inPlaceA, %kb, %lastRow" : "")
-          .str();
-  std::string blockTypes =
-      formatv("{0}, {1}, {2}, {3}{4}, index, index, index, index, index, "
-              "index, index, i1{5}",
-              in, apType, bpType, out, dot ? ", " + dType : "",
-              dot ? ", i1, i1, index, index" : "")
-          .str();
+  // Its parameters, in order, as (name, type): the kernel's values it reads.
+  SmallVector<std::pair<StringRef, std::string>> blockParams = {
+      {"%A", in}, {"%Ap", apType}, {"%Bp", bpType}, {"%C", out}};
+  if (dot)
+    blockParams.push_back({"%D", dType});
+  for (StringRef index : {"%p", "%jl", "%pi0", "%iend", "%j0", "%N", "%ksteps"})
+    blockParams.push_back({index, "index"});
+  blockParams.push_back({"%loadC", "i1"});
+  if (dot)
+    blockParams.append({{"%epi", "i1"},
+                        {"%inPlaceA", "i1"},
+                        {"%kb", "index"},
+                        {"%lastRow", "index"}});
+  // The parameters' parts (`part(name, type)`), comma separated.
+  auto joinParams = [&](auto part) {
+    std::string joined;
+    for (const auto &[param, type] : blockParams)
+      joined += (joined.empty() ? "" : ", ") + part(param, type);
+    return joined;
+  };
   os << formatv("          func.call @{0}_block({1}) : ({2}) -> ()\n", name,
-                blockArgs, blockTypes);
+                joinParams([](StringRef n, StringRef) { return n.str(); }),
+                joinParams([](StringRef, StringRef t) { return t.str(); }));
   std::string block;
   raw_string_ostream bs(block);
   // Load the C block (rows past the task's block read as zeros and are not
@@ -644,14 +654,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
                 bpType, apType, parallel ? "scf.reduce" : "");
   // The register block's function (the same in the serial and the parallel
   // kernel).
-  os << formatv("func.func private @{0}_block(%A: {1}, %Ap: {2}, %Bp: {3}, "
-                "%C: {4}{5}, %p: index, %jl: index, %pi0: index, "
-                "%iend: index, %j0: index, %N: index, %ksteps: index, "
-                "%loadC: i1{6}) attributes {{passthrough = [\"noinline\"]} "
-                "{{\n",
-                name, in, apType, bpType, out, dot ? ", %D: " + dType : "",
-                dot ? ", %epi: i1, %inPlaceA: i1, %kb: index, %lastRow: index"
-                    : "");
+  os << formatv("func.func private @{0}_block({1}) attributes "
+                "{{passthrough = [\"noinline\"]} {{\n",
+                name, joinParams([](StringRef n, StringRef t) {
+                  return (n + ": " + t).str();
+                }));
   for (int r = 0; r <= rows; ++r)
     os << formatv("  %c{0} = arith.constant {0} : index\n", r);
   for (int v = 0; v < vectors; ++v)

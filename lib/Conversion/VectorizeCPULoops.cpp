@@ -428,10 +428,11 @@ struct VectorizeCPULoopsPass
       });
       for (linalg::LinalgOp op : scalar)
         tileScalarInParallel(rewriter, op);
+      // The outermost loops only (a loop nested in one is not forked).
       SmallVector<scf::ParallelOp> nests;
-      getOperation().walk([&](scf::ParallelOp op) {
-        if (!op->getParentOfType<scf::ParallelOp>())
-          nests.push_back(op);
+      getOperation().walk<WalkOrder::PreOrder>([&](scf::ParallelOp op) {
+        nests.push_back(op);
+        return WalkResult::skip();
       });
       for (scf::ParallelOp op : nests)
         keepOuterLoopsParallel(rewriter, op);
