@@ -48,7 +48,7 @@ StringRef describeKernel(Kernel kernel) {
     return "AMX: 2x2 16x16 f32 tiles, K block 256, A and B packed into tiles";
   case Kernel::AVX512BF16:
     return "AVX512-BF16: 14x32 f32 register block, vdpbf16ps on k pairs, K "
-           "block 256";
+           "block 512";
   case Kernel::AVX512:
     return "AVX-512: 14x32 f32 register block, FMA, K block 256";
   }
@@ -177,6 +177,16 @@ std::optional<ContractionPlan> classify(linalg::LinalgOp op,
   if (!nPos || failed(cType.getStridesAndOffset(strides, offset)) ||
       strides[*nPos] != 1) {
     whyNot = "the output's N dimension is not its contiguous one";
+    return std::nullopt;
+  }
+  // One output element per batch element (a depthwise convolution's
+  // filter gradient: per channel and tap, the sum of dy * x over the batch
+  // and the image) is a dot product: the kernel would pad each to a full
+  // register block, one call per element.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[dims->m.front()] == 1 && ranges[dims->n.front()] == 1) {
+    whyNot = "a dot product per output element (M = N = 1): left to "
+             "--mpt-vectorize-cpu-loops (a reduction)";
     return std::nullopt;
   }
   if (!dims->batch.empty())

@@ -39,6 +39,15 @@ static bool isCandidate(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
       op.hasDynamicShape())
     return false;
+  // Unit loops are dropped before the op is tiled (dropUnitLoops): what
+  // counts is the innermost loop of more than one iteration.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned innermost = ranges.size();
+  while (innermost > 0 && ranges[innermost - 1] == 1)
+    --innermost;
+  if (innermost == 0 || ranges[innermost - 1] < 2)
+    return false;
+  --innermost;
   // A contraction or convolution whose innermost loop is a reduction would
   // be a dot product per output element; one whose innermost loop is
   // parallel (a bias or LayerNorm weight gradient: reduction loops over the
@@ -53,12 +62,13 @@ static bool isCandidate(linalg::LinalgOp op) {
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     return llvm::all_of(outMap.getResults(), [&](AffineExpr e) {
       auto dim = dyn_cast<AffineDimExpr>(e);
-      return dim && inMap.isFunctionOfDim(dim.getPosition());
+      return dim && (ranges[dim.getPosition()] == 1 ||
+                     inMap.isFunctionOfDim(dim.getPosition()));
     });
   };
   if ((linalg::isaContractionOpInterface(op) ||
        linalg::isaConvolutionOpInterface(op)) &&
-      op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+      op.getIteratorTypesArray()[innermost] == utils::IteratorType::reduction &&
       !(linalg::isaContractionOpInterface(op) && op.getNumDpsInits() == 1 &&
         llvm::all_of(op.getDpsInputOperands(), readsOutputLoops)))
     return false;
@@ -84,7 +94,7 @@ static bool isCandidate(linalg::LinalgOp op) {
     if (auto memref = dyn_cast<MemRefType>(operand.get().getType()))
       if (memref.getElementType().isInteger(1))
         return false;
-  return op.getStaticLoopRanges().back() > 1;
+  return true;
 }
 
 /// The iterations of `op`'s loop nest (static ranges).
@@ -492,6 +502,8 @@ struct VectorizeCPULoopsPass
     // tiled ones.
     if (failed(linalg::vectorizeOpPrecondition(op)))
       return;
+    if (std::optional<linalg::GenericOp> dropped = dropUnitLoops(rewriter, op))
+      op = *dropped;
     if (std::optional<TransposePlan> plan = getTransposePlan(op, lanes)) {
       vectorizeTranspose(rewriter, op, *plan);
       return;
@@ -553,6 +565,37 @@ struct VectorizeCPULoopsPass
       done = llvm::bit_floor(static_cast<uint64_t>(innermost));
     }
     vectorizeStatic(rewriter, generic);
+  }
+
+  /// `op` without its unit loops (upstream's dropUnitDims, the operands
+  /// viewed by rank-reducing subviews), or nothing when it has none or they
+  /// cannot be dropped. A unit loop would otherwise be the innermost one (an
+  /// SE block's [N, C, 1, 1] tensors; a batch of dot products, batch_matmul
+  /// B x 1 x 1 x K, which the kernels leave here) or stand between the
+  /// parallel and the reduction loop of a row reduction. One iteration
+  /// each: the same order of operations, the same results.
+  std::optional<linalg::GenericOp> dropUnitLoops(IRRewriter &rewriter,
+                                                 linalg::LinalgOp op) {
+    if (!llvm::is_contained(op.getStaticLoopRanges(), 1))
+      return std::nullopt;
+    rewriter.setInsertionPoint(op);
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        return std::nullopt;
+      generic = *generalized;
+    }
+    linalg::ControlDropUnitDims control;
+    control.rankReductionStrategy = linalg::ControlDropUnitDims::
+        RankReductionStrategy::ExtractInsertSlice;
+    FailureOr<linalg::DropUnitDimsResult> dropped =
+        linalg::dropUnitDims(rewriter, generic, control);
+    if (failed(dropped))
+      return generic;
+    rewriter.replaceOp(generic, dropped->replacements);
+    return cast<linalg::GenericOp>(dropped->resultOp.getOperation());
   }
 
   /// An op that permutes outer dimensions but keeps its innermost loop the
