@@ -421,11 +421,14 @@ struct VectorizeCPULoopsPass
     });
     for (linalg::LinalgOp op : candidates)
       vectorize(rewriter, op);
-    SmallVector<linalg::PoolingNchwMaxOp> poolings;
-    getOperation().walk(
-        [&](linalg::PoolingNchwMaxOp op) { poolings.push_back(op); });
-    for (linalg::PoolingNchwMaxOp op : poolings)
-      vectorizeMaxPooling(rewriter, op);
+    SmallVector<linalg::LinalgOp> windows;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::PoolingNchwMaxOp, linalg::DepthwiseConv2DNchwChwOp>(
+              op.getOperation()))
+        windows.push_back(op);
+    });
+    for (linalg::LinalgOp op : windows)
+      vectorizeWindow(rewriter, op);
     // What stays scalar loops (i1 operands, pooling windows, a contraction
     // no kernel took, a body the vectorizer rejects) still runs in parallel.
     if (parallel) {
@@ -875,11 +878,43 @@ struct VectorizeCPULoopsPass
     return max;
   }
 
-  /// Max pooling over [N, C, H, W] (static, unit dilations, stride 1 or 2
-  /// along W; its window loops are sums of loops, which isCandidate
-  /// rejects): `lanes` outputs along OW at a time (fewer when OW is not a
-  /// multiple), one vector per window tap combined into them in the
-  /// window's order, as the scalar loops combine each output's taps. A tap
+  /// The multiply-add of a depthwise convolution's body computed in f32
+  /// (out + ext(in) * ext(filter), out f32; its addf), or nullptr.
+  static Operation *getDepthwiseMulAdd(linalg::LinalgOp op) {
+    Block *body = op.getBlock();
+    if (!body->getArgument(2).getType().isF32())
+      return nullptr;
+    auto add = body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (!add || add->getBlock() != body)
+      return nullptr;
+    Value product = add.getLhs() == body->getArgument(2) ? add.getRhs()
+                    : add.getRhs() == body->getArgument(2) ? add.getLhs()
+                                                           : Value();
+    auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+    if (!mul || mul->getBlock() != body || add.getFastmath() != arith::FastMathFlags::none ||
+        mul.getFastmath() != arith::FastMathFlags::none)
+      return nullptr;
+    auto reads = [&](Value v, unsigned arg) {
+      if (auto extf = v.getDefiningOp<arith::ExtFOp>())
+        v = extf.getIn();
+      return v == body->getArgument(arg);
+    };
+    if (!reads(mul.getLhs(), 0) || !reads(mul.getRhs(), 1))
+      return nullptr;
+    // Nothing else in the body (the two widenings at most).
+    if (body->getOperations().size() > 5)
+      return nullptr;
+    return add;
+  }
+
+  /// Max pooling and depthwise convolution over [N, C, H, W] (static, unit
+  /// dilations, stride 1 or 2 along W; their window loops are sums of
+  /// loops, which isCandidate rejects): `lanes` outputs along OW at a time
+  /// (fewer when OW is not a multiple), one vector per window tap combined
+  /// into them in the window's order, as the scalar loops combine each
+  /// output's taps: a maximum, or for the convolution a product with the
+  /// tap's weight (one scalar of the [C, KH, KW] filter, broadcast) added
+  /// to the f32 accumulator, no contraction into an FMA. A tap
   /// at stride 2 is one load of a contiguous run of 2 x lanes elements,
   /// read as lanes elements of twice the width whose low halves are the
   /// taps (a truncation, vpmovdw: no shuffle). bf16 is compared in f32,
@@ -888,25 +923,41 @@ struct VectorizeCPULoopsPass
   /// backend then takes apart lane by lane, and narrows a run's load whose
   /// last element is unused to an odd-sized one. The result is the loops'
   /// bit for bit (the max is one of the inputs; NaNs stay NaNs, their
-  /// payloads aside). With `parallel`, the (N, C) planes are an
+  /// payloads aside; the convolution's products and sums are the loops'
+  /// f32 operations). With `parallel`, the (N, C) planes are an
   /// scf.parallel.
-  void vectorizeMaxPooling(IRRewriter &rewriter, linalg::PoolingNchwMaxOp op) {
-    auto inType = dyn_cast<MemRefType>(op.getInputs()[0].getType());
-    auto windowType = dyn_cast<MemRefType>(op.getInputs()[1].getType());
-    auto outType = dyn_cast<MemRefType>(op.getOutputs()[0].getType());
+  void vectorizeWindow(IRRewriter &rewriter, linalg::LinalgOp op) {
+    auto pooling = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+    auto depthwise =
+        dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation());
+    DenseIntElementsAttr stridesAttr =
+        pooling ? pooling.getStrides() : depthwise.getStrides();
+    DenseIntElementsAttr dilationsAttr =
+        pooling ? pooling.getDilations() : depthwise.getDilations();
+    auto inType = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
+    auto windowType = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
+    auto outType = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
     if (!op.hasPureBufferSemantics() || !inType || !windowType || !outType ||
         !inType.hasStaticShape() || !windowType.hasStaticShape() ||
         !outType.hasStaticShape() || !inType.isLastDimUnitStride() ||
         !outType.isLastDimUnitStride() ||
-        !llvm::all_of(op.getDilations().getValues<int64_t>(),
+        !llvm::all_of(dilationsAttr.getValues<int64_t>(),
                       [](int64_t d) { return d == 1; }))
       return;
-    Operation *combiner = getPoolingMax(op);
+    Operation *combiner = pooling ? getPoolingMax(op) : getDepthwiseMulAdd(op);
     if (!combiner)
       return;
-    Type element = outType.getElementType();
+    // The filter of a depthwise convolution ([C, KH, KW]), read a scalar
+    // per tap; pooling's window operand has only its shape [KH, KW].
+    Value filter = depthwise ? op.getDpsInputs()[1] : Value();
+    int64_t windowHeight = windowType.getDimSize(filter ? 1 : 0);
+    int64_t windowWidth = windowType.getDimSize(filter ? 2 : 1);
+    Type element = inType.getElementType();
+    Type outElement = outType.getElementType();
+    if (pooling && outElement != element)
+      return;
     unsigned bits = element.getIntOrFloatBitWidth();
-    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
     int64_t sh = strides[0], sw = strides[1];
     if ((sw != 1 && sw != 2) || (sw == 2 && bits != 16 && bits != 32))
       return;
@@ -929,9 +980,10 @@ struct VectorizeCPULoopsPass
     Type doubled = rewriter.getIntegerType(2 * bits);
     bool bf16 = element.isBF16();
     Type computeType = bf16 || element.isF16() ? f32 : element;
+    if (outElement != element && outElement != computeType)
+      return;
     // A run needs no mask when the last block's last run ends within the
     // row (ResNet's 3x3/2 pooling of a padded 34-wide input: 2 + 32).
-    int64_t windowWidth = windowType.getDimSize(1);
     bool runsInRow =
         (outShape[3] - width) * sw + (windowWidth - 1) + width * sw <=
         inShape[3];
@@ -946,8 +998,11 @@ struct VectorizeCPULoopsPass
       v = arith::ShLIOp::create(b, loc, v, shift16(b));
       return vector::BitCastOp::create(b, loc, vectorOf(f32), v);
     };
-    // A loaded vector of `element`s -> the compute type.
+    // A loaded vector of `element`s -> the compute type (one of the output's
+    // elements, already of it when the output is f32 and the input not).
     auto widen = [&](OpBuilder &b, Value v) -> Value {
+      if (cast<VectorType>(v.getType()).getElementType() == computeType)
+        return v;
       if (bf16)
         return bf16BitsToF32(
             b, vector::BitCastOp::create(b, loc, vectorOf(ints), v));
@@ -955,7 +1010,7 @@ struct VectorizeCPULoopsPass
         return arith::ExtFOp::create(b, loc, vectorOf(computeType), v);
       return v;
     };
-    Value input = op.getInputs()[0], output = op.getOutputs()[0];
+    Value input = op.getDpsInputs()[0], output = op.getDpsInits()[0];
     // The taps at `at` and every sw-th element after, in the compute type.
     auto loadTaps = [&](OpBuilder &b, ArrayRef<Value> at) -> Value {
       if (sw == 1)
@@ -984,26 +1039,38 @@ struct VectorizeCPULoopsPass
     // ivs: n, c, oh, ow (the first of `width` outputs).
     auto tile = [&](OpBuilder &b, ValueRange ivs) {
       Value acc = widen(
-          b, vector::LoadOp::create(b, loc, vectorOf(element), output, ivs));
+          b, vector::LoadOp::create(b, loc, vectorOf(outElement), output, ivs));
       Value ih0 = arith::MulIOp::create(b, loc, ivs[2], index(b, sh));
       Value iw0 = arith::MulIOp::create(b, loc, ivs[3], index(b, sw));
-      for (int64_t kh = 0; kh < windowType.getDimSize(0); ++kh) {
+      for (int64_t kh = 0; kh < windowHeight; ++kh) {
         Value ih = arith::AddIOp::create(b, loc, ih0, index(b, kh));
         for (int64_t kw = 0; kw < windowWidth; ++kw) {
           Value iw = arith::AddIOp::create(b, loc, iw0, index(b, kw));
           Value tap = loadTaps(b, {ivs[0], ivs[1], ih, iw});
-          acc = isa<arith::MaximumFOp>(combiner)
-                    ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
-                    : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
+          if (filter) {
+            Value weight = memref::LoadOp::create(
+                b, loc, filter, ValueRange{ivs[1], index(b, kh), index(b, kw)});
+            if (weight.getType() != computeType)
+              weight = arith::ExtFOp::create(b, loc, computeType, weight);
+            Value weights =
+                vector::BroadcastOp::create(b, loc, vectorOf(computeType), weight);
+            Value product = arith::MulFOp::create(b, loc, tap, weights);
+            acc = arith::AddFOp::create(b, loc, acc, product);
+          } else {
+            acc = isa<arith::MaximumFOp>(combiner)
+                      ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
+                      : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
+          }
         }
       }
-      if (bf16) {
+      // An f32 output (a convolution's) takes the accumulator as it is.
+      if (outElement != computeType && bf16) {
         // The max is a bf16 value widened: its high half, exactly.
         Value wide = vector::BitCastOp::create(b, loc, vectorOf(i32), acc);
         wide = arith::ShRUIOp::create(b, loc, wide, shift16(b));
         Value narrow = arith::TruncIOp::create(b, loc, vectorOf(ints), wide);
         acc = vector::BitCastOp::create(b, loc, vectorOf(element), narrow);
-      } else if (computeType != element) {
+      } else if (outElement != computeType) {
         acc = arith::TruncFOp::create(b, loc, vectorOf(element), acc);
       }
       vector::StoreOp::create(b, loc, acc, output, ivs);
@@ -1019,7 +1086,7 @@ struct VectorizeCPULoopsPass
     SmallVector<Value> planes = {index(rewriter, outShape[0]),
                                  index(rewriter, outShape[1])};
     if (parallel && !op->getParentOfType<scf::ParallelOp>() &&
-        outType.getNumElements() * windowType.getNumElements() >= parallelMin)
+        outType.getNumElements() * windowHeight * windowWidth >= parallelMin)
       scf::ParallelOp::create(
           rewriter, loc, ValueRange{zero, zero}, planes, ValueRange{one, one},
           [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs[0], ivs[1]); });
