@@ -23,7 +23,8 @@ Two mechanisms, torch's own first:
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
-      as one batched contraction per kernel offset (torch-mlir's grouped
+      as one batched contraction per kernel offset (a per-channel sum of
+      products for a depthwise convolution; torch-mlir's grouped
       weight gradient builds an invalid tensor.expand_shape, its strided one
       a per-sample gradient N times the weight's size); the grouped input
       gradient as a forward grouped convolution (torch-mlir's builds an
@@ -432,7 +433,9 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     positions: gw[g, f, c, i, j] = sum_{n,y,x} go[n, g, f, y, x] * xpad[n, g, c,
     y*s + i*d, x*s + j*d]: for one group a single dilated convolution
     (_strided_conv_weight_grad), for several one batched matmul (batch G) per
-    kernel offset over strided views of the padded input.  The input gradient of a
+    kernel offset over strided views of the padded input, or for a depthwise
+    convolution (one input and one output channel per group) one per-channel
+    sum of products per kernel offset.  The input gradient of a
     grouped convolution is a forward grouped convolution
     (_grouped_conv_input_grad); an ungrouped one and the bias gradient are
     left to torch-mlir, which lowers them correctly (checked against eager by
@@ -458,7 +461,15 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         for i in range(kh):
             for j in range(kw):
                 xs = xp[:, :, i * dh: i * dh + (ho - 1) * sh + 1: sh, j * dw: j * dw + (wo - 1) * sw + 1: sw]
-                parts.append(torch.einsum("ngfyx,ngcyx->gfc", go, xs.reshape(n, groups, cg, ho, wo)))
+                if fg == 1 and cg == 1:
+                    # Depthwise: one dot product per channel, a per-channel
+                    # sum of products over the strided view (what BatchNorm's
+                    # backward sums are). The einsum's batched matmul (batch C,
+                    # 1 x 1 outputs) read both operands through transposes
+                    # that copied them once per kernel offset.
+                    parts.append((grad_output * xs).sum(dim=(0, 2, 3)).reshape(groups, 1, 1))
+                else:
+                    parts.append(torch.einsum("ngfyx,ngcyx->gfc", go, xs.reshape(n, groups, cg, ho, wo)))
         gw = torch.stack(parts, dim=-1).reshape(f, cg, kh, kw)
     gi = None
     if output_mask[0]:
