@@ -14,8 +14,9 @@ same number of threads: matmul kernels (GFLOP/s) and whole training steps
            kernels (the OpenMP build mpt-run --threads uses) and PyTorch on
            as many threads.
   steps    the bundled PyTorch examples (examples/torch), the GPT block
-           at d=256, T=128, batch 8 and ResNet-18 at 3x64x64, batch 16
-           (imported into --workdir) under mpt-run
+           at d=256, T=128, batch 8, and ResNet-18, MobileNetV3-small and
+           EfficientNet-B0 at 3x64x64, batch 16 (imported into --workdir)
+           under mpt-run
            --timing in FP32 and with --mpt-mixed-precision dtype=bf16 / f16,
            on the path mpt-run picks (auto) and, for FP32, on the generic
            path (the scalar loops every machine runs; bundled examples only);
@@ -65,6 +66,14 @@ MODELS = [  # name, importer flags (as examples/torch/regenerate.sh), bundled ex
     ("resnet18_b16", ["--model", os.path.join(REPO, "bench", "memory", "models.py") + ":resnet18",
                       "--input-shape", "16,3,64,64", "--optimizer", "sgd", "--lr", "0.01",
                       "--momentum", "0.9"], False),
+    # Depthwise convolutions, squeeze-excitation, SiLU / hard-swish
+    # (bench/zoo/models.py's torchvision models) at 3x64x64, batch 16.
+    ("mobilenet_v3_small_b16", ["--model", os.path.join(REPO, "bench", "zoo", "models.py") + ":mobilenet_v3_small",
+                                "--input-shape", "16,3,64,64", "--optimizer", "sgd", "--lr", "0.01",
+                                "--momentum", "0.9"], False),
+    ("efficientnet_b0_b16", ["--model", os.path.join(REPO, "bench", "zoo", "models.py") + ":efficientnet_b0",
+                             "--input-shape", "16,3,64,64", "--optimizer", "sgd", "--lr", "0.01",
+                             "--momentum", "0.9"], False),
 ]
 MPT_MODES = [("FP32", None), ("bf16", "mpt-mixed-precision{dtype=bf16}"),
              ("f16", "mpt-mixed-precision{dtype=f16}")]

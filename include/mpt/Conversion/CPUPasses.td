@@ -34,8 +34,8 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
       Summation order differs from the scalar loops (f32 sums of exact bf16
       products).
     * `avx512-bf16` (bf16 x bf16 -> f32 without AMX):
-      `@__mpt_avx512bf16_matmul_bf16`, the AVX-512 kernel's blocking with
-      bf16 packs in k pairs and one `x86vector.avx512.dot` (vdpbf16ps) per
+      `@__mpt_avx512bf16_matmul_bf16`, the AVX-512 kernel's blocking (K
+      blocks of 512) with bf16 packs in k pairs and one `x86vector.avx512.dot` (vdpbf16ps) per
       accumulator and k pair; f32 denormals are flushed to zero.
     * `avx512` (f32, f16 or bf16 inputs -> f32): `@__mpt_avx512_matmul_<t>`,
       a 14x32 register block of 28 vector<16xf32> accumulators kept across
@@ -59,7 +59,11 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     `memref.transpose`, and an input whose innermost dimension is then not
     contiguous is first copied to a row-major buffer, which the report says.
 
-    Everything else is left as it is (later lowered to loops). With
+    A contraction with one output element per batch element (M = N = 1: a
+    batch of dot products) is left to `--mpt-vectorize-cpu-loops`, which
+    runs it as a row reduction: the kernel would pad each element to a full
+    register block, one call per element. Everything else is left as it is
+    (later lowered to loops). With
     `output=<file>` ('-' for stderr) the pass writes, as text or JSON
     (`format`), per contraction and convolution its location, op,
     shape and element types, and the kernel it got or the reason it got
@@ -197,9 +201,11 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
   let description = [{
     Runs on memrefs, after `--mpt-matmul-to-cpu-kernels`. Each linalg op
     with static loop ranges that upstream's vectorizer accepts and that is
-    not a contraction or a convolution is tiled (upstream `tileLinalgOp`)
-    to one vector of `lanes` elements along its innermost loop and 1 along
-    every other loop, its unit dimensions dropped, and vectorized (upstream
+    not a contraction or a convolution loses its unit loops (upstream
+    `dropUnitDims`, rank-reducing subviews: an op on [N, C, 1, 1] then
+    vectorizes along C, not along its last unit dimension), is tiled
+    (upstream `tileLinalgOp`) to one vector of `lanes` elements along its
+    innermost loop and 1 along every other loop, and vectorized (upstream
     `linalg::vectorize`; a ragged last tile is masked). A named op is
     generalized first.
 
@@ -222,10 +228,15 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     reductions over the rows outside), or whose inputs all read every loop
     of its output (BatchNorm's backward sum of dy * x), vectorizes like an
     elementwise op or a reduction; `math.fpowi` by 2 in a body becomes
-    `x * x`, what a scalar powi by 2 computes. Max pooling
-    (`linalg.pooling_nchw_max`, unit dilations) runs `lanes` outputs along
-    OW at a time, one vector per window tap in the window's order (a
-    strided tap: a masked contiguous load and a shuffle). Math functions on vectors call
+    `x * x`, what a scalar powi by 2 computes; a batch of dot products
+    (`batch_matmul` B x 1 x 1 x K, which the kernels leave here) is such a
+    row reduction once its unit loops are dropped. Max pooling
+    (`linalg.pooling_nchw_max`, unit dilations) and depthwise convolution
+    (`linalg.depthwise_conv_2d_nchw_chw` into f32, unit dilations) run
+    `lanes` outputs along OW at a time, one vector per window tap in the
+    window's order (a strided tap: a masked contiguous load and a shuffle),
+    the convolution's taps times their broadcast weight added with a mulf
+    and an addf, as the loops do. Math functions on vectors call
     libm per element, unless `approximate-math` replaces exp, erf and tanh
     by upstream's polynomial approximations (not bit-identical to libm).
   }];
