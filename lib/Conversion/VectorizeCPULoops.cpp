@@ -965,7 +965,9 @@ struct VectorizeCPULoopsPass
     int64_t width = lanes;
     while (width > 1 && outShape[3] % width != 0)
       width /= 2;
-    if (width < 4)
+    // Pooling keeps vectors of 4 or more; a convolution's multiply-adds pay
+    // for pairs too (the 2x2 maps of EfficientNet's last stage).
+    if (width < (filter ? 2 : 4))
       return;
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);

@@ -12,7 +12,8 @@
 // tolerance; the inputs and weights are sines). Cases: 3x3 stride 1 in f32
 // (OW = 8), 3x3 stride 2 on bf16 inputs (autocast's form: bf16 x bf16 ->
 // f32, a padded 34x34 input, OW = 16), 5x5 stride 2 in f32 with OW = 12
-// (vectors of 4, the mask), and OW = 2, which stays loops.
+// (vectors of 4, the mask), OW = 2 (vectors of 2) and OW = 1, which stays
+// loops.
 //
 // The exact case (CHECK lines) makes the test fail even if all paths went
 // wrong alike: x[n, c, h, w] = w and every weight 1, so an output is KH
@@ -54,12 +55,14 @@ func.func private @printMemrefI32(memref<*xi32>)
 // IR: vector.store {{.*}} vector<16xf32>
 // IR: vector.maskedload {{.*}} vector<8xf32>
 // IR: arith.mulf {{.*}} : vector<4xf32>
+// IR: arith.mulf {{.*}} : vector<2xf32>
 // IR: linalg.depthwise_conv_2d_nchw_chw
 // IR-LABEL: func.func @printBits
 func.func @kernels(%x1: memref<2x16x10x10xf32>, %w1: memref<16x3x3xf32>, %y1: memref<2x16x8x8xf32>,
                    %xb: memref<2x32x34x34xbf16>, %wb: memref<32x3x3xbf16>, %yb: memref<2x32x16x16xf32>,
                    %x2: memref<1x16x11x27xf32>, %w2: memref<16x5x5xf32>, %y2: memref<1x16x4x12xf32>,
-                   %x3: memref<1x16x4x4xf32>, %y3: memref<1x16x2x2xf32>) {
+                   %x3: memref<1x16x4x4xf32>, %y3: memref<1x16x2x2xf32>,
+                   %x4: memref<1x16x3x3xf32>, %y4: memref<1x16x1x1xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
     ins(%x1, %w1 : memref<2x16x10x10xf32>, memref<16x3x3xf32>) outs(%y1 : memref<2x16x8x8xf32>)
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
@@ -68,6 +71,8 @@ func.func @kernels(%x1: memref<2x16x10x10xf32>, %w1: memref<16x3x3xf32>, %y1: me
     ins(%x2, %w2 : memref<1x16x11x27xf32>, memref<16x5x5xf32>) outs(%y2 : memref<1x16x4x12xf32>)
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
     ins(%x3, %w1 : memref<1x16x4x4xf32>, memref<16x3x3xf32>) outs(%y3 : memref<1x16x2x2xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%x4, %w1 : memref<1x16x3x3xf32>, memref<16x3x3xf32>) outs(%y4 : memref<1x16x1x1xf32>)
   return
 }
 
@@ -183,32 +188,42 @@ func.func @run(%scale: f32) {
   %f3_d = memref.cast %f3 : memref<64x4xf32> to memref<?x?xf32>
   call @init(%f3_d, %scale, %false) : (memref<?x?xf32>, f32, i1) -> ()
   %x3 = memref.expand_shape %f3 [[0, 1, 2], [3]] output_shape [1, 16, 4, 4] : memref<64x4xf32> into memref<1x16x4x4xf32>
+  %f4 = memref.alloc() : memref<48x3xf32>
+  %f4_d = memref.cast %f4 : memref<48x3xf32> to memref<?x?xf32>
+  call @init(%f4_d, %scale, %false) : (memref<?x?xf32>, f32, i1) -> ()
+  %x4 = memref.expand_shape %f4 [[0, 1, 2], [3]] output_shape [1, 16, 3, 3] : memref<48x3xf32> into memref<1x16x3x3xf32>
   // Outputs, zero.
   %o1 = memref.alloc() : memref<2048xf32>
   %ob = memref.alloc() : memref<16384xf32>
   %o2 = memref.alloc() : memref<768xf32>
   %o3 = memref.alloc() : memref<64xf32>
+  %o4 = memref.alloc() : memref<16xf32>
   linalg.fill ins(%zero : f32) outs(%o1 : memref<2048xf32>)
   linalg.fill ins(%zero : f32) outs(%ob : memref<16384xf32>)
   linalg.fill ins(%zero : f32) outs(%o2 : memref<768xf32>)
   linalg.fill ins(%zero : f32) outs(%o3 : memref<64xf32>)
+  linalg.fill ins(%zero : f32) outs(%o4 : memref<16xf32>)
   %y1 = memref.expand_shape %o1 [[0, 1, 2, 3]] output_shape [2, 16, 8, 8] : memref<2048xf32> into memref<2x16x8x8xf32>
   %yb = memref.expand_shape %ob [[0, 1, 2, 3]] output_shape [2, 32, 16, 16] : memref<16384xf32> into memref<2x32x16x16xf32>
   %y2 = memref.expand_shape %o2 [[0, 1, 2, 3]] output_shape [1, 16, 4, 12] : memref<768xf32> into memref<1x16x4x12xf32>
   %y3 = memref.expand_shape %o3 [[0, 1, 2, 3]] output_shape [1, 16, 2, 2] : memref<64xf32> into memref<1x16x2x2xf32>
-  call @kernels(%x1, %w1, %y1, %xb, %wb, %yb, %x2, %w2, %y2, %x3, %y3)
+  %y4 = memref.expand_shape %o4 [[0, 1, 2, 3]] output_shape [1, 16, 1, 1] : memref<16xf32> into memref<1x16x1x1xf32>
+  call @kernels(%x1, %w1, %y1, %xb, %wb, %yb, %x2, %w2, %y2, %x3, %y3, %x4, %y4)
     : (memref<2x16x10x10xf32>, memref<16x3x3xf32>, memref<2x16x8x8xf32>,
        memref<2x32x34x34xbf16>, memref<32x3x3xbf16>, memref<2x32x16x16xf32>,
        memref<1x16x11x27xf32>, memref<16x5x5xf32>, memref<1x16x4x12xf32>,
-       memref<1x16x4x4xf32>, memref<1x16x2x2xf32>) -> ()
+       memref<1x16x4x4xf32>, memref<1x16x2x2xf32>,
+       memref<1x16x3x3xf32>, memref<1x16x1x1xf32>) -> ()
   %o1_d = memref.cast %o1 : memref<2048xf32> to memref<?xf32>
   %ob_d = memref.cast %ob : memref<16384xf32> to memref<?xf32>
   %o2_d = memref.cast %o2 : memref<768xf32> to memref<?xf32>
   %o3_d = memref.cast %o3 : memref<64xf32> to memref<?xf32>
+  %o4_d = memref.cast %o4 : memref<16xf32> to memref<?xf32>
   call @print(%o1_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%ob_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%o2_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%o3_d, %exact) : (memref<?xf32>, i1) -> ()
+  call @print(%o4_d, %exact) : (memref<?xf32>, i1) -> ()
   memref.dealloc %f1 : memref<320x10xf32>
   memref.dealloc %g1 : memref<48x3xf32>
   memref.dealloc %fb : memref<2176x34xf32>
@@ -222,6 +237,8 @@ func.func @run(%scale: f32) {
   memref.dealloc %ob : memref<16384xf32>
   memref.dealloc %o2 : memref<768xf32>
   memref.dealloc %o3 : memref<64xf32>
+  memref.dealloc %f4 : memref<48x3xf32>
+  memref.dealloc %o4 : memref<16xf32>
   return
 }
 
@@ -233,6 +250,8 @@ func.func @run(%scale: f32) {
 // CHECK-NEXT: [50,  100,  150,  200,  250,  300,  350,  400,  450,  500,  550,  600,  50,
 // CHECK: data =
 // CHECK-NEXT: [9,  18,  9,  18,
+// CHECK: data =
+// CHECK-NEXT: [9,  9,  9,
 func.func @main() {
   %exact = arith.constant 0.0 : f32
   call @run(%exact) : (f32) -> ()
