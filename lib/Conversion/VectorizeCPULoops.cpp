@@ -591,8 +591,8 @@ struct VectorizeCPULoopsPass
       generic = *generalized;
     }
     linalg::ControlDropUnitDims control;
-    control.rankReductionStrategy = linalg::ControlDropUnitDims::
-        RankReductionStrategy::ExtractInsertSlice;
+    control.rankReductionStrategy =
+        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
     FailureOr<linalg::DropUnitDimsResult> dropped =
         linalg::dropUnitDims(rewriter, generic, control);
     if (failed(dropped))
@@ -884,14 +884,16 @@ struct VectorizeCPULoopsPass
     Block *body = op.getBlock();
     if (!body->getArgument(2).getType().isF32())
       return nullptr;
-    auto add = body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+    auto add =
+        body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
     if (!add || add->getBlock() != body)
       return nullptr;
-    Value product = add.getLhs() == body->getArgument(2) ? add.getRhs()
+    Value product = add.getLhs() == body->getArgument(2)   ? add.getRhs()
                     : add.getRhs() == body->getArgument(2) ? add.getLhs()
                                                            : Value();
     auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-    if (!mul || mul->getBlock() != body || add.getFastmath() != arith::FastMathFlags::none ||
+    if (!mul || mul->getBlock() != body ||
+        add.getFastmath() != arith::FastMathFlags::none ||
         mul.getFastmath() != arith::FastMathFlags::none)
       return nullptr;
     auto reads = [&](Value v, unsigned arg) {
@@ -1054,8 +1056,8 @@ struct VectorizeCPULoopsPass
                 b, loc, filter, ValueRange{ivs[1], index(b, kh), index(b, kw)});
             if (weight.getType() != computeType)
               weight = arith::ExtFOp::create(b, loc, computeType, weight);
-            Value weights =
-                vector::BroadcastOp::create(b, loc, vectorOf(computeType), weight);
+            Value weights = vector::BroadcastOp::create(
+                b, loc, vectorOf(computeType), weight);
             Value product = arith::MulFOp::create(b, loc, tap, weights);
             acc = arith::AddFOp::create(b, loc, acc, product);
           } else {
