@@ -511,15 +511,10 @@ struct VectorizeCPULoopsPass
       vectorizeTranspose(rewriter, op, *plan);
       return;
     }
-    rewriter.setInsertionPoint(op);
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic) {
-      FailureOr<linalg::GenericOp> generalized =
-          linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generalized))
-        return;
-      generic = *generalized;
-    }
+    std::optional<linalg::GenericOp> asGeneric = generalize(rewriter, op);
+    if (!asGeneric)
+      return;
+    linalg::GenericOp generic = *asGeneric;
     if (std::optional<linalg::GenericOp> rows =
             prepareRowBlockReduction(rewriter, generic))
       generic = *rows;
@@ -570,6 +565,20 @@ struct VectorizeCPULoopsPass
     vectorizeStatic(rewriter, generic);
   }
 
+  /// `op` as a linalg.generic (a named op generalized in its place), or
+  /// nothing when it cannot be; the rewriter left before it.
+  static std::optional<linalg::GenericOp> generalize(IRRewriter &rewriter,
+                                                     linalg::LinalgOp op) {
+    rewriter.setInsertionPoint(op);
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      return generic;
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return std::nullopt;
+    return *generalized;
+  }
+
   /// `op` without its unit loops (upstream's dropUnitDims, the operands
   /// viewed by rank-reducing subviews), or nothing when it has none or they
   /// cannot be dropped. A unit loop would otherwise be the innermost one (an
@@ -581,23 +590,17 @@ struct VectorizeCPULoopsPass
                                                  linalg::LinalgOp op) {
     if (!llvm::is_contained(op.getStaticLoopRanges(), 1))
       return std::nullopt;
-    rewriter.setInsertionPoint(op);
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic) {
-      FailureOr<linalg::GenericOp> generalized =
-          linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generalized))
-        return std::nullopt;
-      generic = *generalized;
-    }
+    std::optional<linalg::GenericOp> generic = generalize(rewriter, op);
+    if (!generic)
+      return std::nullopt;
     linalg::ControlDropUnitDims control;
     control.rankReductionStrategy =
         linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
     FailureOr<linalg::DropUnitDimsResult> dropped =
-        linalg::dropUnitDims(rewriter, generic, control);
+        linalg::dropUnitDims(rewriter, *generic, control);
     if (failed(dropped))
       return generic;
-    rewriter.replaceOp(generic, dropped->replacements);
+    rewriter.replaceOp(*generic, dropped->replacements);
     return cast<linalg::GenericOp>(dropped->resultOp.getOperation());
   }
 
