@@ -423,8 +423,8 @@ struct VectorizeCPULoopsPass
       vectorize(rewriter, op);
     SmallVector<linalg::LinalgOp> windows;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::PoolingNchwMaxOp, linalg::DepthwiseConv2DNchwChwOp>(
-              op.getOperation()))
+      if (isa<linalg::PoolingNchwMaxOp, linalg::DepthwiseConv2DNchwChwOp,
+              linalg::Conv2DNgchwGfchwOp>(op.getOperation()))
         windows.push_back(op);
     });
     for (linalg::LinalgOp op : windows)
@@ -881,9 +881,10 @@ struct VectorizeCPULoopsPass
     return max;
   }
 
-  /// The multiply-add of a depthwise convolution's body computed in f32
-  /// (out + ext(in) * ext(filter), out f32; its addf), or nullptr.
-  static Operation *getDepthwiseMulAdd(linalg::LinalgOp op) {
+  /// The multiply-add of a (depthwise or grouped) convolution's body
+  /// computed in f32 (out + ext(in) * ext(filter), out f32; its addf), or
+  /// nullptr.
+  static Operation *getConvMulAdd(linalg::LinalgOp op) {
     Block *body = op.getBlock();
     if (!body->getArgument(2).getType().isF32())
       return nullptr;
@@ -912,14 +913,17 @@ struct VectorizeCPULoopsPass
     return add;
   }
 
-  /// Max pooling and depthwise convolution over [N, C, H, W] (static, unit
-  /// dilations, stride 1 or 2 along W; their window loops are sums of
-  /// loops, which isCandidate rejects): `lanes` outputs along OW at a time
-  /// (fewer when OW is not a multiple), one vector per window tap combined
-  /// into them in the window's order, as the scalar loops combine each
-  /// output's taps: a maximum, or for the convolution a product with the
-  /// tap's weight (one scalar of the [C, KH, KW] filter, broadcast) added
-  /// to the f32 accumulator, no contraction into an FMA. A tap
+  /// Max pooling and depthwise convolution over [N, C, H, W], and grouped
+  /// convolution over [N, G, C, H, W] (static, unit dilations, stride 1 or
+  /// 2 along W; their window loops are sums of loops, which isCandidate
+  /// rejects): `lanes` outputs along OW at a time (fewer when OW is not a
+  /// multiple), one vector per window tap combined into them in the
+  /// window's order, as the scalar loops combine each output's taps: a
+  /// maximum, or for a convolution a product with the tap's weight (one
+  /// scalar of the filter, broadcast) added to the f32 accumulator, no
+  /// contraction into an FMA; a grouped convolution's taps run over the
+  /// group's input channels (a loop) outside each channel's window, the
+  /// loops' order. A tap
   /// at stride 2 is one load of a contiguous run of 2 x lanes elements,
   /// read as lanes elements of twice the width whose low halves are the
   /// taps (a truncation, vpmovdw: no shuffle). bf16 is compared in f32,
@@ -935,10 +939,14 @@ struct VectorizeCPULoopsPass
     auto pooling = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation());
     auto depthwise =
         dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation());
-    DenseIntElementsAttr stridesAttr =
-        pooling ? pooling.getStrides() : depthwise.getStrides();
-    DenseIntElementsAttr dilationsAttr =
-        pooling ? pooling.getDilations() : depthwise.getDilations();
+    auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op.getOperation());
+    DenseIntElementsAttr stridesAttr = pooling     ? pooling.getStrides()
+                                       : depthwise ? depthwise.getStrides()
+                                                   : grouped.getStrides();
+    DenseIntElementsAttr dilationsAttr = pooling ? pooling.getDilations()
+                                         : depthwise
+                                             ? depthwise.getDilations()
+                                             : grouped.getDilations();
     auto inType = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
     auto windowType = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
     auto outType = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
@@ -949,14 +957,19 @@ struct VectorizeCPULoopsPass
         !llvm::all_of(dilationsAttr.getValues<int64_t>(),
                       [](int64_t d) { return d == 1; }))
       return;
-    Operation *combiner = pooling ? getPoolingMax(op) : getDepthwiseMulAdd(op);
+    Operation *combiner = pooling ? getPoolingMax(op) : getConvMulAdd(op);
     if (!combiner)
       return;
-    // The filter of a depthwise convolution ([C, KH, KW]), read a scalar
-    // per tap; pooling's window operand has only its shape [KH, KW].
-    Value filter = depthwise ? op.getDpsInputs()[1] : Value();
-    int64_t windowHeight = windowType.getDimSize(filter ? 1 : 0);
-    int64_t windowWidth = windowType.getDimSize(filter ? 2 : 1);
+    // The filter of a convolution ([C, KH, KW] depthwise, [G, F, C, KH, KW]
+    // grouped), read a scalar per tap; pooling's window operand has only
+    // its shape [KH, KW].
+    Value filter = pooling ? Value() : op.getDpsInputs()[1];
+    int64_t windowRank = windowType.getRank();
+    int64_t windowHeight = windowType.getDimSize(windowRank - 2);
+    int64_t windowWidth = windowType.getDimSize(windowRank - 1);
+    // A grouped convolution's input channels per group.
+    int64_t groupChannels = grouped ? windowType.getDimSize(2) : 1;
+    unsigned rank = outType.getRank();
     Type element = inType.getElementType();
     Type outElement = outType.getElementType();
     if (pooling && outElement != element)
@@ -968,7 +981,7 @@ struct VectorizeCPULoopsPass
       return;
     ArrayRef<int64_t> inShape = inType.getShape(), outShape = outType.getShape();
     int64_t width = lanes;
-    while (width > 1 && outShape[3] % width != 0)
+    while (width > 1 && outShape[rank - 1] % width != 0)
       width /= 2;
     // Pooling keeps vectors of 4 or more; a convolution's multiply-adds pay
     // for pairs too (the 2x2 maps of EfficientNet's last stage).
@@ -992,8 +1005,8 @@ struct VectorizeCPULoopsPass
     // A run needs no mask when the last block's last run ends within the
     // row (ResNet's 3x3/2 pooling of a padded 34-wide input: 2 + 32).
     bool runsInRow =
-        (outShape[3] - width) * sw + (windowWidth - 1) + width * sw <=
-        inShape[3];
+        (outShape[rank - 1] - width) * sw + (windowWidth - 1) + width * sw <=
+        inShape[rank - 1];
     auto shift16 = [&](OpBuilder &b) {
       return arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(vectorOf(i32), b.getI32IntegerAttr(16)));
@@ -1029,7 +1042,8 @@ struct VectorizeCPULoopsPass
                                      input, at);
       } else {
         // The run's last element is not a tap and may lie past the row.
-        Value left = arith::SubIOp::create(b, loc, index(b, inShape[3]), at[3]);
+        Value left =
+            arith::SubIOp::create(b, loc, index(b, inShape[rank - 1]), at.back());
         Value mask = vector::CreateMaskOp::create(
             b, loc, vectorOf(b.getI1Type(), 2 * width), left);
         Value zeros = arith::ConstantOp::create(
@@ -1043,33 +1057,60 @@ struct VectorizeCPULoopsPass
       Value low = arith::TruncIOp::create(b, loc, vectorOf(ints), pairs);
       return widen(b, vector::BitCastOp::create(b, loc, vectorOf(element), low));
     };
-    // ivs: n, c, oh, ow (the first of `width` outputs).
+    // ivs: the plane (n, c; or n, g, f), oh, ow (the first of `width`
+    // outputs).
     auto tile = [&](OpBuilder &b, ValueRange ivs) {
       Value acc = widen(
           b, vector::LoadOp::create(b, loc, vectorOf(outElement), output, ivs));
-      Value ih0 = arith::MulIOp::create(b, loc, ivs[2], index(b, sh));
-      Value iw0 = arith::MulIOp::create(b, loc, ivs[3], index(b, sw));
-      for (int64_t kh = 0; kh < windowHeight; ++kh) {
-        Value ih = arith::AddIOp::create(b, loc, ih0, index(b, kh));
-        for (int64_t kw = 0; kw < windowWidth; ++kw) {
-          Value iw = arith::AddIOp::create(b, loc, iw0, index(b, kw));
-          Value tap = loadTaps(b, {ivs[0], ivs[1], ih, iw});
-          if (filter) {
-            Value weight = memref::LoadOp::create(
-                b, loc, filter, ValueRange{ivs[1], index(b, kh), index(b, kw)});
+      Value ih0 = arith::MulIOp::create(b, loc, ivs[rank - 2], index(b, sh));
+      Value iw0 = arith::MulIOp::create(b, loc, ivs[rank - 1], index(b, sw));
+      // The window of one input channel (`channel`: grouped only) into acc.
+      auto window = [&](OpBuilder &b, Value acc, Value channel) {
+        for (int64_t kh = 0; kh < windowHeight; ++kh) {
+          Value ih = arith::AddIOp::create(b, loc, ih0, index(b, kh));
+          for (int64_t kw = 0; kw < windowWidth; ++kw) {
+            Value iw = arith::AddIOp::create(b, loc, iw0, index(b, kw));
+            SmallVector<Value> at(ivs.take_front(2));
+            if (grouped)
+              at.push_back(channel);
+            at.append({ih, iw});
+            Value tap = loadTaps(b, at);
+            if (!filter) {
+              acc = isa<arith::MaximumFOp>(combiner)
+                        ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
+                        : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
+              continue;
+            }
+            // [C, KH, KW] at (c, kh, kw); [G, F, C, KH, KW] at (g, f, c,
+            // kh, kw).
+            SmallVector<Value> w;
+            if (grouped)
+              w.append({ivs[1], ivs[2], channel});
+            else
+              w.push_back(ivs[1]);
+            w.append({index(b, kh), index(b, kw)});
+            Value weight = memref::LoadOp::create(b, loc, filter, w);
             if (weight.getType() != computeType)
               weight = arith::ExtFOp::create(b, loc, computeType, weight);
             Value weights = vector::BroadcastOp::create(
                 b, loc, vectorOf(computeType), weight);
             Value product = arith::MulFOp::create(b, loc, tap, weights);
             acc = arith::AddFOp::create(b, loc, acc, product);
-          } else {
-            acc = isa<arith::MaximumFOp>(combiner)
-                      ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
-                      : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
           }
         }
-      }
+        return acc;
+      };
+      if (grouped)
+        acc = scf::ForOp::create(
+                  b, loc, index(b, 0), index(b, groupChannels), index(b, 1),
+                  ValueRange{acc},
+                  [&](OpBuilder &lb, Location, Value c, ValueRange carried) {
+                    scf::YieldOp::create(lb, loc,
+                                         window(lb, carried.front(), c));
+                  })
+                  .getResult(0);
+      else
+        acc = window(b, acc, Value());
       // An f32 output (a convolution's) takes the accumulator as it is.
       if (outElement != computeType && bf16) {
         // The max is a bf16 value widened: its high half, exactly.
@@ -1083,25 +1124,30 @@ struct VectorizeCPULoopsPass
       vector::StoreOp::create(b, loc, acc, output, ivs);
     };
     Value zero = index(rewriter, 0), one = index(rewriter, 1);
-    auto rows = [&](OpBuilder &b, Value n, Value c) {
+    auto rows = [&](OpBuilder &b, ValueRange plane) {
       scf::buildLoopNest(
-          b, loc, {zero, zero}, {index(b, outShape[2]), index(b, outShape[3])},
+          b, loc, {zero, zero},
+          {index(b, outShape[rank - 2]), index(b, outShape[rank - 1])},
           {one, index(b, width)}, [&](OpBuilder &ib, Location, ValueRange ivs) {
-            tile(ib, {n, c, ivs[0], ivs[1]});
+            SmallVector<Value> at(plane);
+            at.append(ivs.begin(), ivs.end());
+            tile(ib, at);
           });
     };
-    SmallVector<Value> planes = {index(rewriter, outShape[0]),
-                                 index(rewriter, outShape[1])};
+    // The planes: (N, C), or (N, G, F).
+    SmallVector<Value> planes, zeros(rank - 2, zero), ones(rank - 2, one);
+    for (unsigned d = 0; d + 2 < rank; ++d)
+      planes.push_back(index(rewriter, outShape[d]));
     if (parallel && !op->getParentOfType<scf::ParallelOp>() &&
-        outType.getNumElements() * windowHeight * windowWidth >= parallelMin)
+        outType.getNumElements() * groupChannels * windowHeight * windowWidth >=
+            parallelMin)
       scf::ParallelOp::create(
-          rewriter, loc, ValueRange{zero, zero}, planes, ValueRange{one, one},
-          [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs[0], ivs[1]); });
+          rewriter, loc, zeros, planes, ones,
+          [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs); });
     else
-      scf::buildLoopNest(rewriter, loc, {zero, zero}, planes, {one, one},
-                         [&](OpBuilder &b, Location, ValueRange ivs) {
-                           rows(b, ivs[0], ivs[1]);
-                         });
+      scf::buildLoopNest(
+          rewriter, loc, zeros, planes, ones,
+          [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs); });
     rewriter.eraseOp(op);
   }
 

@@ -1,5 +1,6 @@
-// Depthwise convolution (linalg.depthwise_conv_2d_nchw_chw, f32
-// accumulator) under --mpt-vectorize-cpu-loops: as max pooling, 16 outputs
+// Depthwise and grouped convolution (linalg.depthwise_conv_2d_nchw_chw,
+// linalg.conv_2d_ngchw_gfchw; f32 accumulator) under
+// --mpt-vectorize-cpu-loops: as max pooling, 16 outputs
 // along OW at a time (8 or 4 when OW is not a multiple of 16), one vector
 // per window tap in the window's order; each tap is multiplied by its
 // weight (one scalar of the [C, KH, KW] filter, broadcast) and added to the
@@ -13,12 +14,17 @@
 // (OW = 8), 3x3 stride 2 on bf16 inputs (autocast's form: bf16 x bf16 ->
 // f32, a padded 34x34 input, OW = 16), 5x5 stride 2 in f32 with OW = 12
 // (vectors of 4, the mask), OW = 2 (vectors of 2) and OW = 1, which stays
-// loops.
+// loops; grouped: 2 groups of 4 input and 3 output channels, 3x3 stride 1
+// in f32 (OW = 8), and 2 groups of 2 and 2 on bf16 inputs, 3x3 stride 2
+// (OW = 16); a group's input channels are a loop outside each channel's
+// window, the loops' order.
 //
 // The exact case (CHECK lines) makes the test fail even if all paths went
 // wrong alike: x[n, c, h, w] = w and every weight 1, so an output is KH
 // times the sum of its window's columns: 9 ow + 9 (3x3, stride 1),
-// 18 ow + 9 (3x3, stride 2), 50 ow + 50 (5x5, stride 2).
+// 18 ow + 9 (3x3, stride 2), 50 ow + 50 (5x5, stride 2); grouped, C times
+// that: 36 ow + 36 (4 channels, 3x3, stride 1), 36 ow + 18 (2 channels,
+// 3x3, stride 2).
 // RUN: mpt-opt %s --mpt-lower-to-cpu="vectorize=1 deallocate=0" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.vec
@@ -36,6 +42,12 @@
 // RUN: %if openmp %{ diff %t.par %t.loops %}
 // RUN: mpt-opt %s --pass-pipeline="builtin.module(func.func(mpt-vectorize-cpu-loops))" \
 // RUN:   | FileCheck %s --check-prefix=IR
+// RUN: mpt-opt %s --mpt-matmul-to-cpu-kernels="amx=0 avx512=1 report=-" -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REPORT
+
+// The kernels' report says where these convolutions go.
+// REPORT: linalg.depthwise_conv_2d_nchw_chw 2x8x8x16x3x3 f32 x f32 -> f32: left as is: convolution: no kernel; --mpt-vectorize-cpu-loops runs it along its output rows
+// REPORT: linalg.conv_2d_ngchw_gfchw {{.*}}: left as is: convolution: no kernel; --mpt-vectorize-cpu-loops runs it along its output rows
 
 func.func private @printMemrefF32(memref<*xf32>)
 func.func private @printMemrefI32(memref<*xi32>)
@@ -57,12 +69,19 @@ func.func private @printMemrefI32(memref<*xi32>)
 // IR: arith.mulf {{.*}} : vector<4xf32>
 // IR: arith.mulf {{.*}} : vector<2xf32>
 // IR: linalg.depthwise_conv_2d_nchw_chw
+// IR-NOT: linalg.conv_2d_ngchw_gfchw
+// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>)
+// IR: arith.mulf {{.*}} : vector<8xf32>
+// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>)
+// IR: arith.mulf {{.*}} : vector<16xf32>
 // IR-LABEL: func.func @printBits
 func.func @kernels(%x1: memref<2x16x10x10xf32>, %w1: memref<16x3x3xf32>, %y1: memref<2x16x8x8xf32>,
                    %xb: memref<2x32x34x34xbf16>, %wb: memref<32x3x3xbf16>, %yb: memref<2x32x16x16xf32>,
                    %x2: memref<1x16x11x27xf32>, %w2: memref<16x5x5xf32>, %y2: memref<1x16x4x12xf32>,
                    %x3: memref<1x16x4x4xf32>, %y3: memref<1x16x2x2xf32>,
-                   %x4: memref<1x16x3x3xf32>, %y4: memref<1x16x1x1xf32>) {
+                   %x4: memref<1x16x3x3xf32>, %y4: memref<1x16x1x1xf32>,
+                   %xg: memref<2x2x4x10x10xf32>, %wg: memref<2x3x4x3x3xf32>, %yg: memref<2x2x3x8x8xf32>,
+                   %xgb: memref<1x2x2x34x34xbf16>, %wgb: memref<2x2x2x3x3xbf16>, %ygb: memref<1x2x2x16x16xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
     ins(%x1, %w1 : memref<2x16x10x10xf32>, memref<16x3x3xf32>) outs(%y1 : memref<2x16x8x8xf32>)
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
@@ -73,6 +92,10 @@ func.func @kernels(%x1: memref<2x16x10x10xf32>, %w1: memref<16x3x3xf32>, %y1: me
     ins(%x3, %w1 : memref<1x16x4x4xf32>, memref<16x3x3xf32>) outs(%y3 : memref<1x16x2x2xf32>)
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
     ins(%x4, %w1 : memref<1x16x3x3xf32>, memref<16x3x3xf32>) outs(%y4 : memref<1x16x1x1xf32>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%xg, %wg : memref<2x2x4x10x10xf32>, memref<2x3x4x3x3xf32>) outs(%yg : memref<2x2x3x8x8xf32>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+    ins(%xgb, %wgb : memref<1x2x2x34x34xbf16>, memref<2x2x2x3x3xbf16>) outs(%ygb : memref<1x2x2x16x16xf32>)
   return
 }
 
@@ -192,38 +215,79 @@ func.func @run(%scale: f32) {
   %f4_d = memref.cast %f4 : memref<48x3xf32> to memref<?x?xf32>
   call @init(%f4_d, %scale, %false) : (memref<?x?xf32>, f32, i1) -> ()
   %x4 = memref.expand_shape %f4 [[0, 1, 2], [3]] output_shape [1, 16, 3, 3] : memref<48x3xf32> into memref<1x16x3x3xf32>
+  // Grouped: [2, 2, 4, 10, 10] and [2, 3, 4, 3, 3] in f32; [1, 2, 2, 34, 34]
+  // and [2, 2, 2, 3, 3] in bf16.
+  %fg = memref.alloc() : memref<160x10xf32>
+  %fg_d = memref.cast %fg : memref<160x10xf32> to memref<?x?xf32>
+  call @init(%fg_d, %scale, %false) : (memref<?x?xf32>, f32, i1) -> ()
+  %xg = memref.expand_shape %fg [[0, 1, 2, 3], [4]] output_shape [2, 2, 4, 10, 10] : memref<160x10xf32> into memref<2x2x4x10x10xf32>
+  %gg = memref.alloc() : memref<72x3xf32>
+  %gg_d = memref.cast %gg : memref<72x3xf32> to memref<?x?xf32>
+  call @init(%gg_d, %scale, %true) : (memref<?x?xf32>, f32, i1) -> ()
+  %wg = memref.expand_shape %gg [[0, 1, 2, 3], [4]] output_shape [2, 3, 4, 3, 3] : memref<72x3xf32> into memref<2x3x4x3x3xf32>
+  %fgb = memref.alloc() : memref<136x34xf32>
+  %fgb_d = memref.cast %fgb : memref<136x34xf32> to memref<?x?xf32>
+  call @init(%fgb_d, %scale, %false) : (memref<?x?xf32>, f32, i1) -> ()
+  %fgb_flat = memref.collapse_shape %fgb [[0, 1]] : memref<136x34xf32> into memref<4624xf32>
+  %fgb_flat_d = memref.cast %fgb_flat : memref<4624xf32> to memref<?xf32>
+  %xgbf = memref.alloc() : memref<4624xbf16>
+  %xgbf_d = memref.cast %xgbf : memref<4624xbf16> to memref<?xbf16>
+  call @toBF16(%fgb_flat_d, %xgbf_d) : (memref<?xf32>, memref<?xbf16>) -> ()
+  %xgb = memref.expand_shape %xgbf [[0, 1, 2, 3, 4]] output_shape [1, 2, 2, 34, 34] : memref<4624xbf16> into memref<1x2x2x34x34xbf16>
+  %ggb = memref.alloc() : memref<24x3xf32>
+  %ggb_d = memref.cast %ggb : memref<24x3xf32> to memref<?x?xf32>
+  call @init(%ggb_d, %scale, %true) : (memref<?x?xf32>, f32, i1) -> ()
+  %ggb_flat = memref.collapse_shape %ggb [[0, 1]] : memref<24x3xf32> into memref<72xf32>
+  %ggb_flat_d = memref.cast %ggb_flat : memref<72xf32> to memref<?xf32>
+  %wgbf = memref.alloc() : memref<72xbf16>
+  %wgbf_d = memref.cast %wgbf : memref<72xbf16> to memref<?xbf16>
+  call @toBF16(%ggb_flat_d, %wgbf_d) : (memref<?xf32>, memref<?xbf16>) -> ()
+  %wgb = memref.expand_shape %wgbf [[0, 1, 2, 3, 4]] output_shape [2, 2, 2, 3, 3] : memref<72xbf16> into memref<2x2x2x3x3xbf16>
   // Outputs, zero.
   %o1 = memref.alloc() : memref<2048xf32>
   %ob = memref.alloc() : memref<16384xf32>
   %o2 = memref.alloc() : memref<768xf32>
   %o3 = memref.alloc() : memref<64xf32>
   %o4 = memref.alloc() : memref<16xf32>
+  %og = memref.alloc() : memref<768xf32>
+  %ogb = memref.alloc() : memref<1024xf32>
   linalg.fill ins(%zero : f32) outs(%o1 : memref<2048xf32>)
   linalg.fill ins(%zero : f32) outs(%ob : memref<16384xf32>)
   linalg.fill ins(%zero : f32) outs(%o2 : memref<768xf32>)
   linalg.fill ins(%zero : f32) outs(%o3 : memref<64xf32>)
   linalg.fill ins(%zero : f32) outs(%o4 : memref<16xf32>)
+  linalg.fill ins(%zero : f32) outs(%og : memref<768xf32>)
+  linalg.fill ins(%zero : f32) outs(%ogb : memref<1024xf32>)
   %y1 = memref.expand_shape %o1 [[0, 1, 2, 3]] output_shape [2, 16, 8, 8] : memref<2048xf32> into memref<2x16x8x8xf32>
   %yb = memref.expand_shape %ob [[0, 1, 2, 3]] output_shape [2, 32, 16, 16] : memref<16384xf32> into memref<2x32x16x16xf32>
   %y2 = memref.expand_shape %o2 [[0, 1, 2, 3]] output_shape [1, 16, 4, 12] : memref<768xf32> into memref<1x16x4x12xf32>
   %y3 = memref.expand_shape %o3 [[0, 1, 2, 3]] output_shape [1, 16, 2, 2] : memref<64xf32> into memref<1x16x2x2xf32>
   %y4 = memref.expand_shape %o4 [[0, 1, 2, 3]] output_shape [1, 16, 1, 1] : memref<16xf32> into memref<1x16x1x1xf32>
-  call @kernels(%x1, %w1, %y1, %xb, %wb, %yb, %x2, %w2, %y2, %x3, %y3, %x4, %y4)
+  %yg = memref.expand_shape %og [[0, 1, 2, 3, 4]] output_shape [2, 2, 3, 8, 8] : memref<768xf32> into memref<2x2x3x8x8xf32>
+  %ygb = memref.expand_shape %ogb [[0, 1, 2, 3, 4]] output_shape [1, 2, 2, 16, 16] : memref<1024xf32> into memref<1x2x2x16x16xf32>
+  call @kernels(%x1, %w1, %y1, %xb, %wb, %yb, %x2, %w2, %y2, %x3, %y3, %x4, %y4,
+                %xg, %wg, %yg, %xgb, %wgb, %ygb)
     : (memref<2x16x10x10xf32>, memref<16x3x3xf32>, memref<2x16x8x8xf32>,
        memref<2x32x34x34xbf16>, memref<32x3x3xbf16>, memref<2x32x16x16xf32>,
        memref<1x16x11x27xf32>, memref<16x5x5xf32>, memref<1x16x4x12xf32>,
        memref<1x16x4x4xf32>, memref<1x16x2x2xf32>,
-       memref<1x16x3x3xf32>, memref<1x16x1x1xf32>) -> ()
+       memref<1x16x3x3xf32>, memref<1x16x1x1xf32>,
+       memref<2x2x4x10x10xf32>, memref<2x3x4x3x3xf32>, memref<2x2x3x8x8xf32>,
+       memref<1x2x2x34x34xbf16>, memref<2x2x2x3x3xbf16>, memref<1x2x2x16x16xf32>) -> ()
   %o1_d = memref.cast %o1 : memref<2048xf32> to memref<?xf32>
   %ob_d = memref.cast %ob : memref<16384xf32> to memref<?xf32>
   %o2_d = memref.cast %o2 : memref<768xf32> to memref<?xf32>
   %o3_d = memref.cast %o3 : memref<64xf32> to memref<?xf32>
   %o4_d = memref.cast %o4 : memref<16xf32> to memref<?xf32>
+  %og_d = memref.cast %og : memref<768xf32> to memref<?xf32>
+  %ogb_d = memref.cast %ogb : memref<1024xf32> to memref<?xf32>
   call @print(%o1_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%ob_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%o2_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%o3_d, %exact) : (memref<?xf32>, i1) -> ()
   call @print(%o4_d, %exact) : (memref<?xf32>, i1) -> ()
+  call @print(%og_d, %exact) : (memref<?xf32>, i1) -> ()
+  call @print(%ogb_d, %exact) : (memref<?xf32>, i1) -> ()
   memref.dealloc %f1 : memref<320x10xf32>
   memref.dealloc %g1 : memref<48x3xf32>
   memref.dealloc %fb : memref<2176x34xf32>
@@ -239,6 +303,14 @@ func.func @run(%scale: f32) {
   memref.dealloc %o3 : memref<64xf32>
   memref.dealloc %f4 : memref<48x3xf32>
   memref.dealloc %o4 : memref<16xf32>
+  memref.dealloc %fg : memref<160x10xf32>
+  memref.dealloc %gg : memref<72x3xf32>
+  memref.dealloc %fgb : memref<136x34xf32>
+  memref.dealloc %xgbf : memref<4624xbf16>
+  memref.dealloc %ggb : memref<24x3xf32>
+  memref.dealloc %wgbf : memref<72xbf16>
+  memref.dealloc %og : memref<768xf32>
+  memref.dealloc %ogb : memref<1024xf32>
   return
 }
 
@@ -252,6 +324,10 @@ func.func @run(%scale: f32) {
 // CHECK-NEXT: [9,  18,  9,  18,
 // CHECK: data =
 // CHECK-NEXT: [9,  9,  9,
+// CHECK: data =
+// CHECK-NEXT: [36,  72,  108,  144,  180,  216,  252,  288,  36,
+// CHECK: data =
+// CHECK-NEXT: [18,  54,  90,  126,  162,  198,  234,  270,  306,  342,  378,  414,  450,  486,  522,  558,  18,
 func.func @main() {
   %exact = arith.constant 0.0 : f32
   call @run(%exact) : (f32) -> ()

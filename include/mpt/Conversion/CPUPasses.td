@@ -231,12 +231,14 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     `x * x`, what a scalar powi by 2 computes; a batch of dot products
     (`batch_matmul` B x 1 x 1 x K, which the kernels leave here) is such a
     row reduction once its unit loops are dropped. Max pooling
-    (`linalg.pooling_nchw_max`, unit dilations) and depthwise convolution
-    (`linalg.depthwise_conv_2d_nchw_chw` into f32, unit dilations) run
-    `lanes` outputs along OW at a time, one vector per window tap in the
-    window's order (a strided tap: a masked contiguous load and a shuffle),
-    the convolution's taps times their broadcast weight added with a mulf
-    and an addf, as the loops do. Math functions on vectors call
+    (`linalg.pooling_nchw_max`, unit dilations), depthwise convolution
+    (`linalg.depthwise_conv_2d_nchw_chw` into f32) and grouped convolution
+    (`linalg.conv_2d_ngchw_gfchw` into f32; unit dilations) run `lanes`
+    outputs along OW at a time, one vector per window tap in the window's
+    order (a strided tap: a masked contiguous load and a shuffle), the
+    convolutions' taps times their broadcast weight added with a mulf and
+    an addf, as the loops do (a grouped convolution's input channels are a
+    loop around each channel's window, the loops' order). Math functions on vectors call
     libm per element, unless `approximate-math` replaces exp, erf and tanh
     by upstream's polynomial approximations (not bit-identical to libm).
   }];
