@@ -1057,15 +1057,35 @@ struct VectorizeCPULoopsPass
       Value low = arith::TruncIOp::create(b, loc, vectorOf(ints), pairs);
       return widen(b, vector::BitCastOp::create(b, loc, vectorOf(element), low));
     };
-    // ivs: the plane (n, c; or n, g, f), oh, ow (the first of `width`
-    // outputs).
+    // A grouped convolution computes `filterBlock` output channels of a
+    // group at once: each tap is loaded once for all of them.
+    int64_t filterBlock = 1;
+    if (grouped)
+      for (int64_t candidate : {4, 2})
+        if (outShape[2] % candidate == 0) {
+          filterBlock = candidate;
+          break;
+        }
+    // ivs: the plane (n, c; or n, g, f, the first of `filterBlock`), oh, ow
+    // (the first of `width` outputs).
     auto tile = [&](OpBuilder &b, ValueRange ivs) {
-      Value acc = widen(
-          b, vector::LoadOp::create(b, loc, vectorOf(outElement), output, ivs));
+      // The output at ivs, its filter dimension advanced by `i`.
+      auto outputAt = [&](OpBuilder &b, int64_t i) {
+        SmallVector<Value> at(ivs);
+        if (i)
+          at[2] = arith::AddIOp::create(b, loc, at[2], index(b, i));
+        return at;
+      };
+      SmallVector<Value> accs;
+      for (int64_t i = 0; i < filterBlock; ++i)
+        accs.push_back(widen(b, vector::LoadOp::create(b, loc,
+                                                       vectorOf(outElement),
+                                                       output, outputAt(b, i))));
       Value ih0 = arith::MulIOp::create(b, loc, ivs[rank - 2], index(b, sh));
       Value iw0 = arith::MulIOp::create(b, loc, ivs[rank - 1], index(b, sw));
-      // The window of one input channel (`channel`: grouped only) into acc.
-      auto window = [&](OpBuilder &b, Value acc, Value channel) {
+      // The window of one input channel (`channel`: grouped only) into the
+      // accumulators.
+      auto window = [&](OpBuilder &b, SmallVector<Value> accs, Value channel) {
         for (int64_t kh = 0; kh < windowHeight; ++kh) {
           Value ih = arith::AddIOp::create(b, loc, ih0, index(b, kh));
           for (int64_t kw = 0; kw < windowWidth; ++kw) {
@@ -1076,52 +1096,60 @@ struct VectorizeCPULoopsPass
             at.append({ih, iw});
             Value tap = loadTaps(b, at);
             if (!filter) {
-              acc = isa<arith::MaximumFOp>(combiner)
-                        ? arith::MaximumFOp::create(b, loc, acc, tap).getResult()
-                        : arith::MaxNumFOp::create(b, loc, acc, tap).getResult();
+              accs[0] = isa<arith::MaximumFOp>(combiner)
+                            ? arith::MaximumFOp::create(b, loc, accs[0], tap)
+                                  .getResult()
+                            : arith::MaxNumFOp::create(b, loc, accs[0], tap)
+                                  .getResult();
               continue;
             }
-            // [C, KH, KW] at (c, kh, kw); [G, F, C, KH, KW] at (g, f, c,
-            // kh, kw).
-            SmallVector<Value> w;
-            if (grouped)
-              w.append({ivs[1], ivs[2], channel});
-            else
-              w.push_back(ivs[1]);
-            w.append({index(b, kh), index(b, kw)});
-            Value weight = memref::LoadOp::create(b, loc, filter, w);
-            if (weight.getType() != computeType)
-              weight = arith::ExtFOp::create(b, loc, computeType, weight);
-            Value weights = vector::BroadcastOp::create(
-                b, loc, vectorOf(computeType), weight);
-            Value product = arith::MulFOp::create(b, loc, tap, weights);
-            acc = arith::AddFOp::create(b, loc, acc, product);
+            for (int64_t i = 0; i < filterBlock; ++i) {
+              // [C, KH, KW] at (c, kh, kw); [G, F, C, KH, KW] at (g, f + i,
+              // c, kh, kw).
+              SmallVector<Value> w;
+              if (grouped)
+                w.append({ivs[1], outputAt(b, i)[2], channel});
+              else
+                w.push_back(ivs[1]);
+              w.append({index(b, kh), index(b, kw)});
+              Value weight = memref::LoadOp::create(b, loc, filter, w);
+              if (weight.getType() != computeType)
+                weight = arith::ExtFOp::create(b, loc, computeType, weight);
+              Value weights = vector::BroadcastOp::create(
+                  b, loc, vectorOf(computeType), weight);
+              Value product = arith::MulFOp::create(b, loc, tap, weights);
+              accs[i] = arith::AddFOp::create(b, loc, accs[i], product);
+            }
           }
         }
-        return acc;
+        return accs;
       };
-      if (grouped)
-        acc = scf::ForOp::create(
-                  b, loc, index(b, 0), index(b, groupChannels), index(b, 1),
-                  ValueRange{acc},
-                  [&](OpBuilder &lb, Location, Value c, ValueRange carried) {
-                    scf::YieldOp::create(lb, loc,
-                                         window(lb, carried.front(), c));
-                  })
-                  .getResult(0);
-      else
-        acc = window(b, acc, Value());
-      // An f32 output (a convolution's) takes the accumulator as it is.
-      if (outElement != computeType && bf16) {
-        // The max is a bf16 value widened: its high half, exactly.
-        Value wide = vector::BitCastOp::create(b, loc, vectorOf(i32), acc);
-        wide = arith::ShRUIOp::create(b, loc, wide, shift16(b));
-        Value narrow = arith::TruncIOp::create(b, loc, vectorOf(ints), wide);
-        acc = vector::BitCastOp::create(b, loc, vectorOf(element), narrow);
-      } else if (outElement != computeType) {
-        acc = arith::TruncFOp::create(b, loc, vectorOf(element), acc);
+      if (grouped) {
+        ValueRange results =
+            scf::ForOp::create(
+                b, loc, index(b, 0), index(b, groupChannels), index(b, 1),
+                accs,
+                [&](OpBuilder &lb, Location, Value c, ValueRange carried) {
+                  scf::YieldOp::create(
+                      lb, loc, window(lb, llvm::to_vector(carried), c));
+                })
+                .getResults();
+        accs.assign(results.begin(), results.end());
+      } else
+        accs = window(b, accs, Value());
+      for (auto [i, acc] : llvm::enumerate(accs)) {
+        // An f32 output (a convolution's) takes the accumulator as it is.
+        if (outElement != computeType && bf16) {
+          // The max is a bf16 value widened: its high half, exactly.
+          Value wide = vector::BitCastOp::create(b, loc, vectorOf(i32), acc);
+          wide = arith::ShRUIOp::create(b, loc, wide, shift16(b));
+          Value narrow = arith::TruncIOp::create(b, loc, vectorOf(ints), wide);
+          acc = vector::BitCastOp::create(b, loc, vectorOf(element), narrow);
+        } else if (outElement != computeType) {
+          acc = arith::TruncFOp::create(b, loc, vectorOf(element), acc);
+        }
+        vector::StoreOp::create(b, loc, acc, output, outputAt(b, i));
       }
-      vector::StoreOp::create(b, loc, acc, output, ivs);
     };
     Value zero = index(rewriter, 0), one = index(rewriter, 1);
     auto rows = [&](OpBuilder &b, ValueRange plane) {
@@ -1134,19 +1162,21 @@ struct VectorizeCPULoopsPass
             tile(ib, at);
           });
     };
-    // The planes: (N, C), or (N, G, F).
-    SmallVector<Value> planes, zeros(rank - 2, zero), ones(rank - 2, one);
+    // The planes: (N, C), or (N, G, F) with F in steps of filterBlock.
+    SmallVector<Value> planes, zeros(rank - 2, zero), steps(rank - 2, one);
     for (unsigned d = 0; d + 2 < rank; ++d)
       planes.push_back(index(rewriter, outShape[d]));
+    if (grouped)
+      steps[2] = index(rewriter, filterBlock);
     if (parallel && !op->getParentOfType<scf::ParallelOp>() &&
         outType.getNumElements() * groupChannels * windowHeight * windowWidth >=
             parallelMin)
       scf::ParallelOp::create(
-          rewriter, loc, zeros, planes, ones,
+          rewriter, loc, zeros, planes, steps,
           [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs); });
     else
       scf::buildLoopNest(
-          rewriter, loc, zeros, planes, ones,
+          rewriter, loc, zeros, planes, steps,
           [&](OpBuilder &b, Location, ValueRange ivs) { rows(b, ivs); });
     rewriter.eraseOp(op);
   }

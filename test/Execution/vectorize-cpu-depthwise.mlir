@@ -17,7 +17,9 @@
 // loops; grouped: 2 groups of 4 input and 3 output channels, 3x3 stride 1
 // in f32 (OW = 8), and 2 groups of 2 and 2 on bf16 inputs, 3x3 stride 2
 // (OW = 16); a group's input channels are a loop outside each channel's
-// window, the loops' order.
+// window, the loops' order, and its output channels are computed 4 or 2 at
+// a time where their count allows (the bf16 case: 2, one tap load for
+// both; the f32 case's 3 one at a time).
 //
 // The exact case (CHECK lines) makes the test fail even if all paths went
 // wrong alike: x[n, c, h, w] = w and every weight 1, so an output is KH
@@ -72,7 +74,7 @@ func.func private @printMemrefI32(memref<*xi32>)
 // IR-NOT: linalg.conv_2d_ngchw_gfchw
 // IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>)
 // IR: arith.mulf {{.*}} : vector<8xf32>
-// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>)
+// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // IR: arith.mulf {{.*}} : vector<16xf32>
 // IR-LABEL: func.func @printBits
 func.func @kernels(%x1: memref<2x16x10x10xf32>, %w1: memref<16x3x3xf32>, %y1: memref<2x16x8x8xf32>,
