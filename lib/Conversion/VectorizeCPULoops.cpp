@@ -251,42 +251,59 @@ static SmallVector<Value> transposeRows(OpBuilder &b, Location loc,
   return rows;
 }
 
+/// The side of a row reduction's square tile for an innermost (reduction)
+/// range `columns` over `rows` rows: `lanes` when it divides both, else a
+/// shorter power of two down to 4 that is the whole innermost range and
+/// divides the rows (the per-channel sums over 2x2, 4x4 or 8x8 maps, whose
+/// rows would otherwise be ordered reductions of 4 to 8 dependent adds);
+/// 0 when none.
+static int64_t getRowBlock(int64_t rows, int64_t columns, int64_t lanes) {
+  if (rows % lanes == 0 && columns % lanes == 0)
+    return lanes;
+  if (columns < 4 || columns > lanes || !llvm::isPowerOf2_64(columns) ||
+      rows % columns != 0)
+    return 0;
+  return columns;
+}
+
 /// Whether `op` reduces along its innermost loop over rows that its next
-/// loop (parallel) indexes, both ranges multiples of `lanes`, and every
-/// operand that reads the innermost loop reads it contiguously: one tile of
-/// lanes x lanes elements (1 along every other loop) then has one output
-/// element per row, which RowBlockReductionToShuffles below accumulates one
-/// lane per row. Reduction loops further out (BatchNorm's batch loop) step
-/// from tile to tile in their order.
-static bool isRowBlockReduction(linalg::LinalgOp op, int64_t lanes) {
+/// loop (parallel) indexes, both ranges multiples of a row block
+/// (getRowBlock, returned; 0 if not), and every operand that reads the
+/// innermost loop reads it contiguously: one tile of block x block elements
+/// (1 along every other loop) then has one output element per row, which
+/// RowBlockReductionToShuffles below accumulates one lane per row.
+/// Reduction loops further out (BatchNorm's batch loop) step from tile to
+/// tile in their order.
+static int64_t getRowBlockReduction(linalg::LinalgOp op, int64_t lanes) {
   unsigned numLoops = op.getNumLoops();
   if (numLoops < 2)
-    return false;
+    return 0;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t block =
+      getRowBlock(ranges[numLoops - 2], ranges[numLoops - 1], lanes);
   if (iterators[numLoops - 1] != utils::IteratorType::reduction ||
-      iterators[numLoops - 2] != utils::IteratorType::parallel ||
-      ranges[numLoops - 1] % lanes != 0 || ranges[numLoops - 2] % lanes != 0)
-    return false;
+      iterators[numLoops - 2] != utils::IteratorType::parallel || !block)
+    return 0;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type)
       continue;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return false;
+      return 0;
     if (!map.isFunctionOfDim(numLoops - 1))
       continue;
     auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (!last || last.getPosition() != numLoops - 1 ||
         !type.isLastDimUnitStride())
-      return false;
+      return 0;
   }
-  return true;
+  return block;
 }
 
-/// vector.multi_reduction of a lanes x lanes tile along its rows (the
-/// tile of isRowBlockReduction, unit dimensions dropped) as the scalar loops
+/// vector.multi_reduction of a square tile along its rows (the tile of
+/// getRowBlockReduction, unit dimensions dropped) as the scalar loops
 /// do it, one lane per row: the rows are transposed into columns by a
 /// shuffle network (transposeRows) and the columns combined into the
 /// accumulator in order, so each row's elements are added in the scalar
@@ -728,22 +745,24 @@ struct VectorizeCPULoopsPass
     order.push_back(numLoops - 1);
     // Checked on the op as it would be after the move, before moving it.
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (ranges[order[numLoops - 2]] % lanes != 0 || ranges.back() % lanes != 0)
+    int64_t block =
+        getRowBlock(ranges[order[numLoops - 2]], ranges.back(), lanes);
+    if (!block)
       return std::nullopt;
     if (!llvm::equal(order, llvm::seq<unsigned>(0, numLoops)) &&
         failed(linalg::interchangeGenericOp(rewriter, op, order)))
       return std::nullopt;
-    if (!isRowBlockReduction(op, lanes))
+    if (!getRowBlockReduction(op, lanes))
       return std::nullopt;
     if (!parallel || op->getParentOfType<scf::ParallelOp>() ||
         getIterations(op) < parallelMin ||
-        ranges[order[numLoops - 2]] / lanes < 2)
+        ranges[order[numLoops - 2]] / block < 2)
       return op;
     SmallVector<utils::IteratorType> moved = op.getIteratorTypesArray();
     SmallVector<int64_t> tileSizes(numLoops, 0);
     for (unsigned d = 0; d + 1 < numLoops; ++d)
       if (moved[d] == utils::IteratorType::parallel)
-        tileSizes[d] = d + 2 == numLoops ? lanes : 1;
+        tileSizes[d] = d + 2 == numLoops ? block : 1;
     FailureOr<linalg::LinalgOp> tiled =
         tileLoops(rewriter, op, tileSizes, /*inParallel=*/true);
     if (failed(tiled))
@@ -1245,9 +1264,12 @@ struct VectorizeCPULoopsPass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<int64_t> tileSizes(ranges.size(), 1);
     tileSizes.back() = std::min<int64_t>(ranges.back(), lanes);
-    // A row reduction: `lanes` rows at a time (RowBlockReductionToShuffles).
-    if (isRowBlockReduction(op, lanes))
-      tileSizes[ranges.size() - 2] = lanes;
+    // A row reduction: a block of rows at a time
+    // (RowBlockReductionToShuffles).
+    if (int64_t block = getRowBlockReduction(op, lanes)) {
+      tileSizes[ranges.size() - 2] = block;
+      tileSizes.back() = block;
+    }
     std::optional<linalg::GenericOp> tiled = tile(rewriter, op, tileSizes);
     if (!tiled)
       return;

@@ -215,9 +215,11 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
     `vector.reduction` (no reassociation flag: LLVM adds the lanes in
     order, starting from the accumulator). A reduction along the innermost
     loop over rows (the next loop parallel, both ranges multiples of
-    `lanes`: LayerNorm and softmax statistics) runs `lanes` rows at a time
-    instead, one lane per row: each lanes x lanes tile is transposed by a
-    shuffle network and its columns are added to the accumulator in order,
+    `lanes`: LayerNorm and softmax statistics; or an innermost range of 4
+    or 8 that divides the rows: sums over small maps) runs that many rows
+    at a time instead, one lane per row: each square tile is transposed
+    by a shuffle network and its columns are added to the accumulator in
+    order,
     the scalar loops' order for every row, without the chain of dependent
     scalar adds of an ordered `vector.reduction`. A per-channel reduction
     over [N, C, H, W] (BatchNorm) is made such a row reduction first: its
