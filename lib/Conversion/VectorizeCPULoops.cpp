@@ -42,12 +42,11 @@ static bool isCandidate(linalg::LinalgOp op) {
   // Unit loops are dropped before the op is tiled (dropUnitLoops): what
   // counts is the innermost loop of more than one iteration.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned innermost = ranges.size();
-  while (innermost > 0 && ranges[innermost - 1] == 1)
-    --innermost;
-  if (innermost == 0 || ranges[innermost - 1] < 2)
+  auto nonUnit = llvm::find_if(llvm::reverse(ranges),
+                               [](int64_t range) { return range != 1; });
+  if (nonUnit == ranges.rend() || *nonUnit < 2)
     return false;
-  --innermost;
+  unsigned innermost = std::distance(nonUnit, ranges.rend()) - 1;
   // A contraction or convolution whose innermost loop is a reduction would
   // be a dot product per output element; one whose innermost loop is
   // parallel (a bias or LayerNorm weight gradient: reduction loops over the
@@ -431,19 +430,18 @@ struct VectorizeCPULoopsPass
       rewriter.replaceOpWithNewOp<arith::MulFOp>(powi, powi.getLhs(),
                                                  powi.getLhs());
     });
-    SmallVector<linalg::LinalgOp> candidates;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (isCandidate(op))
-        candidates.push_back(op);
-    });
-    for (linalg::LinalgOp op : candidates)
-      vectorize(rewriter, op);
-    SmallVector<linalg::LinalgOp> windows;
+    // One walk: the window ops (which isCandidate rejects) and the
+    // candidates, which vectorize replaces without touching the windows.
+    SmallVector<linalg::LinalgOp> candidates, windows;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::PoolingNchwMaxOp, linalg::DepthwiseConv2DNchwChwOp,
               linalg::Conv2DNgchwGfchwOp>(op.getOperation()))
         windows.push_back(op);
+      else if (isCandidate(op))
+        candidates.push_back(op);
     });
+    for (linalg::LinalgOp op : candidates)
+      vectorize(rewriter, op);
     for (linalg::LinalgOp op : windows)
       vectorizeWindow(rewriter, op);
     // What stays scalar loops (i1 operands, pooling windows, a contraction
@@ -959,6 +957,8 @@ struct VectorizeCPULoopsPass
     auto depthwise =
         dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation());
     auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op.getOperation());
+    // The named ops' getters (they supply the default of 1 where the
+    // attribute is left out).
     DenseIntElementsAttr stridesAttr = pooling     ? pooling.getStrides()
                                        : depthwise ? depthwise.getStrides()
                                                    : grouped.getStrides();
