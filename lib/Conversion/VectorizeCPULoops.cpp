@@ -189,27 +189,47 @@ static ReassociationIndices getCollapsibleTrailingLoops(
 
 /// The loops of a pure transpose that moves data between two different
 /// contiguous dimensions: `rowLoop` is the input's innermost (unit stride)
-/// dimension, `colLoop` the output's. Static, both ranges multiples of
-/// `block` (a power of two, for the shuffle network); the body yields the
-/// input as it is.
+/// dimension, `colLoop` the output's. Static, both ranges at least `block`
+/// (a power of two, for the shuffle network; the part of a range past its
+/// last multiple of `block` is split off, see vectorize); the body yields the
+/// input as it is or through elementwise ops of it alone (a cast: a 1x1
+/// filter transposed and cast to bf16 for a convolution's input gradient),
+/// which are applied to the transposed vectors.
 struct TransposePlan {
   unsigned rowLoop, colLoop;
 };
+
+/// Whether every op of `body` but its yield is an elementwise op of one
+/// scalar result whose operands are the first block argument or results of
+/// the ops before it.
+static bool isElementwiseOfFirstArgument(Block *body) {
+  for (Operation &op : body->without_terminator()) {
+    if (!OpTrait::hasElementwiseMappableTraits(&op) ||
+        op.getNumRegions() != 0 || op.getNumResults() != 1)
+      return false;
+    for (Value operand : op.getOperands())
+      if (operand != body->getArgument(0) &&
+          operand.getParentBlock() != body)
+        return false;
+    if (llvm::is_contained(op.getOperands(), body->getArgument(1)))
+      return false;
+  }
+  return true;
+}
 
 static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
                                                      int64_t block) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0 || op.getNumLoops() < 2)
     return std::nullopt;
-  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  Block *body = op.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
   if (!yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != op.getBlock()->getArgument(0))
+      yield.getOperand(0) == body->getArgument(1) ||
+      !isElementwiseOfFirstArgument(body))
     return std::nullopt;
   OpOperand *in = op.getDpsInputOperand(0);
   OpOperand *out = op.getDpsInitOperand(0);
-  if (getElementTypeOrSelf(in->get().getType()) !=
-      getElementTypeOrSelf(out->get().getType()))
-    return std::nullopt;
   AffineMap inMap = op.getMatchingIndexingMap(in);
   AffineMap outMap = op.getMatchingIndexingMap(out);
   if (!llvm::isPowerOf2_64(block) || !inMap.isPermutation() ||
@@ -220,8 +240,8 @@ static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
   TransposePlan plan{inMap.getDimPosition(inMap.getNumResults() - 1),
                      outMap.getDimPosition(outMap.getNumResults() - 1)};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (plan.rowLoop == plan.colLoop || ranges[plan.rowLoop] % block != 0 ||
-      ranges[plan.colLoop] % block != 0)
+  if (plan.rowLoop == plan.colLoop || ranges[plan.rowLoop] < block ||
+      ranges[plan.colLoop] < block)
     return std::nullopt;
   return plan;
 }
@@ -523,6 +543,22 @@ struct VectorizeCPULoopsPass
     if (std::optional<linalg::GenericOp> dropped = dropUnitLoops(rewriter, op))
       op = *dropped;
     if (std::optional<TransposePlan> plan = getTransposePlan(op, lanes)) {
+      // A range that is not a multiple of `lanes` (a classifier's 1000
+      // classes): the whole blocks go through the shuffle network, the
+      // rest (fewer than `lanes` along that loop) the strided way below.
+      for (unsigned loop : {plan->rowLoop, plan->colLoop}) {
+        int64_t range = op.getStaticLoopRanges()[loop];
+        if (range % lanes == 0)
+          continue;
+        rewriter.setInsertionPoint(op);
+        auto [whole, rest] = linalg::splitOp(
+            rewriter, cast<TilingInterface>(op.getOperation()), loop,
+            rewriter.getIndexAttr(range / lanes * lanes));
+        if (!whole || !rest)
+          return;
+        op = cast<linalg::LinalgOp>(whole.getOperation());
+        vectorize(rewriter, cast<linalg::LinalgOp>(rest.getOperation()));
+      }
       vectorizeTranspose(rewriter, op, *plan);
       return;
     }
@@ -594,29 +630,108 @@ struct VectorizeCPULoopsPass
     return *generalized;
   }
 
-  /// `op` without its unit loops (upstream's dropUnitDims, the operands
-  /// viewed by rank-reducing subviews), or nothing when it has none or they
-  /// cannot be dropped. A unit loop would otherwise be the innermost one (an
-  /// SE block's [N, C, 1, 1] tensors; a batch of dot products, batch_matmul
-  /// B x 1 x 1 x K, which the kernels leave here) or stand between the
-  /// parallel and the reduction loop of a row reduction. One iteration
-  /// each: the same order of operations, the same results.
+  /// `op` without its unit loops, or nothing when it has none. A unit loop
+  /// would otherwise be the innermost one (an SE block's [N, C, 1, 1]
+  /// tensors; a batch of dot products, batch_matmul B x 1 x 1 x K, which the
+  /// kernels leave here; a 1x1 filter's transpose [F, C, 1, 1] -> [C, F, 1,
+  /// 1]) or stand between the parallel and the reduction loop of a row
+  /// reduction. Each operand is viewed by a rank-reducing subview without
+  /// the dimensions that a unit loop or a constant 0 indexes. (Upstream's
+  /// linalg::dropUnitDims leaves memrefs with a layout as they are, and the
+  /// outlined ops' operands all have one, so none of their unit loops could
+  /// be dropped.) One iteration each: the same order of operations, the same
+  /// results.
   std::optional<linalg::GenericOp> dropUnitLoops(IRRewriter &rewriter,
                                                  linalg::LinalgOp op) {
-    if (!llvm::is_contained(op.getStaticLoopRanges(), 1))
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned numLoops = ranges.size();
+    if (!llvm::is_contained(ranges, 1) ||
+        llvm::all_of(ranges, [](int64_t range) { return range == 1; }))
       return std::nullopt;
-    std::optional<linalg::GenericOp> generic = generalize(rewriter, op);
-    if (!generic)
+    std::optional<linalg::GenericOp> asGeneric = generalize(rewriter, op);
+    if (!asGeneric)
       return std::nullopt;
-    linalg::ControlDropUnitDims control;
-    control.rankReductionStrategy =
-        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-    FailureOr<linalg::DropUnitDimsResult> dropped =
-        linalg::dropUnitDims(rewriter, *generic, control);
-    if (failed(dropped))
-      return generic;
-    rewriter.replaceOp(*generic, dropped->replacements);
-    return cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+    linalg::GenericOp generic = *asGeneric;
+    MLIRContext *context = generic.getContext();
+    // The new position of each kept loop.
+    SmallVector<int64_t> newLoop(numLoops, -1);
+    SmallVector<utils::IteratorType> iterators;
+    for (auto [d, iterator] :
+         llvm::enumerate(generic.getIteratorTypesArray())) {
+      if (ranges[d] == 1)
+        continue;
+      newLoop[d] = iterators.size();
+      iterators.push_back(iterator);
+    }
+    // Each operand's map and shape without the unit loops' dimensions.
+    SmallVector<AffineMap> maps;
+    SmallVector<SmallVector<int64_t>> shapes;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      SmallVector<AffineExpr> results;
+      SmallVector<int64_t> &shape = shapes.emplace_back();
+      for (auto [j, expr] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        if (dim && newLoop[dim.getPosition()] >= 0) {
+          results.push_back(
+              getAffineDimExpr(newLoop[dim.getPosition()], context));
+          shape.push_back(type.getDimSize(j));
+        } else if (!dim && type.getDimSize(j) != 1) {
+          // isCandidate admits projected permutations: a constant here is a
+          // 0 that indexes a dimension of 1 (the verifier's shape check).
+          return generic;
+        }
+      }
+      maps.push_back(AffineMap::get(iterators.size(), 0, results, context));
+    }
+    Location loc = generic.getLoc();
+    rewriter.setInsertionPoint(generic);
+    SmallVector<Value> operands;
+    for (auto [operand, shape] : llvm::zip(generic->getOpOperands(), shapes)) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      operands.push_back(
+          !type || shape.size() == static_cast<size_t>(type.getRank())
+              ? operand.get()
+              : rankReducingSubview(rewriter, loc, operand.get(), shape));
+    }
+    unsigned numInputs = generic.getNumDpsInputs();
+    auto dropped = linalg::GenericOp::create(
+        rewriter, loc, TypeRange(),
+        ArrayRef<Value>(operands).take_front(numInputs),
+        ArrayRef<Value>(operands).drop_front(numInputs), maps, iterators);
+    rewriter.inlineRegionBefore(generic.getRegion(), dropped.getRegion(),
+                                dropped.getRegion().end());
+    for (linalg::IndexOp index :
+         llvm::to_vector(dropped.getBody()->getOps<linalg::IndexOp>())) {
+      rewriter.setInsertionPoint(index);
+      if (newLoop[index.getDim()] < 0)
+        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(index, 0);
+      else
+        rewriter.modifyOpInPlace(
+            index, [&] { index.setDim(newLoop[index.getDim()]); });
+    }
+    rewriter.eraseOp(generic);
+    return dropped;
+  }
+
+  /// `source` (static shape) viewed without its dimensions of 1 that are not
+  /// in `shape`: a rank-reducing subview of the whole memref.
+  static Value rankReducingSubview(OpBuilder &b, Location loc, Value source,
+                                   ArrayRef<int64_t> shape) {
+    auto type = cast<MemRefType>(source.getType());
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        shape, type, offsets, type.getShape(), strides);
+    SmallVector<OpFoldResult> offsetAttrs, sizeAttrs, strideAttrs;
+    for (int64_t size : type.getShape()) {
+      offsetAttrs.push_back(b.getIndexAttr(0));
+      sizeAttrs.push_back(b.getIndexAttr(size));
+      strideAttrs.push_back(b.getIndexAttr(1));
+    }
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType),
+                                     source, offsetAttrs, sizeAttrs,
+                                     strideAttrs);
   }
 
   /// An op that permutes outer dimensions but keeps its innermost loop the
@@ -1248,7 +1363,7 @@ struct VectorizeCPULoopsPass
             indicesAt(b, inMap, ivs, plan.colLoop, r)));
       SmallVector<Value> columns = transposeRows(b, loc, rows);
       for (int64_t c = 0; c < lanes; ++c)
-        vector::StoreOp::create(b, loc, columns[c], output,
+        vector::StoreOp::create(b, loc, applyBody(b, op, columns[c]), output,
                                 indicesAt(b, outMap, ivs, plan.rowLoop, c));
     };
     if (runsInParallel(op))
@@ -1256,6 +1371,27 @@ struct VectorizeCPULoopsPass
     else
       scf::buildLoopNest(rewriter, loc, lbs, ubs, steps, body);
     rewriter.eraseOp(op);
+  }
+
+  /// The value `op`'s body (a transpose plan's: elementwise ops of its
+  /// input alone) yields for the input elements `input`, a vector: each op
+  /// applied to vectors of its operands.
+  static Value applyBody(OpBuilder &b, linalg::LinalgOp op, Value input) {
+    Block *body = op.getBlock();
+    IRMapping vectors;
+    vectors.map(body->getArgument(0), input);
+    int64_t lanes = cast<VectorType>(input.getType()).getNumElements();
+    for (Operation &scalar : body->without_terminator()) {
+      OperationState state(scalar.getLoc(), scalar.getName());
+      state.addOperands(
+          llvm::map_to_vector(scalar.getOperands(), [&](Value operand) {
+            return vectors.lookup(operand);
+          }));
+      state.addTypes(VectorType::get({lanes}, scalar.getResult(0).getType()));
+      state.addAttributes(scalar.getAttrs());
+      vectors.map(scalar.getResult(0), b.create(state)->getResult(0));
+    }
+    return vectors.lookup(body->getTerminator()->getOperand(0));
   }
 
   /// Tiles `op` (static, its innermost range a multiple of `lanes` or below

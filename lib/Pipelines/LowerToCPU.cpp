@@ -39,6 +39,11 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // linalg.softmax, tensor.concat, ...: convert-linalg-to-loops has no
   // lowering for aggregates.
   funcPm.addPass(createDecomposeAggregateOps());
+  // torch-mlir's flips read their source by tensor.extract at the loop
+  // indices (a 1x1 filter's flip and transpose in a convolution's input
+  // gradient): as an operand, a transpose that fusion and the vectorizer
+  // take, not a loop of scalar loads.
+  funcPm.addPass(mpt::createFoldExtractsIntoOperands());
   // A chain of elementwise ops (a decomposed GELU's backward, autocast's
   // casts into their users) becomes one loop nest: its intermediates are
   // never allocated, and the step reads and writes memory once. Each scalar

@@ -1,7 +1,10 @@
 // Transposes and copies into slices under --mpt-vectorize-cpu-loops: a transpose whose input and
 // output are contiguous along different loops, both ranges multiples of 16,
 // moves 16 x 16 blocks with 16 row loads, a vector.shuffle network and 16
-// row stores; others (a ragged range) keep one scalar load per lane. A
+// row stores; a ragged range (20, 40) does so for its whole blocks and
+// keeps one scalar load per lane for the rest. A transpose whose body casts
+// (a 1x1 filter's transpose to bf16, on buffers with a layout and unit
+// dimensions, as the outlined ops have them) casts the moved vectors. A
 // transpose moves data: the results must be the scalar loops' bit for bit
 // (`diff`, no tolerance). Inputs are distinct integers (x = flat index,
 // exact in f32; i16 wraps, still distinct per block; bf16 the index mod 256,
@@ -31,6 +34,15 @@ func.func private @printMemrefF32(memref<*xf32>)
 // IR: vector.shuffle {{.*}} : vector<16xi16>, vector<16xi16>
 // IR: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
 // IR: vector.shuffle {{.*}} : vector<16xbf16>, vector<16xbf16>
+// IR: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// IR-NOT: linalg.
+// IR-LABEL: func.func @transpose_cast
+// IR-COUNT-16: vector.load {{.*}} : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<16xf32>
+// IR-COUNT-64: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// IR: arith.truncf {{.*}} : vector<16xf32> to vector<16xbf16>
+// IR-NEXT: vector.store {{.*}} : memref<32x32xbf16, strided<[40, 1], offset: ?>>, vector<16xbf16>
+// The last 8 filters: one load per lane.
+// IR: memref.subview {{.*}}[32, 0] [8, 32] [1, 1]
 // IR-NOT: linalg.
 // A copy into a slice (what a concatenation bufferizes to) is vectorized,
 // not left to the runtime's element-by-element memrefCopy:
@@ -55,12 +67,28 @@ func.func @transposes(%a: memref<48x32xf32>, %at: memref<32x48xf32>,
   ^bb0(%x: bf16, %o: bf16):
     linalg.yield %x : bf16
   }
-  // 20 is not a multiple of 16: one load per lane, as before.
+  // 20 is not a multiple of 16: the first 16 columns are a block, the
+  // last 4 one load per lane.
   linalg.transpose ins(%e : memref<32x20xf32>) outs(%et : memref<20x32xf32>) permutation = [1, 0]
   // An im2col tap's copy ([N, C, H, W] -> [C, N, H, W]): rows of 16 moved
   // whole; in parallel, only its outer loops (64 x 2 iterations) are
   // (parallel-loops.test).
   linalg.transpose ins(%f : memref<2x64x4x16xf32>) outs(%ft : memref<64x2x4x16xf32>) permutation = [1, 0, 2, 3]
+  return
+}
+
+// out[c, f] = bf16(w[f, c]) over [F, C, 1, 1] filters (40 is ragged).
+func.func @transpose_cast(%w: memref<40x32x1x1xf32, strided<[32, 1, 1, 1], offset: ?>>,
+                          %wt: memref<32x40x1x1xbf16, strided<[40, 1, 1, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d0, 0, 0)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%w : memref<40x32x1x1xf32, strided<[32, 1, 1, 1], offset: ?>>)
+    outs(%wt : memref<32x40x1x1xbf16, strided<[40, 1, 1, 1], offset: ?>>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
   return
 }
 
@@ -185,6 +213,29 @@ func.func @main() {
   // CHECK: Unranked Memref {{.*}} sizes = [8192]
   // CHECK-NEXT: [0,  1,  2,  {{.*}}  62,  63,  4096,  4097,  {{.*}}  4158,  4159,  64,  65,
   call @print(%ftd) : (memref<?xf32>) -> ()
+  // The filters are a[0:1280] (w[f, c] = 32 f + c), 40 x 32 x 1 x 1.
+  %w1 = memref.subview %a[0] [1280] [1] : memref<1536xf32> to memref<1280xf32, strided<[1]>>
+  %w2 = memref.expand_shape %w1 [[0, 1, 2, 3]] output_shape [40, 32, 1, 1]
+    : memref<1280xf32, strided<[1]>> into memref<40x32x1x1xf32>
+  %w3 = memref.cast %w2 : memref<40x32x1x1xf32> to memref<40x32x1x1xf32, strided<[32, 1, 1, 1], offset: ?>>
+  %wt = memref.alloc() : memref<32x40x1x1xbf16>
+  %wt3 = memref.cast %wt : memref<32x40x1x1xbf16> to memref<32x40x1x1xbf16, strided<[40, 1, 1, 1], offset: ?>>
+  call @transpose_cast(%w3, %wt3)
+    : (memref<40x32x1x1xf32, strided<[32, 1, 1, 1], offset: ?>>, memref<32x40x1x1xbf16, strided<[40, 1, 1, 1], offset: ?>>) -> ()
+  %wtf = memref.collapse_shape %wt [[0, 1, 2, 3]] : memref<32x40x1x1xbf16> into memref<1280xbf16>
+  %wf = memref.alloc() : memref<1280xf32>
+  %n1280 = arith.constant 1280 : index
+  scf.for %i = %c0 to %n1280 step %c1 {
+    %v = memref.load %wtf[%i] : memref<1280xbf16>
+    %x = arith.extf %v : bf16 to f32
+    memref.store %x, %wf[%i] : memref<1280xf32>
+  }
+  %wfd = memref.cast %wf : memref<1280xf32> to memref<?xf32>
+  // wt[c, f] = bf16(32 f + c): row 0 is 32 f (exact in bf16) up to 1248,
+  // then row 1 is 32 f + 1 (exact below 256; 257 rounds to 256).
+  // CHECK: Unranked Memref {{.*}} sizes = [1280]
+  // CHECK-NEXT: [0,  32,  64,  96,  128,  160,  192,  224,  256,  288,  {{.*}}  1248,  1,  33,  65,
+  call @print(%wfd) : (memref<?xf32>) -> ()
   // The rows of a (4 x 32, a[0:128]) and at (4 x 32, at[0:128]) side by side.
   %xy = memref.alloc() : memref<256xf32>
   %x2 = memref.subview %a[0] [128] [1] : memref<1536xf32> to memref<128xf32, strided<[1]>>

@@ -112,6 +112,27 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     "mlir::x86vector::X86VectorDialect"];
 }
 
+def FoldExtractsIntoOperands
+    : Pass<"mpt-fold-extracts-into-operands", "mlir::func::FuncOp"> {
+  let summary = "Read tensors that a linalg.generic's body extracts at its "
+                "own loop indices as input operands";
+  let description = [{
+    On tensors, before bufferization. A `linalg.generic` whose body reads a
+    tensor from outside with `tensor.extract` at indices that are its own
+    loop indices (`linalg.index`) or 0, each loop at most once, reads that
+    tensor as an input operand instead, with the matching indexing map (a
+    projected permutation). torch-mlir lowers `torch.flip` this way, and its
+    convolution input gradient flips and transposes the filter with it: for
+    a 1x1 filter, `out[f, c, 0, 0] = w[c, f, 0, 0]` became a loop of scalar
+    loads after bufferization, which no vectorizer takes. As an operand it
+    is an ordinary transpose that elementwise fusion and
+    `--mpt-vectorize-cpu-loops` handle. Each element is read from the same
+    place as before: results are unchanged. Other extracts (a flip's
+    `2 - i`, data-dependent indices) are left as they are.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def FoldOperandTransposes : Pass<"mpt-fold-operand-transposes", "mlir::func::FuncOp"> {
   let summary = "Fold transposes of bf16 contraction inputs into the contractions' indexing maps";
   let description = [{
