@@ -415,15 +415,19 @@ def _strided_conv_weight_grad(grad_output, input, kh, kw, stride, padding, dilat
     gw[f, c, i, j] = sum_{n,y,x} go[n, f, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]
     is a convolution of xpad with batch and channels swapped ([C, N, H, W])
     by go as the filter ([F, N, OH, OW]) with stride d and dilation s, whose
-    [C, F, KH', KW'] result is cropped to the kernel (KH' >= KH when the
-    padded input reaches beyond the last window) and transposed.  One
-    contraction of K = N*OH*OW, where one batched matmul per kernel offset
-    re-reads the output gradient KH*KW times."""
+    [C, F, KH, KW] result is transposed.  One contraction of K = N*OH*OW,
+    where one batched matmul per kernel offset re-reads the output gradient
+    KH*KW times.  The padded input is cropped to the rows and columns that
+    some window reads, (KH-1)*d + (OH-1)*s + 1: past them the convolution
+    would compute offsets beyond the kernel (KH' > KH), up to 4x the work
+    of a 1x1 stride-2 convolution's gradient, only to crop them away."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    xp = F.pad(input, (pw, pw, ph, ph)).transpose(0, 1)
+    ho, wo = grad_output.shape[-2:]
+    rows, cols = (kh - 1) * dh + (ho - 1) * sh + 1, (kw - 1) * dw + (wo - 1) * sw + 1
+    xp = F.pad(input, (pw, pw, ph, ph))[:, :, :rows, :cols].transpose(0, 1)
     go = grad_output.transpose(0, 1)
     gw = F.conv2d(xp, go, None, (dh, dw), 0, (sh, sw))
-    return gw[:, :, :kh, :kw].transpose(0, 1)
+    return gw.transpose(0, 1)
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
