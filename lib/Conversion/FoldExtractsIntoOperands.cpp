@@ -98,7 +98,13 @@ struct FoldExtractsIntoOperandsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldExtractIntoOperand>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Only the generics change: merging the step's blocks (two returns of
+    // different tensors) would leave IR that one-shot-bufferize breaks
+    // (test/Pipelines/lower-to-cpu-branches.mlir).
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
       signalPassFailure();
   }
 };

@@ -189,6 +189,14 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
     position instead (runs of KW elements, not OW) and computes the product
     transposed, `outT[(n,oh,ow), f] = colT * w2^T`: the same sums in the same
     order, bit for bit.
+    A static grouped `linalg.conv_2d_ngchw_gfchw` of bf16 inputs with at
+    least 8 output channels per group (RegNet, ResNeXt, the importer's
+    grouped input gradient) becomes an im2col per group, `col[g, (c,kh,kw),
+    (n,oh,ow)]`, and one `linalg.batch_matmul` over the groups: the kernels'
+    bf16 dot product where the window code of `--mpt-vectorize-cpu-loops`
+    converts to f32. Fewer channels per group (the kernels' register block
+    is 14 rows) and other element types (the window code runs FMA as the
+    kernel would, without the copies) stay convolutions.
     `linalg.conv_2d_nhwc_hwcf` and dynamic shapes keep upstream's rewrite.
 
     By default only convolutions with bf16 inputs and an f32 accumulator are
