@@ -448,6 +448,15 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
 }
 
+/// Whether every shaped operand of `op` has a static shape (the rewrites
+/// below size their im2col and products from them).
+static bool hasStaticOperands(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return !shaped || shaped.hasStaticShape();
+  });
+}
+
 /// Taps smaller than this many elements (the vectorizer's default
 /// parallel-min: below it a copy runs on one thread) are filled in
 /// parallel.
@@ -461,8 +470,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   auto xType = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
-      !outType.hasStaticShape())
+  if (!hasStaticOperands(conv))
     return failure();
   int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
   int64_t f = wType.getDimSize(0), kh = wType.getDimSize(2),
@@ -605,8 +613,7 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
   auto xType = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
-      !outType.hasStaticShape())
+  if (!hasStaticOperands(conv))
     return failure();
   int64_t n = xType.getDimSize(0), g = xType.getDimSize(1),
           c = xType.getDimSize(2);
