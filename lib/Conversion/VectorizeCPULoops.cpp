@@ -199,22 +199,21 @@ struct TransposePlan {
   unsigned rowLoop, colLoop;
 };
 
-/// Whether every op of `body` but its yield is an elementwise op of one
-/// scalar result whose operands are the first block argument or results of
-/// the ops before it.
+/// Whether `body` computes what it yields from its first block argument
+/// alone: every op but the yield elementwise, of one scalar result, and
+/// every operand (the yield's too) that argument or a result of an op of
+/// `body` (not the output's argument, nothing from outside).
 static bool isElementwiseOfFirstArgument(Block *body) {
-  for (Operation &op : body->without_terminator()) {
+  auto fromInput = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return value == body->getArgument(0) || (def && def->getBlock() == body);
+  };
+  for (Operation &op : body->without_terminator())
     if (!OpTrait::hasElementwiseMappableTraits(&op) ||
-        op.getNumRegions() != 0 || op.getNumResults() != 1)
+        op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+        !llvm::all_of(op.getOperands(), fromInput))
       return false;
-    for (Value operand : op.getOperands())
-      if (operand != body->getArgument(0) &&
-          operand.getParentBlock() != body)
-        return false;
-    if (llvm::is_contained(op.getOperands(), body->getArgument(1)))
-      return false;
-  }
-  return true;
+  return llvm::all_of(body->getTerminator()->getOperands(), fromInput);
 }
 
 static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
@@ -225,7 +224,6 @@ static std::optional<TransposePlan> getTransposePlan(linalg::LinalgOp op,
   Block *body = op.getBlock();
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
   if (!yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) == body->getArgument(1) ||
       !isElementwiseOfFirstArgument(body))
     return std::nullopt;
   OpOperand *in = op.getDpsInputOperand(0);
