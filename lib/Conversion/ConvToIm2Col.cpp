@@ -43,36 +43,44 @@ using namespace mlir;
 
 namespace {
 
-/// The init of the folded matmul, [F, N*OH*OW] (or, `positionsFirst`, the
-/// transposed product's [N*OH*OW, F]): a fill of the same value when the
-/// convolution's init is a fill (the kernels then start from zero tiles
-/// instead of reading C), else the init transposed into that layout.
-Value foldedInit(OpBuilder &b, Location loc, Value init, int64_t n, int64_t f,
-                 int64_t oh, int64_t ow, bool positionsFirst = false) {
+/// A convolution's init in a product's layout: its dimensions permuted by
+/// `permutation`, then collapsed by `groups`. A fill becomes a fill of the
+/// same value in that layout (the kernels then start from zero tiles
+/// instead of reading C); any other init is transposed and collapsed.
+static Value initInLayout(OpBuilder &b, Location loc, Value init,
+                          ArrayRef<int64_t> permutation,
+                          ArrayRef<ReassociationIndices> groups) {
   auto initType = cast<RankedTensorType>(init.getType());
   Type elem = initType.getElementType();
-  int64_t p = n * oh * ow;
-  auto foldedType = RankedTensorType::get(
-      positionsFirst ? ArrayRef<int64_t>{p, f} : ArrayRef<int64_t>{f, p},
-      elem);
+  SmallVector<int64_t> moved, collapsed;
+  for (int64_t d : permutation)
+    moved.push_back(initType.getDimSize(d));
+  for (const ReassociationIndices &group : groups) {
+    int64_t size = 1;
+    for (int64_t d : group)
+      size *= moved[d];
+    collapsed.push_back(size);
+  }
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    Value empty = tensor::EmptyOp::create(b, loc, foldedType.getShape(), elem);
+    Value empty = tensor::EmptyOp::create(b, loc, collapsed, elem);
     return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
         .getResult(0);
   }
-  SmallVector<int64_t> shape = {f, n, oh, ow}, permutation = {1, 0, 2, 3};
-  SmallVector<ReassociationIndices> groups = {{0}, {1, 2, 3}};
-  if (positionsFirst) {
-    shape = {n, oh, ow, f};
-    permutation = {0, 2, 3, 1};
-    groups = {{0, 1, 2}, {3}};
-  }
-  Value empty = tensor::EmptyOp::create(b, loc, shape, elem);
+  Value empty = tensor::EmptyOp::create(b, loc, moved, elem);
   Value transposed =
       linalg::TransposeOp::create(b, loc, init, empty, permutation)
           .getResult()[0];
-  return tensor::CollapseShapeOp::create(b, loc, foldedType, transposed,
-                                         groups);
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(collapsed, elem), transposed, groups);
+}
+
+/// The init of the folded matmul, [F, N*OH*OW] (or, `positionsFirst`, the
+/// transposed product's [N*OH*OW, F]): initInLayout of the NCHW init.
+Value foldedInit(OpBuilder &b, Location loc, Value init,
+                 bool positionsFirst = false) {
+  if (positionsFirst)
+    return initInLayout(b, loc, init, {0, 2, 3, 1}, {{0, 1, 2}, {3}});
+  return initInLayout(b, loc, init, {1, 0, 2, 3}, {{0}, {1, 2, 3}});
 }
 
 /// Whether `op` is elementwise on one input in any layout: all loops
@@ -431,7 +439,7 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
                   tensor::EmptyOp::create(rewriter, loc, {k, f}, wElem),
                   {1, 0})
                   .getResult()[0];
-  Value initT = foldedInit(rewriter, loc, init, n, f, oh, ow,
+  Value initT = foldedInit(rewriter, loc, init,
                            /*positionsFirst=*/true);
   Value productT =
       linalg::MatmulOp::create(rewriter, loc, ValueRange{colT2, w2T}, initT)
@@ -580,7 +588,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()), w,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value init = foldedInit(rewriter, loc, conv.getOutputs()[0], n, f, oh, ow);
+  Value init = foldedInit(rewriter, loc, conv.getOutputs()[0]);
   Value product =
       linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
           .getResult(0);
@@ -597,10 +605,12 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
 constexpr int64_t kMinGroupChannels = 8;
 
 /// Rewrites a static grouped NCHW convolution of bf16 inputs (x [N, G, C, H,
-/// W], w [G, F, C, KH, KW]) into an im2col per group and ONE batched matmul over the
-/// groups, with the batch folded into the columns as rewriteFolded does:
+/// W], w [G, F, C, KH, KW]) into an im2col per group and ONE batched matmul
+/// over the groups, with the batch folded into the columns as rewriteFolded
+/// does:
 ///
-///   col[g, (c, kh, kw), (n, oh, ow)] = x[n, g, c, oh*sh + kh*dh, ow*sw + kw*dw]
+///   col[g, (c, kh, kw), (n, oh, ow)] = x[n, g, c, oh*sh + kh*dh,
+///                                            ow*sw + kw*dw]
 ///   out3[g, f, (n, oh, ow)]          = w[g, f, (c, kh, kw)] . col[g]
 ///   out[n, g, f, oh, ow]             = out3[g, f, n, oh, ow]
 ///
@@ -644,8 +654,8 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
   // col as [G, C, KH, KW, N, OH, OW], one tap (i, j) at a time: the strided
   // slice x[:, :, :, i*dh :: sh, j*dw :: sw] (N x G x C x OH x OW)
   // transposed into col[:, :, i, j], rows of OW kept whole.
-  Value col = tensor::EmptyOp::create(rewriter, loc,
-                                      {g, c, kh, kw, n, oh, ow}, xElem);
+  Value col =
+      tensor::EmptyOp::create(rewriter, loc, {g, c, kh, kw, n, oh, ow}, xElem);
   auto tapType = RankedTensorType::get({g, c, n, oh, ow}, xElem);
   SmallVector<OpFoldResult> colSizes =
       getAsIndexOpFoldResult(ctx, {g, c, 1, 1, n, oh, ow});
@@ -678,33 +688,17 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
   Value w3 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({g, f, k}, wType.getElementType()),
       w, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
-  // The init as [G, F, N*OH*OW]: a fill stays a fill (the kernels then
-  // start from zero tiles), anything else is moved into that layout.
-  Value init = conv.getOutputs()[0];
-  auto productType = RankedTensorType::get({g, f, p}, outElem);
-  Value init3;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, {g, f, p}, outElem);
-    init3 = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
-                .getResult(0);
-  } else {
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, {g, f, n, oh, ow}, outElem);
-    Value moved =
-        linalg::TransposeOp::create(rewriter, loc, init, empty, {1, 2, 0, 3, 4})
-            .getResult()[0];
-    init3 = tensor::CollapseShapeOp::create(
-        rewriter, loc, productType, moved,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
-  }
+  // The init as [G, F, N*OH*OW].
+  Value init3 = initInLayout(rewriter, loc, conv.getOutputs()[0],
+                             {1, 2, 0, 3, 4}, {{0}, {1}, {2, 3, 4}});
   Value product =
       linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{w3, col3}, init3)
           .getResult(0);
   Value product5 = tensor::ExpandShapeOp::create(
-      rewriter, loc, RankedTensorType::get({g, f, n, oh, ow}, outElem),
-      product, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
-  Value empty = tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
-                                        outElem);
+      rewriter, loc, RankedTensorType::get({g, f, n, oh, ow}, outElem), product,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, outType.getShape(), outElem);
   rewriter.replaceOp(conv, linalg::TransposeOp::create(rewriter, loc, product5,
                                                        empty, {2, 0, 1, 3, 4})
                                .getResult()[0]);
@@ -761,8 +755,8 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
           rewriter.eraseOp(input);
           input = next;
         }
-      } else if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(
-                     op.getOperation())) {
+      } else if (auto grouped =
+                     dyn_cast<linalg::Conv2DNgchwGfchwOp>(op.getOperation())) {
         Operation *init = grouped.getOutputs()[0].getDefiningOp();
         if (succeeded(rewriteGrouped(rewriter, grouped)) &&
             isa_and_nonnull<linalg::FillOp>(init) && init->use_empty())

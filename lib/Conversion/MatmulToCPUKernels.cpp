@@ -750,11 +750,12 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       std::string whyNot;
       std::optional<ContractionPlan> plan;
       if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
-        whyNot = isa<linalg::DepthwiseConv2DNchwChwOp,
-                     linalg::Conv2DNgchwGfchwOp>(op.getOperation())
-                     ? "convolution: no kernel; --mpt-vectorize-cpu-loops "
-                       "runs it along its output rows"
-                     : "convolution: no kernel yet (scalar loops)";
+        whyNot =
+            isa<linalg::DepthwiseConv2DNchwChwOp, linalg::Conv2DNgchwGfchwOp>(
+                op.getOperation())
+                ? "convolution: no kernel; --mpt-vectorize-cpu-loops "
+                  "runs it along its output rows"
+                : "convolution: no kernel yet (scalar loops)";
       else
         plan = classify(op, Targets{amx, avx512, avx512bf16}, whyNot);
       if (!plan) {

@@ -549,9 +549,9 @@ struct VectorizeCPULoopsPass
         if (range % lanes == 0)
           continue;
         rewriter.setInsertionPoint(op);
-        auto [whole, rest] = linalg::splitOp(
-            rewriter, cast<TilingInterface>(op.getOperation()), loop,
-            rewriter.getIndexAttr(range / lanes * lanes));
+        auto [whole, rest] =
+            linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                            loop, rewriter.getIndexAttr(range / lanes * lanes));
         if (!whole || !rest)
           return;
         op = cast<linalg::LinalgOp>(whole.getOperation());
@@ -727,9 +727,8 @@ struct VectorizeCPULoopsPass
       sizeAttrs.push_back(b.getIndexAttr(size));
       strideAttrs.push_back(b.getIndexAttr(1));
     }
-    return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType),
-                                     source, offsetAttrs, sizeAttrs,
-                                     strideAttrs);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), source,
+                                     offsetAttrs, sizeAttrs, strideAttrs);
   }
 
   /// An op that permutes outer dimensions but keeps its innermost loop the
@@ -1075,10 +1074,9 @@ struct VectorizeCPULoopsPass
     DenseIntElementsAttr stridesAttr = pooling     ? pooling.getStrides()
                                        : depthwise ? depthwise.getStrides()
                                                    : grouped.getStrides();
-    DenseIntElementsAttr dilationsAttr = pooling ? pooling.getDilations()
-                                         : depthwise
-                                             ? depthwise.getDilations()
-                                             : grouped.getDilations();
+    DenseIntElementsAttr dilationsAttr = pooling     ? pooling.getDilations()
+                                         : depthwise ? depthwise.getDilations()
+                                                     : grouped.getDilations();
     auto inType = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
     auto windowType = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
     auto outType = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
@@ -1174,8 +1172,8 @@ struct VectorizeCPULoopsPass
                                      input, at);
       } else {
         // The run's last element is not a tap and may lie past the row.
-        Value left =
-            arith::SubIOp::create(b, loc, index(b, inShape[rank - 1]), at.back());
+        Value left = arith::SubIOp::create(b, loc, index(b, inShape[rank - 1]),
+                                           at.back());
         Value mask = vector::CreateMaskOp::create(
             b, loc, vectorOf(b.getI1Type(), 2 * width), left);
         Value zeros = arith::ConstantOp::create(
@@ -1210,9 +1208,9 @@ struct VectorizeCPULoopsPass
       };
       SmallVector<Value> accs;
       for (int64_t i = 0; i < filterBlock; ++i)
-        accs.push_back(widen(b, vector::LoadOp::create(b, loc,
-                                                       vectorOf(outElement),
-                                                       output, outputAt(b, i))));
+        accs.push_back(
+            widen(b, vector::LoadOp::create(b, loc, vectorOf(outElement),
+                                            output, outputAt(b, i))));
       Value ih0 = arith::MulIOp::create(b, loc, ivs[rank - 2], index(b, sh));
       Value iw0 = arith::MulIOp::create(b, loc, ivs[rank - 1], index(b, sw));
       // The window of one input channel (`channel`: grouped only) into the
@@ -1259,11 +1257,10 @@ struct VectorizeCPULoopsPass
       if (grouped) {
         ValueRange results =
             scf::ForOp::create(
-                b, loc, index(b, 0), index(b, groupChannels), index(b, 1),
-                accs,
+                b, loc, index(b, 0), index(b, groupChannels), index(b, 1), accs,
                 [&](OpBuilder &lb, Location, Value c, ValueRange carried) {
-                  scf::YieldOp::create(
-                      lb, loc, window(lb, llvm::to_vector(carried), c));
+                  scf::YieldOp::create(lb, loc,
+                                       window(lb, llvm::to_vector(carried), c));
                 })
                 .getResults();
         accs.assign(results.begin(), results.end());
