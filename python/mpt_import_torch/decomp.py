@@ -22,6 +22,9 @@ Two mechanisms, torch's own first:
     - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
+    - convolution_backward of a transposed 2-D convolution: forward
+      convolutions (its input gradient is one, its weight gradient that
+      one's weight gradient);
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (a per-channel sum of
       products for a depthwise convolution; torch-mlir's grouped
@@ -430,6 +433,29 @@ def _strided_conv_weight_grad(grad_output, input, kh, kw, stride, padding, dilat
     return gw.transpose(0, 1)
 
 
+def _transposed_conv_backward(grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+    """Backward of a 2-D transposed convolution (ConvTranspose2d, a U-Net's
+    or a decoder's upsampling), which torch-mlir does not legalize.  The
+    transposed convolution is the input gradient of the forward convolution
+    z -> conv2d(z, w, s, p, d, groups), so its own gradients are that
+    convolution's: the input gradient is conv2d(grad_output, w) (w is
+    [C_in, C_out/G, KH, KW], which conv2d reads as [out, in/G, KH, KW]; the
+    output padding only adds rows that no window reaches), and the weight
+    gradient is that convolution's weight gradient with the roles of input
+    and output gradient swapped, per group."""
+    stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
+    gi = F.conv2d(grad_output, weight, None, stride, padding, dilation, groups) if output_mask[0] else None
+    gw = None
+    if output_mask[1]:
+        kh, kw = weight.shape[-2:]
+        cin, cout = input.shape[1] // groups, grad_output.shape[1] // groups
+        gw = torch.cat([_strided_conv_weight_grad(input[:, g * cin:(g + 1) * cin],
+                                                  grad_output[:, g * cout:(g + 1) * cout], kh, kw, stride,
+                                                  padding, dilation) for g in range(groups)])
+    gb = grad_output.sum(dim=(0, 2, 3)) if output_mask[2] else None
+    return gi, gw, gb
+
+
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
     """Grouped, depthwise or strided 2-D convolution backward.  The weight gradient of
@@ -448,6 +474,9 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     s > 1 is a convolution with the batch as groups whose result holds one
     weight gradient per sample (N x |W| x s^2 elements: 128 MiB for one of
     ResNet-18's 3x3 stride-2 convolutions at batch 16) before summing it."""
+    if transposed and input.dim() == 4:
+        return _transposed_conv_backward(grad_output, input, weight, stride, padding, dilation, groups,
+                                         output_mask)
     if transposed or input.dim() != 4:
         return NotImplemented
     if groups == 1 and (tuple(_pair(stride)) == (1, 1) or not output_mask[1]):

@@ -514,3 +514,27 @@ def old_style_gelu():
 
 def straight_through():
     return CustomFunction("round")
+
+
+class TransposedConv(nn.Module):
+    """Transposed convolutions (a decoder's upsampling) after a strided
+    convolution: stride 2 with padding and output padding (the output gets
+    rows that no input window reaches), a grouped one with dilation, and a
+    plain 2x2 stride-2 one without bias."""
+    example_input_shape = (2, 3, 9, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose2d(8, 6, 3, stride=2, padding=1, output_padding=1)
+        self.grouped = nn.ConvTranspose2d(6, 4, 3, stride=1, padding=2, dilation=2, groups=2)
+        self.plain = nn.ConvTranspose2d(4, 5, 2, stride=2, bias=False)
+        self.out = nn.Linear(5, 4)
+
+    def forward(self, x):
+        y = F.relu(self.up(F.relu(self.down(x))))
+        return self.out(self.plain(F.relu(self.grouped(y))).mean((2, 3)))
+
+
+def transposed_conv():
+    return TransposedConv()
