@@ -223,9 +223,9 @@ def mpt_step(args, files, passes, path, steps, threads):
 
 
 def torch_step(args, flags, mode, steps):
-    from mpt_import_torch import cli, optim
-    import torch.nn.functional as F
+    from mpt_import_torch import cli, losses, optim, step
     spec, _ = cli.build(cli.make_parser().parse_args(flags))
+    loss_fn = losses.get(spec.loss_name)
     model = spec.model
     opt = optim.torch_optimizer(spec.opt, model.parameters())
     x, y = spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value
@@ -234,8 +234,9 @@ def torch_step(args, flags, mode, steps):
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=mode == "bf16"):
-            out = model(x)
-            loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+            # The loss the imported step computes, on what it reads of the
+            # output (GoogLeNet's namedtuple, an HF ModelOutput's logits).
+            loss = loss_fn(step.output_tensor(model(x)), y)
         loss.backward()
         opt.step()
         times.append(time.perf_counter() - t0)

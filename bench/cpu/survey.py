@@ -40,14 +40,17 @@ def main():
         model, shape, *rest = item.split("@")
         flags = ["--model", model, "--input-shape", shape, "--optimizer", rest[0] if rest else "sgd"]
         name = re.sub(r"[^A-Za-z0-9_]+", "_", model.rsplit(":", 1)[-1] + "_" + shape)
-        files = bench.step_files(args, name, flags, False)
         cells, compile_s = [], "-"
-        for mode in modes:
-            r = bench.mpt_step(args, files, passes[mode], "auto", args.steps, args.threads)
-            t = bench.torch_step(args, flags, mode, args.steps)
-            if r:
-                compile_s = f"{r[2]:.1f}"
-            cells += [f"{r[0]:.1f}" if r else "failed", f"{t[0]:.1f}", f"{r[0] / t[0]:.2f}" if r else "-"]
+        try:
+            files = bench.step_files(args, name, flags, False)
+            for mode in modes:
+                r = bench.mpt_step(args, files, passes[mode], "auto", args.steps, args.threads)
+                t = bench.torch_step(args, flags, mode, args.steps)
+                if r:
+                    compile_s = f"{r[2]:.1f}"
+                cells += [f"{r[0]:.1f}" if r else "failed", f"{t[0]:.1f}", f"{r[0] / t[0]:.2f}" if r else "-"]
+        except Exception as e:  # one model's failure (import, PyTorch) is a row, not the end of the survey
+            cells = [f"error: {type(e).__name__}"] + ["-"] * (3 * len(modes) - 1)
         print(f"| {model} | {shape} | " + " | ".join(cells) + f" | {compile_s} |", flush=True)
     return 0
 
