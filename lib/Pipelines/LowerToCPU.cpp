@@ -36,6 +36,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
   // hand-written or autocast steps produce) becomes linalg.generic.
   funcPm.addPass(createConvertElementwiseToLinalgPass());
+  // A weight gradient summed over many uses (an RNN's time steps) as one
+  // matmul; its concatenations are decomposed next.
+  if (options.mergeAccumulatedMatmuls)
+    funcPm.addPass(mpt::createMergeAccumulatedMatmuls());
   // linalg.softmax, tensor.concat, ...: convert-linalg-to-loops has no
   // lowering for aggregates.
   funcPm.addPass(createDecomposeAggregateOps());

@@ -88,6 +88,14 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       *this, "kernel-report-format",
       llvm::cl::desc("Format of the kernel report: text or json"),
       llvm::cl::init("text")};
+  Option<bool> mergeAccumulatedMatmuls{
+      *this, "merge-accumulated-matmuls",
+      llvm::cl::desc("Compute a sum of small-K matmuls (the gradient of a "
+                     "weight used at every step of an RNN) as one matmul of "
+                     "the concatenated operands "
+                     "(--mpt-merge-accumulated-matmuls): another summation "
+                     "order"),
+      llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise linalg ops and give each "

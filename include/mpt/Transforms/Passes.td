@@ -184,6 +184,39 @@ def DecomposeAggregateOps : Pass<"mpt-decompose-aggregate-ops", "mlir::func::Fun
                            "mlir::linalg::LinalgDialect"];
 }
 
+def MergeAccumulatedMatmuls
+    : Pass<"mpt-merge-accumulated-matmuls", "mlir::func::FuncOp"> {
+  let summary = "Merge a sum of small-K matmuls into one matmul over the "
+                "concatenated operands";
+  let description = [{
+    On tensors. A weight used many times in a step (an RNN's recurrent
+    weight at every time step, a tied embedding, a layer applied twice)
+    gets its gradient as a sum of products, one per use: `sum_i A_i B_i`,
+    each a `linalg.matmul` of small K (an LSTM's batch) into a zero fill,
+    added up by elementwise `linalg.generic` adds. Such a sum becomes one
+    `linalg.matmul` of `tensor.concat` of the A_i along K by `tensor.concat`
+    of the B_i along K, so that the CPU kernel keeps the sums in registers
+    over the whole K instead of writing, re-reading and adding one
+    weight-sized partial product per use.
+
+    The sum is a tree of adds (identity maps, each read only by the next
+    add; an autocast add in bf16 or f16 that widens its inputs and rounds
+    its result counts) whose leaves are matmul results read only by the
+    sum, in f32 or rounded by a lone `arith.truncf` generic. A leaf joins
+    when its operands are smaller than its product (K (M + N) <= M N; with
+    a larger K the kernel already amortises C); a merged matmul takes
+    leaves with the same operand types while their operands, which stay
+    live until it runs, total at most two products; the other leaves stay
+    and are added to its result in the order of the sum.
+
+    Summation order changes: the merged matmul sums all products in f32 in
+    K order, where the sum added rounded partial products. Under autocast
+    the gradient is then rounded to bf16 or f16 once, not after every add.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse chains of elementwise linalg ops and give each reader of a fill its own fill";
   let description = [{
