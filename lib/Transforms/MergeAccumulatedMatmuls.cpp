@@ -178,6 +178,8 @@ void MergeAccumulatedMatmulsPass::runOnOperation() {
       int64_t elements = 0;
     };
     SmallVector<Group> groups;
+    // The group that terms of these operand types join (linear in the terms).
+    DenseMap<std::pair<Type, Type>, size_t> openGroup;
     SmallVector<Value> others;
     for (Value value : terms) {
       std::optional<MatmulTerm> term = getMatmulTerm(value, root->getBlock());
@@ -185,20 +187,18 @@ void MergeAccumulatedMatmulsPass::runOnOperation() {
         others.push_back(value);
         continue;
       }
-      auto typesOf = [](MatmulTerm t) {
-        return std::pair(getElementTypeOrSelf(t.matmul.getInputs()[0]),
-                         getElementTypeOrSelf(t.matmul.getInputs()[1]));
-      };
+      std::pair<Type, Type> types(
+          getElementTypeOrSelf(term->matmul.getInputs()[0]),
+          getElementTypeOrSelf(term->matmul.getInputs()[1]));
       int64_t elements = term->k * (m + n);
-      Group *group = nullptr;
-      for (Group &g : groups)
-        if (typesOf(g.terms.front()) == typesOf(*term) &&
-            g.elements + elements <= 2 * m * n)
-          group = &g;
-      if (!group)
-        group = &groups.emplace_back();
-      group->terms.push_back(*term);
-      group->elements += elements;
+      auto [it, inserted] = openGroup.try_emplace(types, groups.size());
+      if (inserted || groups[it->second].elements + elements > 2 * m * n) {
+        it->second = groups.size();
+        groups.emplace_back();
+      }
+      Group &group = groups[it->second];
+      group.terms.push_back(*term);
+      group.elements += elements;
     }
     if (llvm::none_of(groups, [](const Group &g) { return g.terms.size() > 1; }))
       continue;

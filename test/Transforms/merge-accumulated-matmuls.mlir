@@ -133,3 +133,56 @@ func.func @stays(%a: tensor<8x64xf32>, %b: tensor<64x8xf32>, %c: tensor<8x2xf32>
   } -> tensor<8x8xf32>
   return %s0, %s1, %shared, %s2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// The operands of merged products stay live until the merged matmul runs,
+// so a group takes products while their operands total at most two
+// products' elements: 8x8 products of K = 2 have 32 operand elements each,
+// so four (128 = 2 x 64) make a group and the fifth stays a matmul of its
+// own, added to the group's result.
+#id = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @operand_budget
+// CHECK: %[[Q:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x2xf32>, tensor<2x8xf32>)
+// CHECK: %[[A:.*]] = tensor.concat dim(1) {{.*}} -> tensor<8x8xf32>
+// CHECK: %[[B:.*]] = tensor.concat dim(0) {{.*}} -> tensor<8x8xf32>
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[A]], %[[B]] :
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %[[Q]] :
+// CHECK-NOT: linalg.matmul
+// CHECK-NOT: tensor.concat
+// CHECK: return
+func.func @operand_budget(%a: tensor<8x2xf32>, %b: tensor<2x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p0 = linalg.matmul ins(%a, %b : tensor<8x2xf32>, tensor<2x8xf32>) outs(%fill : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p1 = linalg.matmul ins(%a, %b : tensor<8x2xf32>, tensor<2x8xf32>) outs(%fill : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p2 = linalg.matmul ins(%a, %b : tensor<8x2xf32>, tensor<2x8xf32>) outs(%fill : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p3 = linalg.matmul ins(%a, %b : tensor<8x2xf32>, tensor<2x8xf32>) outs(%fill : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p4 = linalg.matmul ins(%a, %b : tensor<8x2xf32>, tensor<2x8xf32>) outs(%fill : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p0, %p1 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p2, %p3 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s0, %s1 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %s3 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s2, %p4 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %s3 : tensor<8x8xf32>
+}
