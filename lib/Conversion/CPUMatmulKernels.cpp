@@ -507,9 +507,33 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
       joined += (joined.empty() ? "" : ", ") + part(param, type);
     return joined;
   };
-  os << formatv("          func.call @{0}_block({1}) : ({2}) -> ()\n", name,
-                joinParams([](StringRef n, StringRef) { return n.str(); }),
-                joinParams([](StringRef, StringRef t) { return t.str(); }));
+  // A panel of at most 4 or 8 rows (a batch of 4 or 8 as M, the last panel
+  // of a ragged M) calls a register block of that many rows: the 14-row
+  // block would spend its FMAs on padding (M = 8: 6 of 14 rows).
+  std::string args =
+      joinParams([](StringRef n, StringRef) { return n.str(); });
+  std::string argTypes =
+      joinParams([](StringRef, StringRef t) { return t.str(); });
+  os << formatv(R"(          %panelEnd = arith.addi %pi0, %cMR : index
+          %panelRows0 = arith.minui %panelEnd, %iend : index
+          %panelRows = arith.subi %panelRows0, %pi0 : index
+          %upTo4 = arith.cmpi ule, %panelRows, %c4 : index
+          %upTo8 = arith.cmpi ule, %panelRows, %c8 : index
+          scf.if %upTo4 {{
+            func.call @{0}_block4({1}) : ({2}) -> ()
+          } else {{
+            scf.if %upTo8 {{
+              func.call @{0}_block8({1}) : ({2}) -> ()
+            } else {{
+              func.call @{0}_block({1}) : ({2}) -> ()
+            }
+          }
+)",
+                name, args, argTypes);
+  // The register block of `blockRows` rows of the panel (its first rows),
+  // as the body of a function.
+  auto emitBlock = [&](const int blockRows) {
+  const int rows = blockRows;
   std::string block;
   raw_string_ostream bs(block);
   // Load the C block (rows past the task's block read as zeros and are not
@@ -640,6 +664,8 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   } else {
     emitStores(/*rounded=*/false);
   }
+  return block;
+  };
   os << formatv(R"(        }
       }
     }
@@ -652,23 +678,26 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
 }
 )",
                 bpType, apType, parallel ? "scf.reduce" : "");
-  // The register block's function (the same in the serial and the parallel
-  // kernel).
-  os << formatv("func.func private @{0}_block({1}) attributes "
-                "{{passthrough = [\"noinline\"]} {{\n",
-                name, joinParams([](StringRef n, StringRef t) {
-                  return (n + ": " + t).str();
-                }));
-  for (int r = 0; r <= rows; ++r)
-    os << formatv("  %c{0} = arith.constant {0} : index\n", r);
-  for (int v = 0; v < vectors; ++v)
-    os << formatv("  %c{0}x16 = arith.constant {1} : index\n"
-                  "  %c{0}x32 = arith.constant {2} : index\n"
-                  "  %jo{0} = arith.addi %j0, %c{0}x16 : index\n"
-                  "  %rem{0} = arith.subi %N, %jo{0} : index\n"
-                  "  %m{0} = vector.create_mask %rem{0} : vector<16xi1>\n",
-                  v, v * 16, v * 32);
-  os << "  %z16 = arith.constant dense<0.0> : vector<16xf32>\n"
-     << block << "  return\n}\n";
+  // The register blocks' functions (the same in the serial and the
+  // parallel kernel).
+  for (auto [suffix, blockRows] :
+       {std::pair("", rows), std::pair("8", 8), std::pair("4", 4)}) {
+    os << formatv("func.func private @{0}_block{1}({2}) attributes "
+                  "{{passthrough = [\"noinline\"]} {{\n",
+                  name, suffix, joinParams([](StringRef n, StringRef t) {
+                    return (n + ": " + t).str();
+                  }));
+    for (int r = 0; r <= rows; ++r)
+      os << formatv("  %c{0} = arith.constant {0} : index\n", r);
+    for (int v = 0; v < vectors; ++v)
+      os << formatv("  %c{0}x16 = arith.constant {1} : index\n"
+                    "  %c{0}x32 = arith.constant {2} : index\n"
+                    "  %jo{0} = arith.addi %j0, %c{0}x16 : index\n"
+                    "  %rem{0} = arith.subi %N, %jo{0} : index\n"
+                    "  %m{0} = vector.create_mask %rem{0} : vector<16xi1>\n",
+                    v, v * 16, v * 32);
+    os << "  %z16 = arith.constant dense<0.0> : vector<16xf32>\n"
+       << emitBlock(blockRows) << "  return\n}\n";
+  }
   return text;
 }

@@ -484,12 +484,12 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       return failure();
     }
     // The kernel, and the functions it calls (the runtime's declarations,
-    // the register block's function that both variants share) once a
+    // the register blocks' functions that both variants share) once a
     // module.
     func::FuncOp fn;
     for (func::FuncOp f :
          llvm::make_early_inc_range(parsed->getOps<func::FuncOp>())) {
-      if (!f.isDeclaration() && !f.getSymName().ends_with("_block")) {
+      if (!f.isDeclaration() && !f.getSymName().contains("_block")) {
         fn = f;
         continue;
       }

@@ -40,7 +40,8 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     * `avx512` (f32, f16 or bf16 inputs -> f32): `@__mpt_avx512_matmul_<t>`,
       a 14x32 register block of 28 vector<16xf32> accumulators kept across
       a K block of 256, A and B packed (and widened to f32, exactly) into
-      panels, one `vector.fma` per accumulator and k. k runs in order as in
+      panels, one `vector.fma` per accumulator and k; a panel of at most 4
+      or 8 rows uses a 4x32 or 8x32 block. k runs in order as in
       the scalar loops, but each multiply-add is rounded once (FMA), so f32
       results differ from the generic path by rounding.
 
