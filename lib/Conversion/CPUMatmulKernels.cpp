@@ -510,8 +510,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // A panel of at most 4 or 8 rows (a batch of 4 or 8 as M, the last panel
   // of a ragged M) calls a register block of that many rows: the 14-row
   // block would spend its FMAs on padding (M = 8: 6 of 14 rows).
-  std::string args =
-      joinParams([](StringRef n, StringRef) { return n.str(); });
+  std::string args = joinParams([](StringRef n, StringRef) { return n.str(); });
   std::string argTypes =
       joinParams([](StringRef, StringRef t) { return t.str(); });
   os << formatv(R"(          %panelEnd = arith.addi %pi0, %cMR : index
@@ -533,138 +532,145 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // The register block of `blockRows` rows of the panel (its first rows),
   // as the body of a function.
   auto emitBlock = [&](const int blockRows) {
-  const int rows = blockRows;
-  std::string block;
-  raw_string_ostream bs(block);
-  // Load the C block (rows past the task's block read as zeros and are not
-  // stored).
-  std::string vecTypes;
-  for (int v = 0; v < vectors; ++v)
-    vecTypes += (v ? ", " : "") + std::string("vector<16xf32>");
-  for (int r = 0; r < rows; ++r) {
-    bs << formatv(R"(          %r{0} = arith.addi %pi0, %c{0} : index
+    const int rows = blockRows;
+    std::string block;
+    raw_string_ostream bs(block);
+    // Load the C block (rows past the task's block read as zeros and are not
+    // stored).
+    std::string vecTypes;
+    for (int v = 0; v < vectors; ++v)
+      vecTypes += (v ? ", " : "") + std::string("vector<16xf32>");
+    for (int r = 0; r < rows; ++r) {
+      bs << formatv(R"(          %r{0} = arith.addi %pi0, %c{0} : index
           %in{0} = arith.cmpi ult, %r{0}, %iend : index
           %ld{0} = arith.andi %in{0}, %loadC : i1
           %l{0}:{1} = scf.if %ld{0} -> ({2}) {{
 )",
-                  r, vectors, vecTypes);
-    std::string loaded, zeros;
-    for (int v = 0; v < vectors; ++v) {
-      bs << formatv("            %u{0} = vector.maskedload %C[%r{1}, %jo{0}], "
-                    "%m{0}, %z16 : {2}, vector<16xi1>, vector<16xf32> into "
-                    "vector<16xf32>\n",
-                    v, r, out);
-      loaded += formatv("{0}%u{1}", v ? ", " : "", v);
-      zeros += formatv("{0}%z16", v ? ", " : "");
-    }
-    bs << formatv(R"(            scf.yield {0} : {2}
+                    r, vectors, vecTypes);
+      std::string loaded, zeros;
+      for (int v = 0; v < vectors; ++v) {
+        bs << formatv(
+            "            %u{0} = vector.maskedload %C[%r{1}, %jo{0}], "
+            "%m{0}, %z16 : {2}, vector<16xi1>, vector<16xf32> into "
+            "vector<16xf32>\n",
+            v, r, out);
+        loaded += formatv("{0}%u{1}", v ? ", " : "", v);
+        zeros += formatv("{0}%z16", v ? ", " : "");
+      }
+      bs << formatv(R"(            scf.yield {0} : {2}
           } else {{
             scf.yield {1} : {2}
           }
 )",
-                  loaded, zeros, vecTypes);
-  }
-  std::string types, iterArgs, yields;
-  for (int q = 0; q < rows * vectors; ++q) {
-    types += (q ? ", " : "") + std::string("vector<16xf32>");
-    iterArgs += formatv("{0}%a{1} = %l{2}#{3}", q ? ", " : "", q, q / vectors,
-                        q % vectors);
-    yields += formatv("{0}%n{1}", q ? ", " : "", q);
-  }
-  // The K loop. Per step: the B row (16 columns per vector; with `dot`, 16
-  // column pairs), a broadcast of A per row (from the pack, or with
-  // `inPlace` from A's row), one FMA or vdpbf16ps per accumulator.
-  auto emitKLoop = [&](StringRef result, bool inPlace) {
-    bs << formatv("          {3}:{0} = scf.for %k = %c0 to %ksteps step %c1 "
-                  "iter_args({1}) -> ({2}) {{\n",
-                  rows * vectors, iterArgs, types, result);
-    for (int v = 0; v < vectors; ++v)
-      bs << formatv("            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
-                    "{1}, vector<{2}x{3}>\n",
-                    v, bpType, dot ? 32 : 16, bpElt);
-    if (inPlace)
-      bs << "            %k2 = arith.muli %k, %c2 : index\n"
-            "            %ka = arith.addi %kb, %k2 : index\n";
-    for (int r = 0; r < rows; ++r) {
-      // %e: row r's element at step k (with `dot`, its k pair as an i32).
+                    loaded, zeros, vecTypes);
+    }
+    std::string types, iterArgs, yields;
+    for (int q = 0; q < rows * vectors; ++q) {
+      types += (q ? ", " : "") + std::string("vector<16xf32>");
+      iterArgs += formatv("{0}%a{1} = %l{2}#{3}", q ? ", " : "", q, q / vectors,
+                          q % vectors);
+      yields += formatv("{0}%n{1}", q ? ", " : "", q);
+    }
+    // The K loop. Per step: the B row (16 columns per vector; with `dot`, 16
+    // column pairs), a broadcast of A per row (from the pack, or with
+    // `inPlace` from A's row), one FMA or vdpbf16ps per accumulator.
+    auto emitKLoop = [&](StringRef result, bool inPlace) {
+      bs << formatv("          {3}:{0} = scf.for %k = %c0 to %ksteps step %c1 "
+                    "iter_args({1}) -> ({2}) {{\n",
+                    rows * vectors, iterArgs, types, result);
+      for (int v = 0; v < vectors; ++v)
+        bs << formatv(
+            "            %b{0} = vector.load %Bp[%jl, %k, %c{0}x{2}] : "
+            "{1}, vector<{2}x{3}>\n",
+            v, bpType, dot ? 32 : 16, bpElt);
       if (inPlace)
-        bs << formatv(R"(            %x{0} = vector.load %A[%ar{0}, %ka] : {1}, vector<2xbf16>
+        bs << "            %k2 = arith.muli %k, %c2 : index\n"
+              "            %ka = arith.addi %kb, %k2 : index\n";
+      for (int r = 0; r < rows; ++r) {
+        // %e: row r's element at step k (with `dot`, its k pair as an i32).
+        if (inPlace)
+          bs << formatv(
+              R"(            %x{0} = vector.load %A[%ar{0}, %ka] : {1}, vector<2xbf16>
             %xd{0} = vector.bitcast %x{0} : vector<2xbf16> to vector<1xi32>
             %e{0} = vector.extract %xd{0}[0] : i32 from vector<1xi32>
 )",
-                      r, in);
-      else
-        bs << formatv("            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}\n",
-                      r, apType);
-      if (dot)
-        bs << formatv(R"(            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
+              r, in);
+        else
+          bs << formatv(
+              "            %e{0} = memref.load %Ap[%p, %c{0}, %k] : {1}\n", r,
+              apType);
+        if (dot)
+          bs << formatv(
+              R"(            %d{0} = vector.broadcast %e{0} : i32 to vector<16xi32>
             %s{0} = vector.bitcast %d{0} : vector<16xi32> to vector<32xbf16>
 )",
-                      r);
-      else
-        bs << formatv("            %s{0} = vector.broadcast %e{0} : f32 to "
-                      "vector<16xf32>\n",
-                      r);
-      for (int v = 0; v < vectors; ++v)
-        bs << formatv(dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
-                            "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"
-                          : "            %n{0} = vector.fma %s{1}, %b{2}, %a{0} "
-                            ": vector<16xf32>\n",
-                      r * vectors + v, r, v);
-    }
-    bs << formatv("            scf.yield {0} : {1}\n          }\n", yields,
-                  types);
-  };
-  if (dot) {
-    // A's rows for the in-place loop: past the task's block, the last row
-    // of A (read, never stored).
-    for (int r = 0; r < rows; ++r)
-      bs << formatv("          %ar{0} = arith.minui %r{0}, %lastRow : index\n",
-                    r);
-    std::string accs;
-    for (int q = 0; q < rows * vectors; ++q)
-      accs += formatv("{0}%accI#{1}", q ? ", " : "", q).str();
-    bs << formatv("          %acc:{0} = scf.if %inPlaceA -> ({1}) {{\n",
-                  rows * vectors, types);
-    emitKLoop("%accI", /*inPlace=*/true);
-    bs << formatv("          scf.yield {0} : {1}\n          } else {{\n", accs,
-                  types);
-    emitKLoop("%accI", /*inPlace=*/false);
-    bs << formatv("          scf.yield {0} : {1}\n          }\n", accs, types);
-  } else {
-    emitKLoop("%acc", /*inPlace=*/false);
-  }
-  auto emitStores = [&](bool rounded) {
-    for (int r = 0; r < rows; ++r) {
-      bs << formatv("          scf.if %in{0} {{\n", r);
-      for (int v = 0; v < vectors; ++v) {
-        int q = r * vectors + v;
-        if (rounded)
-          bs << formatv("            %rb{0} = arith.truncf %acc#{0} : "
-                        "vector<16xf32> to vector<16xbf16>\n"
-                        "            vector.maskedstore %D[%r{1}, %jo{2}], "
-                        "%m{2}, %rb{0} : {3}, vector<16xi1>, "
-                        "vector<16xbf16>\n",
-                        q, r, v, dType);
+              r);
         else
-          bs << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], "
-                        "%m{1}, %acc#{2} : {3}, vector<16xi1>, "
+          bs << formatv("            %s{0} = vector.broadcast %e{0} : f32 to "
                         "vector<16xf32>\n",
-                        r, v, q, out);
+                        r);
+        for (int v = 0; v < vectors; ++v)
+          bs << formatv(
+              dot ? "            %n{0} = x86vector.avx512.dot %a{0}, "
+                    "%s{1}, %b{2} : vector<32xbf16> -> vector<16xf32>\n"
+                  : "            %n{0} = vector.fma %s{1}, %b{2}, %a{0} "
+                    ": vector<16xf32>\n",
+              r * vectors + v, r, v);
       }
-      bs << "          }\n";
+      bs << formatv("            scf.yield {0} : {1}\n          }\n", yields,
+                    types);
+    };
+    if (dot) {
+      // A's rows for the in-place loop: past the task's block, the last row
+      // of A (read, never stored).
+      for (int r = 0; r < rows; ++r)
+        bs << formatv(
+            "          %ar{0} = arith.minui %r{0}, %lastRow : index\n", r);
+      std::string accs;
+      for (int q = 0; q < rows * vectors; ++q)
+        accs += formatv("{0}%accI#{1}", q ? ", " : "", q).str();
+      bs << formatv("          %acc:{0} = scf.if %inPlaceA -> ({1}) {{\n",
+                    rows * vectors, types);
+      emitKLoop("%accI", /*inPlace=*/true);
+      bs << formatv("          scf.yield {0} : {1}\n          } else {{\n",
+                    accs, types);
+      emitKLoop("%accI", /*inPlace=*/false);
+      bs << formatv("          scf.yield {0} : {1}\n          }\n", accs,
+                    types);
+    } else {
+      emitKLoop("%acc", /*inPlace=*/false);
     }
-  };
-  if (dot) {
-    bs << "          scf.if %epi {\n";
-    emitStores(/*rounded=*/true);
-    bs << "          } else {\n";
-    emitStores(/*rounded=*/false);
-    bs << "          }\n";
-  } else {
-    emitStores(/*rounded=*/false);
-  }
-  return block;
+    auto emitStores = [&](bool rounded) {
+      for (int r = 0; r < rows; ++r) {
+        bs << formatv("          scf.if %in{0} {{\n", r);
+        for (int v = 0; v < vectors; ++v) {
+          int q = r * vectors + v;
+          if (rounded)
+            bs << formatv("            %rb{0} = arith.truncf %acc#{0} : "
+                          "vector<16xf32> to vector<16xbf16>\n"
+                          "            vector.maskedstore %D[%r{1}, %jo{2}], "
+                          "%m{2}, %rb{0} : {3}, vector<16xi1>, "
+                          "vector<16xbf16>\n",
+                          q, r, v, dType);
+          else
+            bs << formatv("            vector.maskedstore %C[%r{0}, %jo{1}], "
+                          "%m{1}, %acc#{2} : {3}, vector<16xi1>, "
+                          "vector<16xf32>\n",
+                          r, v, q, out);
+        }
+        bs << "          }\n";
+      }
+    };
+    if (dot) {
+      bs << "          scf.if %epi {\n";
+      emitStores(/*rounded=*/true);
+      bs << "          } else {\n";
+      emitStores(/*rounded=*/false);
+      bs << "          }\n";
+    } else {
+      emitStores(/*rounded=*/false);
+    }
+    return block;
   };
   os << formatv(R"(        }
       }

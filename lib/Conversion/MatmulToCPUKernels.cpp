@@ -770,8 +770,16 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       std::optional<int64_t> work = workPerCall(op, *plan);
       int64_t batch =
           plan->batch ? op.getStaticLoopRanges()[*plan->batch] : 1;
-      bool small = work && !ShapedType::isDynamic(batch) &&
-                   *work * batch < parallelMinWork;
+      // parallel-min-work counts AMX multiply-adds; the AVX512-BF16 and
+      // AVX-512 kernels do a quarter and an eighth as many in the same time
+      // (bench/cpu/bench.py, 1024^3), and a call of theirs pays for a fork
+      // at as many fewer.
+      int64_t minWork =
+          parallelMinWork / (plan->kernel == Kernel::AMX          ? 1
+                             : plan->kernel == Kernel::AVX512BF16 ? 4
+                                                                  : 8);
+      bool small =
+          work && !ShapedType::isDynamic(batch) && *work * batch < minWork;
       bool parallelBatch = parallel && plan->batch && !small;
       bool parallelKernel = parallel && !plan->batch && !small;
       FailureOr<func::FuncOp> kernel =

@@ -35,19 +35,26 @@ static Value skipExtF(Value value) {
   return value;
 }
 
+/// Whether `op` is elementwise on tensors with `numInputs` inputs and one
+/// output, all read and written at the loop indices.
+static bool isIdentityElementwise(linalg::GenericOp op, unsigned numInputs) {
+  return op.hasPureTensorSemantics() && op.getNumDpsInputs() == numInputs &&
+         op.getNumDpsInits() == 1 && op.getNumReductionLoops() == 0 &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
 /// Whether `op` adds its two inputs elementwise: identity maps, parallel
 /// loops, inputs and output of one type, a body that yields in0 + in1,
 /// computed in a wider type and rounded back where the type is narrower
 /// (autocast's bf16 adds), and does not read its init.
 static bool isElementwiseAdd(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!isIdentityElementwise(op, /*numInputs=*/2))
     return false;
   Type type = op.getResult(0).getType();
   if (op.getInputs()[0].getType() != type ||
-      op.getInputs()[1].getType() != type || op.getInputs()[0] == op.getInputs()[1])
+      op.getInputs()[1].getType() != type ||
+      op.getInputs()[0] == op.getInputs()[1])
     return false;
   Block &body = op.getRegion().front();
   if (!body.getArgument(2).use_empty())
@@ -65,10 +72,7 @@ static bool isElementwiseAdd(linalg::GenericOp op) {
 
 /// Whether `op` only rounds its one input to its output's element type.
 static bool isElementwiseTrunc(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!isIdentityElementwise(op, /*numInputs=*/1))
     return false;
   Block &body = op.getRegion().front();
   auto trunc =
@@ -200,7 +204,8 @@ void MergeAccumulatedMatmulsPass::runOnOperation() {
       group.terms.push_back(*term);
       group.elements += elements;
     }
-    if (llvm::none_of(groups, [](const Group &g) { return g.terms.size() > 1; }))
+    if (llvm::none_of(groups,
+                      [](const Group &g) { return g.terms.size() > 1; }))
       continue;
 
     OpBuilder builder(root);

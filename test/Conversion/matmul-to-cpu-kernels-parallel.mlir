@@ -59,3 +59,27 @@ func.func @small_batch(%a: memref<3x17x33xf32>, %b: memref<3x33x40xf32>, %c: mem
   linalg.batch_matmul ins(%a, %b : memref<3x17x33xf32>, memref<3x33x40xf32>) outs(%c : memref<3x17x40xf32>)
   return
 }
+
+// -----
+
+// parallel-min-work counts AMX multiply-adds: the AVX-512 kernel does an
+// eighth as many in the same time, so an f32 contraction forks from 2^20
+// (128x128x128: 2^21) and stays serial below (64x64x128: 2^19).
+// CHECK-LABEL: func.func private @__mpt_avx512_matmul_f32_serial(
+// CHECK-LABEL: func.func private @__mpt_avx512_matmul_f32(
+// CHECK: scf.parallel
+// CHECK-LABEL: func.func @f32_forks(
+// CHECK: call @__mpt_avx512_matmul_f32(
+// CHECK-LABEL: func.func @f32_serial(
+// CHECK: call @__mpt_avx512_matmul_f32_serial(
+// REPORT: linalg.matmul 128x128x128 f32 x f32 -> f32: @__mpt_avx512_matmul_f32 (
+// REPORT-NOT: serial
+// REPORT: linalg.matmul 64x64x128 f32 x f32 -> f32: @__mpt_avx512_matmul_f32_serial ({{.*}}serial: fewer than parallel-min-work multiply-adds)
+func.func @f32_forks(%a: memref<128x128xf32>, %b: memref<128x128xf32>, %c: memref<128x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x128xf32>, memref<128x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+func.func @f32_serial(%a: memref<64x128xf32>, %b: memref<128x64xf32>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xf32>, memref<128x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}

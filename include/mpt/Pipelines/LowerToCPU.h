@@ -76,8 +76,9 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
   Option<int64_t> parallelMinWork{
       *this, "parallel-min-work",
       llvm::cl::desc("With parallel: contractions of fewer multiply-adds "
-                     "call the serial kernel (--mpt-matmul-to-cpu-kernels' "
-                     "parallel-min-work)"),
+                     "(AMX's; an eighth of it for the AVX-512 kernel, a "
+                     "quarter for AVX512-BF16) call the serial kernel "
+                     "(--mpt-matmul-to-cpu-kernels' parallel-min-work)"),
       llvm::cl::init(int64_t(1) << 23)};
   Option<std::string> kernelReport{
       *this, "kernel-report",
