@@ -162,6 +162,8 @@ const PipelineSpec kPipelines[] = {
     {"func.func(mpt-strip-training-markers)", false},
     {"func.func(mpt-strip-contract-attributes)", false},
     {"func.func(mpt-decompose-aggregate-ops)", false},
+    {"func.func(convert-elementwise-to-linalg,mpt-merge-accumulated-matmuls)",
+     false},
     {"mpt-mixed-precision", false},
     {"mpt-mixed-precision{dtype=bf16 master-weights=1}", false},
     {"mpt-matmul-to-tensorcore{chip=sm_80}", false},
