@@ -116,6 +116,10 @@ def memory_section(mpt_opt, tmp):
               "| --- | ---: | ---: | ---: |",
               f"| FP32 | {a_b / 1024:.1f} | {c_b / 1024:.1f} | {f_b / 2**20:.1f} |",
               f"| mixed (f16) | {a_a / 1024:.1f} | {c_a / 1024:.1f} | {f_a / 2**20:.1f} |", "",
+              "F of the mixed-precision plan includes the 16-bit weight copies its backward reads (autocast's plan, "
+              "as the report estimates it; `--mpt-mixed-precision` then casts them again in the backward, "
+              "`--mpt-recompute-in-backward`), so at a small batch it can exceed FP32's; a batch that does not fit "
+              "is shown as 0.", "",
               "The mixed-precision batch that fits in the memory of an FP32 batch B:", "",
               "    B_mp = floor((F_fp32 + c_fp32 + B·a_fp32 − F_mp − c_mp) / a_mp)"
               "   →   B · a_fp32/a_mp for large B", "",
@@ -124,7 +128,7 @@ def memory_section(mpt_opt, tmp):
               "| ---: | ---: | ---: |"]
     for B in (2, 32, 128, 512):
         m = f_b + c_b + B * a_b
-        lines.append(f"| {B} | {m / 2**20:.1f} | {math.floor((m - f_a - c_a) / a_a)} |")
+        lines.append(f"| {B} | {m / 2**20:.1f} | {max(0, math.floor((m - f_a - c_a) / a_a))} |")
     return lines
 
 

@@ -46,12 +46,16 @@ module {
     %cst_22 = arith.constant 5.000000e-01 : f32
     %c2 = arith.constant 2 : index
     %c0 = arith.constant 0 : index
-    %cst_23 = arith.constant 1.250000e-01 : f32
-    %cst_24 = arith.constant 3.125000e-02 : f32
-    %cst_25 = arith.constant 7.812500e-03 : f32
-    %cst_26 = arith.constant dense<0.000000e+00> : tensor<2x64x8x8x1xf32>
-    %cst_27 = arith.constant dense<0.000000e+00> : tensor<2x64x8x16xf32>
-    %cst_28 = arith.constant 0.001953125 : f32
+    %cst_23 = arith.constant dense<0.000000e+00> : tensor<2x256x1x1x1xf32>
+    %c1 = arith.constant 1 : index
+    %cst_24 = arith.constant 1.250000e-01 : f32
+    %cst_25 = arith.constant dense<0.000000e+00> : tensor<2x128x2x2x1xf32>
+    %cst_26 = arith.constant 3.125000e-02 : f32
+    %cst_27 = arith.constant dense<0.000000e+00> : tensor<2x64x4x4x1xf32>
+    %cst_28 = arith.constant 7.812500e-03 : f32
+    %cst_29 = arith.constant dense<0.000000e+00> : tensor<2x64x8x8x1xf32>
+    %cst_30 = arith.constant dense<0.000000e+00> : tensor<2x64x8x16xf32>
+    %cst_31 = arith.constant 0.001953125 : f32
     %padded = tensor.pad %arg62 low[0, 0, 3, 3] high[0, 0, 3, 3] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
@@ -63,1975 +67,1975 @@ module {
     %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<64xf32>) -> tensor<64xf32>
     %5 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%2 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %6 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%5 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_8 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_8 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %7 = tensor.empty() : tensor<2x64x16x16xf64>
     %8 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<2x64x16x16xf32>) outs(%7 : tensor<2x64x16x16xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x16x16xf64>
     %9 = tensor.empty() : tensor<1x64x1x1xf64>
     %10 = linalg.fill ins(%cst_0 : f64) outs(%9 : tensor<1x64x1x1xf64>) -> tensor<1x64x1x1xf64>
     %11 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%8 : tensor<2x64x16x16xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %12 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%11 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %13 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %12 : tensor<2x64x16x16xf64>, tensor<1x64x1x1xf64>) outs(%7 : tensor<2x64x16x16xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x16x16xf64>
     %14 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%13, %13 : tensor<2x64x16x16xf64>, tensor<2x64x16x16xf64>) outs(%7 : tensor<2x64x16x16xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x16x16xf64>
     %15 = tensor.empty() : tensor<64xf64>
     %16 = linalg.fill ins(%cst_0 : f64) outs(%15 : tensor<64xf64>) -> tensor<64xf64>
     %17 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%14 : tensor<2x64x16x16xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %18 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%17 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_9 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_9 : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %19 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%18 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %20 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%19 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %21 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%20 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %expanded = tensor.expand_shape %6 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %expanded_29 = tensor.expand_shape %21 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %expanded_32 = tensor.expand_shape %21 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
     %22 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %expanded : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %23 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_29 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %23 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_32 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %expanded_30 = tensor.expand_shape %arg1 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %24 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%23, %expanded_30 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_33 = tensor.expand_shape %arg1 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %24 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%23, %expanded_33 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %expanded_31 = tensor.expand_shape %arg2 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %25 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%24, %expanded_31 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_34 = tensor.expand_shape %arg2 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %25 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%24, %expanded_34 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
     %26 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%25 : tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x64x16x16xf32>
-    %padded_32 = tensor.pad %26 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_35 = tensor.pad %26 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst_1 : f32
     } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
     %27 = tensor.empty() : tensor<2x64x8x8xf32>
     %28 = linalg.fill ins(%cst_1 : f32) outs(%27 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %29 = tensor.empty() : tensor<3x3xf32>
-    %30 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_32, %29 : tensor<2x64x18x18xf32>, tensor<3x3xf32>) outs(%28 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %padded_33 = tensor.pad %30 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %30 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_35, %29 : tensor<2x64x18x18xf32>, tensor<3x3xf32>) outs(%28 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %padded_36 = tensor.pad %30 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x64x8x8xf32> to tensor<2x64x10x10xf32>
     %31 = linalg.fill ins(%cst : f32) outs(%27 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %32 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_33, %arg3 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %32 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_36, %arg3 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %33 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%32 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %34 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%33 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %35 = tensor.empty() : tensor<2x64x8x8xf64>
     %36 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %37 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%36 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %38 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%37 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %39 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%36, %38 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %40 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%39, %39 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %41 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%40 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %42 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%41 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %43 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%42 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %44 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%43 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %45 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%44 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_34 = tensor.expand_shape %34 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %expanded_35 = tensor.expand_shape %45 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %46 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32, %expanded_34 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_37 = tensor.expand_shape %34 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %expanded_38 = tensor.expand_shape %45 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %46 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32, %expanded_37 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %47 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_35 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %47 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_38 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_36 = tensor.expand_shape %arg4 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %48 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%47, %expanded_36 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_39 = tensor.expand_shape %arg4 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %48 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%47, %expanded_39 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_37 = tensor.expand_shape %arg5 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %49 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%48, %expanded_37 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_40 = tensor.expand_shape %arg5 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %49 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%48, %expanded_40 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %50 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%49 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x64x8x8xf32>
-    %padded_38 = tensor.pad %50 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_41 = tensor.pad %50 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x64x8x8xf32> to tensor<2x64x10x10xf32>
-    %51 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_38, %arg6 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %51 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_41, %arg6 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %52 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%51 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %53 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%52 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %54 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %55 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%54 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %56 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%55 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %57 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%54, %56 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %58 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%57, %57 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %59 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%58 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %60 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%59 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %61 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%60 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %62 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%61 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %63 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%62 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_39 = tensor.expand_shape %53 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %expanded_40 = tensor.expand_shape %63 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %64 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51, %expanded_39 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_42 = tensor.expand_shape %53 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %expanded_43 = tensor.expand_shape %63 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %64 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51, %expanded_42 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %65 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_40 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %65 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_43 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_41 = tensor.expand_shape %arg7 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %66 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%65, %expanded_41 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_44 = tensor.expand_shape %arg7 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %66 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%65, %expanded_44 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_42 = tensor.expand_shape %arg8 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %67 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%66, %expanded_42 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_45 = tensor.expand_shape %arg8 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %67 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%66, %expanded_45 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %68 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%67, %30 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %69 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%68 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x64x8x8xf32>
-    %padded_43 = tensor.pad %69 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_46 = tensor.pad %69 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x64x8x8xf32> to tensor<2x64x10x10xf32>
-    %70 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_43, %arg9 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %70 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_46, %arg9 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %71 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%70 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %72 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%71 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %73 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%70 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %74 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%73 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %75 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%74 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %76 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%73, %75 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %77 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%76, %76 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %78 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%77 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %79 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%78 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %80 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%79 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %81 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%80 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %82 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%81 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_44 = tensor.expand_shape %72 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %expanded_45 = tensor.expand_shape %82 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %83 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%70, %expanded_44 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_47 = tensor.expand_shape %72 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %expanded_48 = tensor.expand_shape %82 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %83 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%70, %expanded_47 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %84 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_45 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %84 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_48 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_46 = tensor.expand_shape %arg10 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %85 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%84, %expanded_46 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_49 = tensor.expand_shape %arg10 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %85 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%84, %expanded_49 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_47 = tensor.expand_shape %arg11 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %86 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%85, %expanded_47 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_50 = tensor.expand_shape %arg11 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %86 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%85, %expanded_50 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %87 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%86 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x64x8x8xf32>
-    %padded_48 = tensor.pad %87 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_51 = tensor.pad %87 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x64x8x8xf32> to tensor<2x64x10x10xf32>
-    %88 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_48, %arg12 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %88 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_51, %arg12 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
     %89 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%88 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %90 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%89 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %91 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%88 : tensor<2x64x8x8xf32>) outs(%35 : tensor<2x64x8x8xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %92 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%91 : tensor<2x64x8x8xf64>) outs(%10 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %93 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%92 : tensor<1x64x1x1xf64>) outs(%9 : tensor<1x64x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x64x1x1xf64>
     %94 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%91, %93 : tensor<2x64x8x8xf64>, tensor<1x64x1x1xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %95 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%94, %94 : tensor<2x64x8x8xf64>, tensor<2x64x8x8xf64>) outs(%35 : tensor<2x64x8x8xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x64x8x8xf64>
     %96 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%95 : tensor<2x64x8x8xf64>) outs(%16 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %97 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%96 : tensor<64xf64>) outs(%15 : tensor<64xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_11 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_11 : f64
+      linalg.yield %1552 : f64
     } -> tensor<64xf64>
     %98 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%97 : tensor<64xf64>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %99 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%98 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %100 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%99 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_49 = tensor.expand_shape %90 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %expanded_50 = tensor.expand_shape %100 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %101 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%88, %expanded_49 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_52 = tensor.expand_shape %90 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %expanded_53 = tensor.expand_shape %100 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %101 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%88, %expanded_52 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %102 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_50 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %102 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_53 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_51 = tensor.expand_shape %arg13 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %103 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%102, %expanded_51 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_54 = tensor.expand_shape %arg13 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %103 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%102, %expanded_54 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %expanded_52 = tensor.expand_shape %arg14 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %104 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%103, %expanded_52 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_55 = tensor.expand_shape %arg14 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %104 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%103, %expanded_55 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %105 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%104, %69 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %106 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%105 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x64x8x8xf32>
-    %padded_53 = tensor.pad %106 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_56 = tensor.pad %106 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x64x8x8xf32> to tensor<2x64x10x10xf32>
     %107 = tensor.empty() : tensor<2x128x4x4xf32>
     %108 = linalg.fill ins(%cst : f32) outs(%107 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %109 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_53, %arg15 : tensor<2x64x10x10xf32>, tensor<128x64x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %109 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_56, %arg15 : tensor<2x64x10x10xf32>, tensor<128x64x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %110 = tensor.empty() : tensor<128xf32>
     %111 = linalg.fill ins(%cst : f32) outs(%110 : tensor<128xf32>) -> tensor<128xf32>
     %112 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%109 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %113 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%112 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %114 = tensor.empty() : tensor<2x128x4x4xf64>
     %115 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%109 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %116 = tensor.empty() : tensor<1x128x1x1xf64>
     %117 = linalg.fill ins(%cst_0 : f64) outs(%116 : tensor<1x128x1x1xf64>) -> tensor<1x128x1x1xf64>
     %118 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%115 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %119 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%118 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %120 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%115, %119 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %121 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%120, %120 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %122 = tensor.empty() : tensor<128xf64>
     %123 = linalg.fill ins(%cst_0 : f64) outs(%122 : tensor<128xf64>) -> tensor<128xf64>
     %124 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%121 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %125 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%124 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %126 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%125 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %127 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%126 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %128 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%127 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_54 = tensor.expand_shape %113 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %expanded_55 = tensor.expand_shape %128 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %129 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%109, %expanded_54 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_57 = tensor.expand_shape %113 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_58 = tensor.expand_shape %128 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %129 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%109, %expanded_57 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %130 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_55 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %130 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_58 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_56 = tensor.expand_shape %arg16 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %131 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%130, %expanded_56 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_59 = tensor.expand_shape %arg16 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %131 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%130, %expanded_59 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_57 = tensor.expand_shape %arg17 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %132 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%131, %expanded_57 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_60 = tensor.expand_shape %arg17 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %132 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%131, %expanded_60 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %133 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%132 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x128x4x4xf32>
-    %padded_58 = tensor.pad %133 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_61 = tensor.pad %133 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x128x4x4xf32> to tensor<2x128x6x6xf32>
-    %134 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_58, %arg18 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %134 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_61, %arg18 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %135 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%134 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %136 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%135 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %137 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %138 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%137 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %139 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%138 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %140 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%137, %139 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %141 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%140, %140 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %142 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%141 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %143 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%142 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %144 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%143 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %145 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%144 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %146 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%145 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_59 = tensor.expand_shape %136 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %expanded_60 = tensor.expand_shape %146 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %147 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134, %expanded_59 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_62 = tensor.expand_shape %136 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_63 = tensor.expand_shape %146 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %147 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134, %expanded_62 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %148 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_60 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %148 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_63 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_61 = tensor.expand_shape %arg19 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %149 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%148, %expanded_61 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_64 = tensor.expand_shape %arg19 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %149 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%148, %expanded_64 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_62 = tensor.expand_shape %arg20 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %150 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%149, %expanded_62 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_65 = tensor.expand_shape %arg20 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %150 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%149, %expanded_65 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %151 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%106, %arg21 : tensor<2x64x8x8xf32>, tensor<128x64x1x1xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %152 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%151 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %153 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%152 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %154 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%151 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %155 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%154 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %156 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%155 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %157 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%154, %156 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %158 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%157, %157 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %159 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%158 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %160 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%159 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %161 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%160 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %162 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%161 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %163 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%162 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_63 = tensor.expand_shape %153 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %expanded_64 = tensor.expand_shape %163 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %164 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%151, %expanded_63 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_66 = tensor.expand_shape %153 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_67 = tensor.expand_shape %163 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %164 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%151, %expanded_66 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %165 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_64 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %165 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_67 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_65 = tensor.expand_shape %arg22 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %166 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%165, %expanded_65 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_68 = tensor.expand_shape %arg22 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %166 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%165, %expanded_68 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_66 = tensor.expand_shape %arg23 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %167 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%166, %expanded_66 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_69 = tensor.expand_shape %arg23 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %167 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%166, %expanded_69 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %168 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%150, %167 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %169 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%168 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x128x4x4xf32>
-    %padded_67 = tensor.pad %169 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_70 = tensor.pad %169 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x128x4x4xf32> to tensor<2x128x6x6xf32>
-    %170 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_67, %arg24 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %170 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_70, %arg24 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %171 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%170 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %172 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%171 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %173 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%170 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %174 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%173 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %175 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%174 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %176 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%173, %175 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %177 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%176, %176 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %178 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%177 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %179 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%178 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %180 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%179 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %181 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%180 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %182 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%181 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_68 = tensor.expand_shape %172 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %expanded_69 = tensor.expand_shape %182 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %183 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%170, %expanded_68 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_71 = tensor.expand_shape %172 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_72 = tensor.expand_shape %182 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %183 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%170, %expanded_71 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %184 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_69 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %184 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_72 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_70 = tensor.expand_shape %arg25 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %185 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%184, %expanded_70 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_73 = tensor.expand_shape %arg25 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %185 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%184, %expanded_73 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_71 = tensor.expand_shape %arg26 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %186 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%185, %expanded_71 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_74 = tensor.expand_shape %arg26 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %186 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%185, %expanded_74 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %187 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%186 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x128x4x4xf32>
-    %padded_72 = tensor.pad %187 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_75 = tensor.pad %187 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x128x4x4xf32> to tensor<2x128x6x6xf32>
-    %188 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_72, %arg27 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %188 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_75, %arg27 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
     %189 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%188 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %190 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%189 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %191 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188 : tensor<2x128x4x4xf32>) outs(%114 : tensor<2x128x4x4xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %192 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%191 : tensor<2x128x4x4xf64>) outs(%117 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %193 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%192 : tensor<1x128x1x1xf64>) outs(%116 : tensor<1x128x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x128x1x1xf64>
     %194 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%191, %193 : tensor<2x128x4x4xf64>, tensor<1x128x1x1xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %195 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%194, %194 : tensor<2x128x4x4xf64>, tensor<2x128x4x4xf64>) outs(%114 : tensor<2x128x4x4xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x128x4x4xf64>
     %196 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%195 : tensor<2x128x4x4xf64>) outs(%123 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %197 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%196 : tensor<128xf64>) outs(%122 : tensor<128xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_13 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_13 : f64
+      linalg.yield %1552 : f64
     } -> tensor<128xf64>
     %198 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%197 : tensor<128xf64>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %199 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%198 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %200 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%199 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_73 = tensor.expand_shape %190 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %expanded_74 = tensor.expand_shape %200 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %201 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188, %expanded_73 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_76 = tensor.expand_shape %190 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %expanded_77 = tensor.expand_shape %200 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %201 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188, %expanded_76 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %202 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_74 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %202 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_77 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_75 = tensor.expand_shape %arg28 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %203 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%202, %expanded_75 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_78 = tensor.expand_shape %arg28 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %203 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%202, %expanded_78 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %expanded_76 = tensor.expand_shape %arg29 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %204 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%203, %expanded_76 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_79 = tensor.expand_shape %arg29 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %204 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%203, %expanded_79 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %205 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%204, %169 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %206 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%205 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x128x4x4xf32>
-    %padded_77 = tensor.pad %206 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_80 = tensor.pad %206 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x128x4x4xf32> to tensor<2x128x6x6xf32>
     %207 = tensor.empty() : tensor<2x256x2x2xf32>
     %208 = linalg.fill ins(%cst : f32) outs(%207 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %209 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_77, %arg30 : tensor<2x128x6x6xf32>, tensor<256x128x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %209 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_80, %arg30 : tensor<2x128x6x6xf32>, tensor<256x128x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %210 = tensor.empty() : tensor<256xf32>
     %211 = linalg.fill ins(%cst : f32) outs(%210 : tensor<256xf32>) -> tensor<256xf32>
     %212 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%209 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %213 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%212 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %214 = tensor.empty() : tensor<2x256x2x2xf64>
     %215 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%209 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %216 = tensor.empty() : tensor<1x256x1x1xf64>
     %217 = linalg.fill ins(%cst_0 : f64) outs(%216 : tensor<1x256x1x1xf64>) -> tensor<1x256x1x1xf64>
     %218 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%215 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %219 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%218 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %220 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%215, %219 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %221 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%220, %220 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %222 = tensor.empty() : tensor<256xf64>
     %223 = linalg.fill ins(%cst_0 : f64) outs(%222 : tensor<256xf64>) -> tensor<256xf64>
     %224 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%221 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %225 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%224 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %226 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%225 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %227 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%226 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %228 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%227 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_78 = tensor.expand_shape %213 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %expanded_79 = tensor.expand_shape %228 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %229 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%209, %expanded_78 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_81 = tensor.expand_shape %213 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_82 = tensor.expand_shape %228 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %229 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%209, %expanded_81 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %230 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_79 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %230 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_82 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_80 = tensor.expand_shape %arg31 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %231 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%230, %expanded_80 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_83 = tensor.expand_shape %arg31 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %231 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%230, %expanded_83 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_81 = tensor.expand_shape %arg32 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %232 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%231, %expanded_81 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_84 = tensor.expand_shape %arg32 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %232 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%231, %expanded_84 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %233 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%232 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x256x2x2xf32>
-    %padded_82 = tensor.pad %233 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_85 = tensor.pad %233 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x256x2x2xf32> to tensor<2x256x4x4xf32>
-    %234 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_82, %arg33 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %234 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_85, %arg33 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %235 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%234 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %236 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%235 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %237 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%234 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %238 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%237 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %239 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%238 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %240 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%237, %239 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %241 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%240, %240 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %242 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%241 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %243 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%242 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %244 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%243 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %245 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%244 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %246 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%245 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_83 = tensor.expand_shape %236 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %expanded_84 = tensor.expand_shape %246 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %247 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%234, %expanded_83 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_86 = tensor.expand_shape %236 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_87 = tensor.expand_shape %246 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %247 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%234, %expanded_86 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %248 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_84 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %248 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_87 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_85 = tensor.expand_shape %arg34 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %249 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%248, %expanded_85 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_88 = tensor.expand_shape %arg34 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %249 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%248, %expanded_88 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_86 = tensor.expand_shape %arg35 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %250 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%249, %expanded_86 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_89 = tensor.expand_shape %arg35 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %250 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%249, %expanded_89 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %251 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%206, %arg36 : tensor<2x128x4x4xf32>, tensor<256x128x1x1xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %252 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%251 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %253 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%252 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %254 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%251 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %255 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%254 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %256 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%255 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %257 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%254, %256 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %258 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%257, %257 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %259 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%258 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %260 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%259 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %261 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%260 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %262 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%261 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %263 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%262 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_87 = tensor.expand_shape %253 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %expanded_88 = tensor.expand_shape %263 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %264 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%251, %expanded_87 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_90 = tensor.expand_shape %253 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_91 = tensor.expand_shape %263 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %264 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%251, %expanded_90 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %265 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_88 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %265 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_91 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_89 = tensor.expand_shape %arg37 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %266 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%265, %expanded_89 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_92 = tensor.expand_shape %arg37 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %266 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%265, %expanded_92 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_90 = tensor.expand_shape %arg38 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %267 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%266, %expanded_90 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_93 = tensor.expand_shape %arg38 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %267 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%266, %expanded_93 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %268 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%250, %267 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %269 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%268 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x256x2x2xf32>
-    %padded_91 = tensor.pad %269 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_94 = tensor.pad %269 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x256x2x2xf32> to tensor<2x256x4x4xf32>
-    %270 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_91, %arg39 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %270 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_94, %arg39 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %271 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%270 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %272 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%271 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %273 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%270 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %274 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%273 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %275 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%274 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %276 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%273, %275 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %277 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%276, %276 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %278 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%277 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %279 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%278 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %280 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%279 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %281 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%280 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %282 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%281 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_92 = tensor.expand_shape %272 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %expanded_93 = tensor.expand_shape %282 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %283 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%270, %expanded_92 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_95 = tensor.expand_shape %272 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_96 = tensor.expand_shape %282 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %283 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%270, %expanded_95 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %284 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_93 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %284 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_96 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_94 = tensor.expand_shape %arg40 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %285 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%284, %expanded_94 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_97 = tensor.expand_shape %arg40 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %285 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%284, %expanded_97 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_95 = tensor.expand_shape %arg41 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %286 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%285, %expanded_95 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_98 = tensor.expand_shape %arg41 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %286 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%285, %expanded_98 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %287 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%286 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x256x2x2xf32>
-    %padded_96 = tensor.pad %287 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_99 = tensor.pad %287 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x256x2x2xf32> to tensor<2x256x4x4xf32>
-    %288 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_96, %arg42 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %288 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_99, %arg42 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
     %289 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%288 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %290 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%289 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %291 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%288 : tensor<2x256x2x2xf32>) outs(%214 : tensor<2x256x2x2xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %292 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%291 : tensor<2x256x2x2xf64>) outs(%217 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %293 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%292 : tensor<1x256x1x1xf64>) outs(%216 : tensor<1x256x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x256x1x1xf64>
     %294 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%291, %293 : tensor<2x256x2x2xf64>, tensor<1x256x1x1xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %295 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%294, %294 : tensor<2x256x2x2xf64>, tensor<2x256x2x2xf64>) outs(%214 : tensor<2x256x2x2xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x256x2x2xf64>
     %296 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%295 : tensor<2x256x2x2xf64>) outs(%223 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %297 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%296 : tensor<256xf64>) outs(%222 : tensor<256xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_15 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_15 : f64
+      linalg.yield %1552 : f64
     } -> tensor<256xf64>
     %298 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%297 : tensor<256xf64>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %299 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%298 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %300 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%299 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_97 = tensor.expand_shape %290 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %expanded_98 = tensor.expand_shape %300 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %301 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%288, %expanded_97 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_100 = tensor.expand_shape %290 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %expanded_101 = tensor.expand_shape %300 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %301 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%288, %expanded_100 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %302 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_98 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %302 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_101 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_99 = tensor.expand_shape %arg43 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %303 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%302, %expanded_99 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_102 = tensor.expand_shape %arg43 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %303 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%302, %expanded_102 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %expanded_100 = tensor.expand_shape %arg44 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %304 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%303, %expanded_100 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_103 = tensor.expand_shape %arg44 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %304 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%303, %expanded_103 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %305 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%304, %269 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %306 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%305 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x256x2x2xf32>
-    %padded_101 = tensor.pad %306 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_104 = tensor.pad %306 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x256x2x2xf32> to tensor<2x256x4x4xf32>
     %307 = tensor.empty() : tensor<2x512x1x1xf32>
     %308 = linalg.fill ins(%cst : f32) outs(%307 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
-    %309 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_101, %arg45 : tensor<2x256x4x4xf32>, tensor<512x256x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %309 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_104, %arg45 : tensor<2x256x4x4xf32>, tensor<512x256x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %310 = tensor.empty() : tensor<512xf32>
     %311 = linalg.fill ins(%cst : f32) outs(%310 : tensor<512xf32>) -> tensor<512xf32>
     %312 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%309 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %313 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%312 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %314 = tensor.empty() : tensor<2x512x1x1xf64>
     %315 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%309 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %316 = tensor.empty() : tensor<1x512x1x1xf64>
     %317 = linalg.fill ins(%cst_0 : f64) outs(%316 : tensor<1x512x1x1xf64>) -> tensor<1x512x1x1xf64>
     %318 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%315 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %319 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%318 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %320 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%315, %319 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %321 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%320, %320 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %322 = tensor.empty() : tensor<512xf64>
     %323 = linalg.fill ins(%cst_0 : f64) outs(%322 : tensor<512xf64>) -> tensor<512xf64>
     %324 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%321 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %325 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%324 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %326 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%325 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %327 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%326 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %328 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%327 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_102 = tensor.expand_shape %313 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %expanded_103 = tensor.expand_shape %328 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %329 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%309, %expanded_102 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_105 = tensor.expand_shape %313 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_106 = tensor.expand_shape %328 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %329 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%309, %expanded_105 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %330 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_103 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %330 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_106 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_104 = tensor.expand_shape %arg46 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %331 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%330, %expanded_104 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_107 = tensor.expand_shape %arg46 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %331 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%330, %expanded_107 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_105 = tensor.expand_shape %arg47 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %332 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%331, %expanded_105 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_108 = tensor.expand_shape %arg47 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %332 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%331, %expanded_108 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %333 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%332 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x512x1x1xf32>
-    %padded_106 = tensor.pad %333 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_109 = tensor.pad %333 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x512x1x1xf32> to tensor<2x512x3x3xf32>
-    %334 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_106, %arg48 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %334 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_109, %arg48 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %335 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%334 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %336 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%335 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %337 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%334 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %338 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%337 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %339 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%338 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %340 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%337, %339 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %341 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%340, %340 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %342 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%341 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %343 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%342 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %344 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%343 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %345 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%344 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %346 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%345 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_107 = tensor.expand_shape %336 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %expanded_108 = tensor.expand_shape %346 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %347 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%334, %expanded_107 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_110 = tensor.expand_shape %336 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_111 = tensor.expand_shape %346 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %347 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%334, %expanded_110 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %348 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_108 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %348 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_111 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_109 = tensor.expand_shape %arg49 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %349 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%348, %expanded_109 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_112 = tensor.expand_shape %arg49 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %349 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%348, %expanded_112 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_110 = tensor.expand_shape %arg50 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %350 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%349, %expanded_110 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_113 = tensor.expand_shape %arg50 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %350 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%349, %expanded_113 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %351 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%306, %arg51 : tensor<2x256x2x2xf32>, tensor<512x256x1x1xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %352 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%351 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %353 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%352 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %354 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%351 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %355 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%354 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %356 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%355 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %357 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%354, %356 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %358 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%357, %357 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %359 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%358 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %360 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%359 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %361 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%360 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %362 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%361 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %363 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%362 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_111 = tensor.expand_shape %353 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %expanded_112 = tensor.expand_shape %363 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %364 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%351, %expanded_111 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_114 = tensor.expand_shape %353 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_115 = tensor.expand_shape %363 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %364 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%351, %expanded_114 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %365 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%364, %expanded_112 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %365 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%364, %expanded_115 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_113 = tensor.expand_shape %arg52 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %366 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%365, %expanded_113 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_116 = tensor.expand_shape %arg52 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %366 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%365, %expanded_116 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_114 = tensor.expand_shape %arg53 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %367 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%366, %expanded_114 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_117 = tensor.expand_shape %arg53 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %367 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%366, %expanded_117 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %368 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%350, %367 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %369 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%368 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x512x1x1xf32>
-    %padded_115 = tensor.pad %369 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_118 = tensor.pad %369 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x512x1x1xf32> to tensor<2x512x3x3xf32>
-    %370 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_115, %arg54 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %370 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_118, %arg54 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %371 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%370 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %372 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%371 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %373 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%370 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %374 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%373 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %375 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%374 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %376 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%373, %375 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %377 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%376, %376 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %378 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%377 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %379 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%378 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %380 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%379 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %381 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%380 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %382 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%381 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_116 = tensor.expand_shape %372 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %expanded_117 = tensor.expand_shape %382 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %383 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%370, %expanded_116 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_119 = tensor.expand_shape %372 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_120 = tensor.expand_shape %382 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %383 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%370, %expanded_119 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %384 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%383, %expanded_117 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %384 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%383, %expanded_120 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_118 = tensor.expand_shape %arg55 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %385 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%384, %expanded_118 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_121 = tensor.expand_shape %arg55 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %385 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%384, %expanded_121 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_119 = tensor.expand_shape %arg56 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %386 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%385, %expanded_119 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_122 = tensor.expand_shape %arg56 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %386 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%385, %expanded_122 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %387 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%386 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x512x1x1xf32>
-    %padded_120 = tensor.pad %387 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %padded_123 = tensor.pad %387 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<2x512x1x1xf32> to tensor<2x512x3x3xf32>
-    %388 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_120, %arg57 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %388 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_123, %arg57 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %389 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%388 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %390 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%389 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %391 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%388 : tensor<2x512x1x1xf32>) outs(%314 : tensor<2x512x1x1xf64>) {
     ^bb0(%in: f32, %out: f64):
-      %1508 = arith.extf %in : f32 to f64
-      linalg.yield %1508 : f64
+      %1552 = arith.extf %in : f32 to f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %392 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%391 : tensor<2x512x1x1xf64>) outs(%317 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %393 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%392 : tensor<1x512x1x1xf64>) outs(%316 : tensor<1x512x1x1xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<1x512x1x1xf64>
     %394 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%391, %393 : tensor<2x512x1x1xf64>, tensor<1x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.subf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.subf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %395 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%394, %394 : tensor<2x512x1x1xf64>, tensor<2x512x1x1xf64>) outs(%314 : tensor<2x512x1x1xf64>) {
-    ^bb0(%in: f64, %in_388: f64, %out: f64):
-      %1508 = arith.mulf %in, %in_388 : f64
-      linalg.yield %1508 : f64
+    ^bb0(%in: f64, %in_476: f64, %out: f64):
+      %1552 = arith.mulf %in, %in_476 : f64
+      linalg.yield %1552 : f64
     } -> tensor<2x512x1x1xf64>
     %396 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%395 : tensor<2x512x1x1xf64>) outs(%323 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.addf %in, %out : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.addf %in, %out : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %397 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%396 : tensor<512xf64>) outs(%322 : tensor<512xf64>) {
     ^bb0(%in: f64, %out: f64):
-      %1508 = arith.divf %in, %cst_17 : f64
-      linalg.yield %1508 : f64
+      %1552 = arith.divf %in, %cst_17 : f64
+      linalg.yield %1552 : f64
     } -> tensor<512xf64>
     %398 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%397 : tensor<512xf64>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f64, %out: f32):
-      %1508 = arith.truncf %in : f64 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.truncf %in : f64 to f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %399 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%398 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_6 : f64 to f32
-      %1509 = arith.addf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_6 : f64 to f32
+      %1553 = arith.addf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %400 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%399 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.rsqrt %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.rsqrt %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_121 = tensor.expand_shape %390 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %expanded_122 = tensor.expand_shape %400 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %401 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%388, %expanded_121 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_124 = tensor.expand_shape %390 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_125 = tensor.expand_shape %400 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %401 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%388, %expanded_124 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %402 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%401, %expanded_122 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %402 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%401, %expanded_125 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_123 = tensor.expand_shape %arg58 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %403 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%402, %expanded_123 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_126 = tensor.expand_shape %arg58 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %403 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%402, %expanded_126 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %expanded_124 = tensor.expand_shape %arg59 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %404 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%403, %expanded_124 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_127 = tensor.expand_shape %arg59 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %404 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%403, %expanded_127 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %405 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%404, %369 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %406 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%405 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.cmpf ugt, %in, %cst : f32
-      %1509 = arith.select %1508, %in, %cst : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.cmpf ugt, %in, %cst : f32
+      %1553 = arith.select %1552, %in, %cst : f32
+      linalg.yield %1553 : f32
     } -> tensor<2x512x1x1xf32>
     %407 = linalg.generic {indexing_maps = [#map, #map5], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%406 : tensor<2x512x1x1xf32>) outs(%308 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %collapsed = tensor.collapse_shape %407 [[0], [1, 2, 3]] : tensor<2x512x1x1xf32> into tensor<2x512xf32>
     %408 = tensor.empty() : tensor<512x10xf32>
@@ -2044,1386 +2048,1386 @@ module {
       linalg.yield %in : f32
     } -> tensor<2x10xf32>
     %413 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%411, %412 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %414 = tensor.empty() : tensor<1x64x1x1xf32>
     %415 = linalg.fill ins(%cst : f32) outs(%414 : tensor<1x64x1x1xf32>) -> tensor<1x64x1x1xf32>
     %416 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%2 : tensor<2x64x16x16xf32>) outs(%415 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %417 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%416 : tensor<1x64x1x1xf32>) outs(%414 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_8 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_8 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %418 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %417 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
     %419 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%418 : tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
     %420 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%419 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %421 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%420 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_18 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_18 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %422 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg64 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %collapsed_125 = tensor.collapse_shape %417 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
-    %423 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_125 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %collapsed_128 = tensor.collapse_shape %417 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
+    %423 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_128 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %424 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%422, %423 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %425 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg65 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %426 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%421 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %427 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%425, %426 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %428 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%32 : tensor<2x64x8x8xf32>) outs(%415 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %429 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%428 : tensor<1x64x1x1xf32>) outs(%414 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %430 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%32, %429 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %431 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%430 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %432 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%431 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %433 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%432 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_19 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_19 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %434 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg66 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %collapsed_126 = tensor.collapse_shape %429 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
-    %435 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_126 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %collapsed_129 = tensor.collapse_shape %429 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
+    %435 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_129 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %436 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%434, %435 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %437 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg67 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %438 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%433 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %439 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%437, %438 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %440 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%51 : tensor<2x64x8x8xf32>) outs(%415 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %441 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%440 : tensor<1x64x1x1xf32>) outs(%414 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %442 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%51, %441 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %443 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%442 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %444 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%443 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %445 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%444 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_19 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_19 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %446 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg68 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %collapsed_127 = tensor.collapse_shape %441 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
-    %447 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_127 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %collapsed_130 = tensor.collapse_shape %441 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
+    %447 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_130 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %448 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%446, %447 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %449 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg69 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %450 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%445 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %451 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%449, %450 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %452 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%70 : tensor<2x64x8x8xf32>) outs(%415 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %453 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%452 : tensor<1x64x1x1xf32>) outs(%414 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %454 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%70, %453 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %455 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%454 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %456 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%455 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %457 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%456 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_19 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_19 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %458 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg70 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %collapsed_128 = tensor.collapse_shape %453 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
-    %459 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_128 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %collapsed_131 = tensor.collapse_shape %453 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
+    %459 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_131 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %460 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%458, %459 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %461 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg71 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %462 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%457 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %463 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%461, %462 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %464 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%88 : tensor<2x64x8x8xf32>) outs(%415 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %465 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%464 : tensor<1x64x1x1xf32>) outs(%414 : tensor<1x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_10 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_10 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x64x1x1xf32>
     %466 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%88, %465 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %467 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%466 : tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %468 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%467 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %469 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%468 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_19 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_19 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %470 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg72 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %collapsed_129 = tensor.collapse_shape %465 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
-    %471 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_129 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %collapsed_132 = tensor.collapse_shape %465 [[0, 1, 2, 3]] : tensor<1x64x1x1xf32> into tensor<64xf32>
+    %471 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_132 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %472 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%470, %471 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %473 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg73 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %474 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%469 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
     %475 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%473, %474 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
     %476 = tensor.empty() : tensor<1x128x1x1xf32>
     %477 = linalg.fill ins(%cst : f32) outs(%476 : tensor<1x128x1x1xf32>) -> tensor<1x128x1x1xf32>
     %478 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%109 : tensor<2x128x4x4xf32>) outs(%477 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %479 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%478 : tensor<1x128x1x1xf32>) outs(%476 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %480 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%109, %479 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %481 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%480 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %482 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%481 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %483 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%482 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_20 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_20 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %484 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg74 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %collapsed_130 = tensor.collapse_shape %479 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
-    %485 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_130 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %collapsed_133 = tensor.collapse_shape %479 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
+    %485 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_133 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %486 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%484, %485 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %487 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg75 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %488 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%483 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %489 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%487, %488 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %490 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%134 : tensor<2x128x4x4xf32>) outs(%477 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %491 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%490 : tensor<1x128x1x1xf32>) outs(%476 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %492 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%134, %491 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %493 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%492 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %494 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%493 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %495 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%494 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_20 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_20 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %496 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg76 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %collapsed_131 = tensor.collapse_shape %491 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
-    %497 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_131 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %collapsed_134 = tensor.collapse_shape %491 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
+    %497 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_134 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %498 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%496, %497 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %499 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg77 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %500 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%495 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %501 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%499, %500 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %502 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%151 : tensor<2x128x4x4xf32>) outs(%477 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %503 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%502 : tensor<1x128x1x1xf32>) outs(%476 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %504 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%151, %503 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %505 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%504 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %506 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%505 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %507 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%506 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_20 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_20 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %508 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg78 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %collapsed_132 = tensor.collapse_shape %503 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
-    %509 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_132 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %collapsed_135 = tensor.collapse_shape %503 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
+    %509 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_135 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %510 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%508, %509 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %511 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg79 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %512 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%507 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %513 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%511, %512 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %514 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%170 : tensor<2x128x4x4xf32>) outs(%477 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %515 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%514 : tensor<1x128x1x1xf32>) outs(%476 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %516 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%170, %515 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %517 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%516 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %518 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%517 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %519 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%518 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_20 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_20 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %520 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg80 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %collapsed_133 = tensor.collapse_shape %515 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
-    %521 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_133 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %collapsed_136 = tensor.collapse_shape %515 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
+    %521 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_136 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %522 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%520, %521 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %523 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg81 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %524 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%519 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %525 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%523, %524 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %526 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%188 : tensor<2x128x4x4xf32>) outs(%477 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %527 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%526 : tensor<1x128x1x1xf32>) outs(%476 : tensor<1x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_12 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_12 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x128x1x1xf32>
     %528 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%188, %527 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %529 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%528 : tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
     %530 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%529 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %531 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%530 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_20 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_20 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %532 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg82 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %collapsed_134 = tensor.collapse_shape %527 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
-    %533 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_134 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %collapsed_137 = tensor.collapse_shape %527 [[0, 1, 2, 3]] : tensor<1x128x1x1xf32> into tensor<128xf32>
+    %533 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_137 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %534 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%532, %533 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %535 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg83 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %536 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%531 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
     %537 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%535, %536 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
     %538 = tensor.empty() : tensor<1x256x1x1xf32>
     %539 = linalg.fill ins(%cst : f32) outs(%538 : tensor<1x256x1x1xf32>) -> tensor<1x256x1x1xf32>
     %540 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%209 : tensor<2x256x2x2xf32>) outs(%539 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %541 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%540 : tensor<1x256x1x1xf32>) outs(%538 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %542 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%209, %541 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %543 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%542 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %544 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%543 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %545 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%544 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_21 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_21 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %546 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg84 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %collapsed_135 = tensor.collapse_shape %541 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
-    %547 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_135 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %collapsed_138 = tensor.collapse_shape %541 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
+    %547 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_138 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %548 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%546, %547 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %549 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg85 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %550 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%545 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %551 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%549, %550 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %552 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%234 : tensor<2x256x2x2xf32>) outs(%539 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %553 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%552 : tensor<1x256x1x1xf32>) outs(%538 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %554 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%234, %553 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %555 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%554 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %556 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%555 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %557 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%556 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_21 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_21 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %558 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg86 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %collapsed_136 = tensor.collapse_shape %553 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
-    %559 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_136 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %collapsed_139 = tensor.collapse_shape %553 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
+    %559 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_139 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %560 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%558, %559 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %561 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg87 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %562 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%557 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %563 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%561, %562 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %564 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%251 : tensor<2x256x2x2xf32>) outs(%539 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %565 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%564 : tensor<1x256x1x1xf32>) outs(%538 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %566 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%251, %565 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %567 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%566 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %568 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%567 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %569 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%568 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_21 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_21 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %570 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg88 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %collapsed_137 = tensor.collapse_shape %565 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
-    %571 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_137 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %collapsed_140 = tensor.collapse_shape %565 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
+    %571 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_140 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %572 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%570, %571 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %573 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg89 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %574 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%569 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %575 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%573, %574 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %576 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%270 : tensor<2x256x2x2xf32>) outs(%539 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %577 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%576 : tensor<1x256x1x1xf32>) outs(%538 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %578 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%270, %577 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %579 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%578 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %580 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%579 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %581 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%580 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_21 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_21 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %582 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg90 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %collapsed_138 = tensor.collapse_shape %577 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
-    %583 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_138 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %collapsed_141 = tensor.collapse_shape %577 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
+    %583 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_141 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %584 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%582, %583 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %585 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg91 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %586 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%581 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %587 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%585, %586 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %588 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%288 : tensor<2x256x2x2xf32>) outs(%539 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %589 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%588 : tensor<1x256x1x1xf32>) outs(%538 : tensor<1x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_14 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_14 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x256x1x1xf32>
     %590 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%288, %589 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %591 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%590 : tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %592 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%591 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %593 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%592 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_21 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_21 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %594 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg92 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %collapsed_139 = tensor.collapse_shape %589 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
-    %595 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_139 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %collapsed_142 = tensor.collapse_shape %589 [[0, 1, 2, 3]] : tensor<1x256x1x1xf32> into tensor<256xf32>
+    %595 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_142 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %596 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%594, %595 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %597 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg93 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %598 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%593 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
     %599 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%597, %598 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
     %600 = tensor.empty() : tensor<1x512x1x1xf32>
     %601 = linalg.fill ins(%cst : f32) outs(%600 : tensor<1x512x1x1xf32>) -> tensor<1x512x1x1xf32>
     %602 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%309 : tensor<2x512x1x1xf32>) outs(%601 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %603 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%602 : tensor<1x512x1x1xf32>) outs(%600 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %604 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%309, %603 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %605 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%604 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %606 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%605 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %607 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg94 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %collapsed_140 = tensor.collapse_shape %603 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
-    %608 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_140 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %collapsed_143 = tensor.collapse_shape %603 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
+    %608 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_143 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %609 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%607, %608 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %610 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg95 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %611 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%606 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %612 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%610, %611 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %613 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%334 : tensor<2x512x1x1xf32>) outs(%601 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %614 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%613 : tensor<1x512x1x1xf32>) outs(%600 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %615 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%334, %614 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %616 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%615 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %617 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%616 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %618 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg96 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %collapsed_141 = tensor.collapse_shape %614 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
-    %619 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_141 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %collapsed_144 = tensor.collapse_shape %614 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
+    %619 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_144 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %620 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%618, %619 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %621 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg97 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %622 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%617 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %623 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%621, %622 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %624 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%351 : tensor<2x512x1x1xf32>) outs(%601 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %625 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%624 : tensor<1x512x1x1xf32>) outs(%600 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %626 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%351, %625 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %627 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%626 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %628 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%627 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %629 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg98 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %collapsed_142 = tensor.collapse_shape %625 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
-    %630 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_142 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %collapsed_145 = tensor.collapse_shape %625 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
+    %630 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_145 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %631 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%629, %630 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %632 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg99 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %633 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%628 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %634 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%632, %633 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %635 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%370 : tensor<2x512x1x1xf32>) outs(%601 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %636 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%635 : tensor<1x512x1x1xf32>) outs(%600 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %637 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%370, %636 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %638 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%637 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %639 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%638 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %640 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg100 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %collapsed_143 = tensor.collapse_shape %636 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
-    %641 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_143 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %collapsed_146 = tensor.collapse_shape %636 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
+    %641 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_146 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %642 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%640, %641 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %643 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg101 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %644 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%639 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %645 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%643, %644 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %646 = linalg.generic {indexing_maps = [#map, #map3], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%388 : tensor<2x512x1x1xf32>) outs(%601 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %647 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%646 : tensor<1x512x1x1xf32>) outs(%600 : tensor<1x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x512x1x1xf32>
     %648 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%388, %647 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %649 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%648 : tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.fpowi %in, %c2_i64 : f32, i64
-      linalg.yield %1508 : f32
+      %1552 = math.fpowi %in, %c2_i64 : f32, i64
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %650 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%649 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %651 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg102 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %collapsed_144 = tensor.collapse_shape %647 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
-    %652 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_144 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %collapsed_147 = tensor.collapse_shape %647 [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
+    %652 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%collapsed_147 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %653 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%651, %652 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %654 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg103 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_5 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_5 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %655 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%650 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_7 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_7 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
     %656 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%654, %655 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %657 = tensor.empty() : tensor<10xi64>
     %658 = linalg.generic {indexing_maps = [#map2], iterator_types = ["parallel"]} outs(%657 : tensor<10xi64>) {
     ^bb0(%out: i64):
-      %1508 = linalg.index 0 : index
-      %1509 = arith.index_cast %1508 : index to i64
-      linalg.yield %1509 : i64
+      %1552 = linalg.index 0 : index
+      %1553 = arith.index_cast %1552 : index to i64
+      linalg.yield %1553 : i64
     } -> tensor<10xi64>
-    %expanded_145 = tensor.expand_shape %arg63 [[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
+    %expanded_148 = tensor.expand_shape %arg63 [[0, 1]] output_shape [2, 1] : tensor<2xi64> into tensor<2x1xi64>
     %659 = tensor.empty() : tensor<2x10xi1>
-    %660 = linalg.generic {indexing_maps = [#map8, #map6, #map7], iterator_types = ["parallel", "parallel"]} ins(%expanded_145, %658 : tensor<2x1xi64>, tensor<10xi64>) outs(%659 : tensor<2x10xi1>) {
-    ^bb0(%in: i64, %in_388: i64, %out: i1):
-      %1508 = arith.cmpi eq, %in, %in_388 : i64
-      linalg.yield %1508 : i1
+    %660 = linalg.generic {indexing_maps = [#map8, #map6, #map7], iterator_types = ["parallel", "parallel"]} ins(%expanded_148, %658 : tensor<2x1xi64>, tensor<10xi64>) outs(%659 : tensor<2x10xi1>) {
+    ^bb0(%in: i64, %in_476: i64, %out: i1):
+      %1552 = arith.cmpi eq, %in, %in_476 : i64
+      linalg.yield %1552 : i1
     } -> tensor<2x10xi1>
     %661 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%660 : tensor<2x10xi1>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: i1, %out: f32):
-      %1508 = arith.uitofp %in : i1 to f32
-      linalg.yield %1508 : f32
+      %1552 = arith.uitofp %in : i1 to f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %662 = tensor.empty() : tensor<2xi64>
     %663 = linalg.fill ins(%c0_i64 : i64) outs(%662 : tensor<2xi64>) -> tensor<2xi64>
     %664 = tensor.empty() : tensor<2xf32>
     %665 = linalg.fill ins(%cst_1 : f32) outs(%664 : tensor<2xf32>) -> tensor<2xf32>
     %666:2 = linalg.generic {indexing_maps = [#map7, #map9, #map9], iterator_types = ["parallel", "reduction"]} ins(%413 : tensor<2x10xf32>) outs(%665, %663 : tensor<2xf32>, tensor<2xi64>) {
-    ^bb0(%in: f32, %out: f32, %out_388: i64):
-      %1508 = linalg.index 1 : index
-      %1509 = arith.index_cast %1508 : index to i64
-      %1510 = arith.maximumf %in, %out : f32
-      %1511 = arith.cmpf ogt, %in, %out : f32
-      %1512 = arith.select %1511, %1509, %out_388 : i64
-      linalg.yield %1510, %1512 : f32, i64
+    ^bb0(%in: f32, %out: f32, %out_476: i64):
+      %1552 = linalg.index 1 : index
+      %1553 = arith.index_cast %1552 : index to i64
+      %1554 = arith.maximumf %in, %out : f32
+      %1555 = arith.cmpf ogt, %in, %out : f32
+      %1556 = arith.select %1555, %1553, %out_476 : i64
+      linalg.yield %1554, %1556 : f32, i64
     } -> (tensor<2xf32>, tensor<2xi64>)
-    %expanded_146 = tensor.expand_shape %666#0 [[0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
-    %667 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%413, %expanded_146 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_149 = tensor.expand_shape %666#0 [[0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+    %667 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%413, %expanded_149 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %668 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%667 : tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.exp %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.exp %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %669 = tensor.empty() : tensor<2x1xf32>
     %670 = linalg.fill ins(%cst : f32) outs(%669 : tensor<2x1xf32>) -> tensor<2x1xf32>
     %671 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction"]} ins(%668 : tensor<2x10xf32>) outs(%670 : tensor<2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x1xf32>
     %672 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%671 : tensor<2x1xf32>) outs(%669 : tensor<2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.log %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.log %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x1xf32>
     %673 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%667, %672 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %674 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%661, %673 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %675 = linalg.fill ins(%cst : f32) outs(%664 : tensor<2xf32>) -> tensor<2xf32>
     %676 = linalg.generic {indexing_maps = [#map7, #map9], iterator_types = ["parallel", "reduction"]} ins(%674 : tensor<2x10xf32>) outs(%675 : tensor<2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<2xf32>
     %677 = tensor.empty() : tensor<f32>
     %678 = linalg.fill ins(%cst : f32) outs(%677 : tensor<f32>) -> tensor<f32>
     %679 = linalg.generic {indexing_maps = [#map2, #map10], iterator_types = ["reduction"]} ins(%676 : tensor<2xf32>) outs(%678 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<f32>
     %680 = linalg.generic {indexing_maps = [#map11, #map11], iterator_types = []} ins(%679 : tensor<f32>) outs(%677 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<f32>
     %681 = linalg.generic {indexing_maps = [#map11, #map11], iterator_types = []} ins(%680 : tensor<f32>) outs(%677 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.negf %in : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.negf %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<f32>
     %682 = "mpt.grad_seed"(%681) : (tensor<f32>) -> tensor<f32>
     %683 = linalg.generic {indexing_maps = [#map11, #map11], iterator_types = []} ins(%682 : tensor<f32>) outs(%677 : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.negf %in : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.negf %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<f32>
     %684 = linalg.generic {indexing_maps = [#map10, #map2], iterator_types = ["parallel"]} ins(%683 : tensor<f32>) outs(%664 : tensor<2xf32>) {
     ^bb0(%in: f32, %out: f32):
@@ -3431,145 +3435,145 @@ module {
     } -> tensor<2xf32>
     %685 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%684 : tensor<2xf32>) outs(%664 : tensor<2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.divf %in, %cst_16 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.divf %in, %cst_16 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2xf32>
     %686 = linalg.generic {indexing_maps = [#map9, #map7], iterator_types = ["parallel", "parallel"]} ins(%685 : tensor<2xf32>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<2x10xf32>
     %687 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%686, %661 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %688 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%673 : tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = math.exp %in : f32
-      linalg.yield %1508 : f32
+      %1552 = math.exp %in : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %689 = linalg.generic {indexing_maps = [#map7, #map8], iterator_types = ["parallel", "reduction"]} ins(%687 : tensor<2x10xf32>) outs(%670 : tensor<2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x1xf32>
     %690 = linalg.generic {indexing_maps = [#map7, #map8, #map7], iterator_types = ["parallel", "parallel"]} ins(%688, %689 : tensor<2x10xf32>, tensor<2x1xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %691 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%687, %690 : tensor<2x10xf32>, tensor<2x10xf32>) outs(%409 : tensor<2x10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x10xf32>
     %692 = tensor.empty() : tensor<2x512xf32>
     %693 = linalg.fill ins(%cst : f32) outs(%692 : tensor<2x512xf32>) -> tensor<2x512xf32>
     %694 = linalg.matmul ins(%691, %arg60 : tensor<2x10xf32>, tensor<10x512xf32>) outs(%693 : tensor<2x512xf32>) -> tensor<2x512xf32>
     %695 = tensor.empty() : tensor<10x2xf32>
-    %transposed_147 = linalg.transpose ins(%691 : tensor<2x10xf32>) outs(%695 : tensor<10x2xf32>) permutation = [1, 0] 
+    %transposed_150 = linalg.transpose ins(%691 : tensor<2x10xf32>) outs(%695 : tensor<10x2xf32>) permutation = [1, 0] 
     %696 = tensor.empty() : tensor<10x512xf32>
     %697 = linalg.fill ins(%cst : f32) outs(%696 : tensor<10x512xf32>) -> tensor<10x512xf32>
-    %698 = linalg.matmul ins(%transposed_147, %collapsed : tensor<10x2xf32>, tensor<2x512xf32>) outs(%697 : tensor<10x512xf32>) -> tensor<10x512xf32>
+    %698 = linalg.matmul ins(%transposed_150, %collapsed : tensor<10x2xf32>, tensor<2x512xf32>) outs(%697 : tensor<10x512xf32>) -> tensor<10x512xf32>
     %699 = tensor.empty() : tensor<1x10xf32>
     %700 = linalg.fill ins(%cst : f32) outs(%699 : tensor<1x10xf32>) -> tensor<1x10xf32>
     %701 = linalg.generic {indexing_maps = [#map7, #map12], iterator_types = ["reduction", "parallel"]} ins(%691 : tensor<2x10xf32>) outs(%700 : tensor<1x10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<1x10xf32>
-    %collapsed_148 = tensor.collapse_shape %701 [[0, 1]] : tensor<1x10xf32> into tensor<10xf32>
-    %expanded_149 = tensor.expand_shape %694 [[0], [1, 2, 3]] output_shape [2, 512, 1, 1] : tensor<2x512xf32> into tensor<2x512x1x1xf32>
+    %collapsed_151 = tensor.collapse_shape %701 [[0, 1]] : tensor<1x10xf32> into tensor<10xf32>
+    %expanded_152 = tensor.expand_shape %694 [[0], [1, 2, 3]] output_shape [2, 512, 1, 1] : tensor<2x512xf32> into tensor<2x512x1x1xf32>
     %702 = tensor.empty() : tensor<2x512x1x1xi1>
     %703 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%406 : tensor<2x512x1x1xf32>) outs(%702 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x512x1x1xi1>
-    %704 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%703, %cst_4, %expanded_149 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %704 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%703, %cst_4, %expanded_152 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %705 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%704 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %706 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%704, %401 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %707 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%706 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %708 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%705 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_150 = tensor.expand_shape %708 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_153 = tensor.expand_shape %708 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %709 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%707 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %710 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%400, %400 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %711 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%709, %710 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_151 = tensor.expand_shape %711 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_154 = tensor.expand_shape %711 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %712 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%400, %arg58 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_152 = tensor.expand_shape %712 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %713 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%401, %expanded_151 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_155 = tensor.expand_shape %712 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %713 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%401, %expanded_154 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %714 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%704, %713 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %715 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%714, %expanded_150 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %715 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%714, %expanded_153 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %716 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%715, %expanded_152 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %716 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%715, %expanded_155 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %717 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%707, %400 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %718 = tensor.empty() : tensor<512x512x3x3xf32>
     %719 = linalg.fill ins(%cst : f32) outs(%718 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
     %720 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%719 : tensor<512x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg57[%1509, %1508, %1512, %1513] : tensor<512x512x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg57[%1553, %1552, %1556, %1557] : tensor<512x512x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<512x512x3x3xf32>
     %721 = tensor.empty() : tensor<2x512x3x3xf32>
@@ -3577,3686 +3581,3908 @@ module {
     %inserted_slice = tensor.insert_slice %716 into %722[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
     %723 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice, %720 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
     %724 = tensor.empty() : tensor<512x2x1x1xf32>
-    %transposed_153 = linalg.transpose ins(%387 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_154 = linalg.transpose ins(%716 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %padded_155 = tensor.pad %transposed_153 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %transposed_156 = linalg.transpose ins(%387 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_157 = linalg.transpose ins(%716 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_158 = tensor.pad %transposed_156 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<512x2x1x1xf32> to tensor<512x2x3x3xf32>
-    %725 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_155, %transposed_154 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%719 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %transposed_156 = linalg.transpose ins(%725 : tensor<512x512x3x3xf32>) outs(%718 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %725 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_158, %transposed_157 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%719 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %transposed_159 = linalg.transpose ins(%725 : tensor<512x512x3x3xf32>) outs(%718 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
     %726 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%387 : tensor<2x512x1x1xf32>) outs(%702 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x512x1x1xi1>
     %727 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%726, %cst_4, %723 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %728 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%727 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %729 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%727, %383 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %730 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%729 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %731 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%728 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_157 = tensor.expand_shape %731 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_160 = tensor.expand_shape %731 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %732 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%730 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %733 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%382, %382 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %734 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%732, %733 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_158 = tensor.expand_shape %734 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_161 = tensor.expand_shape %734 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %735 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%382, %arg55 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_159 = tensor.expand_shape %735 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %736 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%383, %expanded_158 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_162 = tensor.expand_shape %735 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %736 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%383, %expanded_161 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %737 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%727, %736 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %738 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%737, %expanded_157 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %738 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%737, %expanded_160 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %739 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%738, %expanded_159 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %739 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%738, %expanded_162 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %740 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%730, %382 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %741 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%719 : tensor<512x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg54[%1509, %1508, %1512, %1513] : tensor<512x512x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg54[%1553, %1552, %1556, %1557] : tensor<512x512x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<512x512x3x3xf32>
-    %inserted_slice_160 = tensor.insert_slice %739 into %722[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
-    %742 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_160, %741 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
-    %transposed_161 = linalg.transpose ins(%369 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_162 = linalg.transpose ins(%739 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %padded_163 = tensor.pad %transposed_161 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_163 = tensor.insert_slice %739 into %722[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
+    %742 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_163, %741 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %transposed_164 = linalg.transpose ins(%369 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_165 = linalg.transpose ins(%739 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_166 = tensor.pad %transposed_164 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<512x2x1x1xf32> to tensor<512x2x3x3xf32>
-    %743 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_163, %transposed_162 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%719 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %transposed_164 = linalg.transpose ins(%743 : tensor<512x512x3x3xf32>) outs(%718 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %743 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_166, %transposed_165 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%719 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %transposed_167 = linalg.transpose ins(%743 : tensor<512x512x3x3xf32>) outs(%718 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
     %744 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%704, %742 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %745 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%369 : tensor<2x512x1x1xf32>) outs(%702 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x512x1x1xi1>
     %746 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%745, %cst_4, %744 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %747 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%746 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %748 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%746, %364 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %749 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%748 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %750 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%747 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_165 = tensor.expand_shape %750 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_168 = tensor.expand_shape %750 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %751 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%749 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %752 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%363, %363 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %753 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%751, %752 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_166 = tensor.expand_shape %753 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %expanded_169 = tensor.expand_shape %753 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
     %754 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%363, %arg52 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_167 = tensor.expand_shape %754 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %755 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%364, %expanded_166 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_170 = tensor.expand_shape %754 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %755 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%364, %expanded_169 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %756 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%746, %755 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %757 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%756, %expanded_165 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %757 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%756, %expanded_168 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %758 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%757, %expanded_167 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %758 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%757, %expanded_170 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
     %759 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%749, %363 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
     %extracted_slice = tensor.extract_slice %306[0, 0, 0, 0] [2, 256, 1, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> to tensor<2x256x1x2xf32>
-    %extracted_slice_168 = tensor.extract_slice %extracted_slice[0, 0, 0, 0] [2, 256, 1, 1] [1, 1, 1, 1] : tensor<2x256x1x2xf32> to tensor<2x256x1x1xf32>
+    %extracted_slice_171 = tensor.extract_slice %extracted_slice[0, 0, 0, 0] [2, 256, 1, 1] [1, 1, 1, 1] : tensor<2x256x1x2xf32> to tensor<2x256x1x1xf32>
     %760 = tensor.empty() : tensor<256x2x1x1xf32>
-    %transposed_169 = linalg.transpose ins(%extracted_slice_168 : tensor<2x256x1x1xf32>) outs(%760 : tensor<256x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_170 = linalg.transpose ins(%758 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_172 = linalg.transpose ins(%extracted_slice_171 : tensor<2x256x1x1xf32>) outs(%760 : tensor<256x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_173 = linalg.transpose ins(%758 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
     %761 = tensor.empty() : tensor<256x512x1x1xf32>
     %762 = linalg.fill ins(%cst : f32) outs(%761 : tensor<256x512x1x1xf32>) -> tensor<256x512x1x1xf32>
-    %763 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_169, %transposed_170 : tensor<256x2x1x1xf32>, tensor<512x2x1x1xf32>) outs(%762 : tensor<256x512x1x1xf32>) -> tensor<256x512x1x1xf32>
+    %763 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_172, %transposed_173 : tensor<256x2x1x1xf32>, tensor<512x2x1x1xf32>) outs(%762 : tensor<256x512x1x1xf32>) -> tensor<256x512x1x1xf32>
     %764 = tensor.empty() : tensor<512x256x1x1xf32>
-    %transposed_171 = linalg.transpose ins(%763 : tensor<256x512x1x1xf32>) outs(%764 : tensor<512x256x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %765 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%762 : tensor<256x512x1x1xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %extracted = tensor.extract %arg51[%1509, %1508, %c0, %c0] : tensor<512x256x1x1xf32>
+    %transposed_174 = linalg.transpose ins(%763 : tensor<256x512x1x1xf32>) outs(%764 : tensor<512x256x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %extracted_slice_175 = tensor.extract_slice %arg51[0, 0, 0, 0] [512, 256, 1, 1] [1, 1, 2, 1] : tensor<512x256x1x1xf32> to tensor<512x256x1x1xf32>
+    %extracted_slice_176 = tensor.extract_slice %extracted_slice_175[0, 0, 0, 0] [512, 256, 1, 1] [1, 1, 1, 2] : tensor<512x256x1x1xf32> to tensor<512x256x1x1xf32>
+    %765 = linalg.fill ins(%cst : f32) outs(%764 : tensor<512x256x1x1xf32>) -> tensor<512x256x1x1xf32>
+    %766 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_176 : tensor<512x256x1x1xf32>) outs(%765 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %extracted = tensor.extract %extracted_slice_176[%1552, %1553, %c0, %c0] : tensor<512x256x1x1xf32>
       linalg.yield %extracted : f32
-    } -> tensor<256x512x1x1xf32>
-    %766 = tensor.empty() : tensor<2x512x2x2xf32>
-    %767 = linalg.fill ins(%cst : f32) outs(%766 : tensor<2x512x2x2xf32>) -> tensor<2x512x2x2xf32>
-    %inserted_slice_172 = tensor.insert_slice %758 into %767[0, 0, 0, 0] [2, 512, 1, 1] [1, 1, 2, 2] : tensor<2x512x1x1xf32> into tensor<2x512x2x2xf32>
-    %768 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_172, %765 : tensor<2x512x2x2xf32>, tensor<256x512x1x1xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %769 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%746, %347 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    } -> tensor<512x256x1x1xf32>
+    %transposed_177 = linalg.transpose ins(%766 : tensor<512x256x1x1xf32>) outs(%761 : tensor<256x512x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %767 = tensor.empty() : tensor<2x256x1x1xf32>
+    %768 = linalg.fill ins(%cst : f32) outs(%767 : tensor<2x256x1x1xf32>) -> tensor<2x256x1x1xf32>
+    %769 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%758, %transposed_177 : tensor<2x512x1x1xf32>, tensor<256x512x1x1xf32>) outs(%768 : tensor<2x256x1x1xf32>) -> tensor<2x256x1x1xf32>
+    %expanded_178 = tensor.expand_shape %769 [[0], [1], [2], [3, 4]] output_shape [2, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x256x1x1x1xf32>
+    %concat = tensor.concat dim(4) %expanded_178, %cst_23 : (tensor<2x256x1x1x1xf32>, tensor<2x256x1x1x1xf32>) -> tensor<2x256x1x1x2xf32>
+    %concat_179 = tensor.concat dim(4) %cst_23, %cst_23 : (tensor<2x256x1x1x1xf32>, tensor<2x256x1x1x1xf32>) -> tensor<2x256x1x1x2xf32>
+    %concat_180 = tensor.concat dim(3) %concat, %concat_179 : (tensor<2x256x1x1x2xf32>, tensor<2x256x1x1x2xf32>) -> tensor<2x256x1x2x2xf32>
+    %collapsed_181 = tensor.collapse_shape %concat_180 [[0], [1], [2, 3], [4]] : tensor<2x256x1x2x2xf32> into tensor<2x256x2x2xf32>
+    %770 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%746, %347 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %770 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%769 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
+    %771 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%770 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %771 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%770 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %772 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%771 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %772 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %773 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %773 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%771, %772 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %774 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%772, %773 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_173 = tensor.expand_shape %773 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %774 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %arg49 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_182 = tensor.expand_shape %774 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %775 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%346, %arg49 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_174 = tensor.expand_shape %774 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %775 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_173 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_183 = tensor.expand_shape %775 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %776 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%347, %expanded_182 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %776 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%746, %775 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %777 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%746, %776 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %777 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%776, %expanded_165 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %778 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%777, %expanded_168 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %778 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%777, %expanded_174 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %779 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%778, %expanded_183 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %779 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%770, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %780 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%771, %346 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %780 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%719 : tensor<512x512x3x3xf32>) {
+    %781 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%719 : tensor<512x512x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg48[%1509, %1508, %1512, %1513] : tensor<512x512x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg48[%1553, %1552, %1556, %1557] : tensor<512x512x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<512x512x3x3xf32>
-    %inserted_slice_175 = tensor.insert_slice %778 into %722[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
-    %781 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_175, %780 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
-    %transposed_176 = linalg.transpose ins(%333 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_177 = linalg.transpose ins(%778 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %padded_178 = tensor.pad %transposed_176 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_184 = tensor.insert_slice %779 into %722[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 1, 1] : tensor<2x512x1x1xf32> into tensor<2x512x3x3xf32>
+    %782 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_184, %781 : tensor<2x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%308 : tensor<2x512x1x1xf32>) -> tensor<2x512x1x1xf32>
+    %transposed_185 = linalg.transpose ins(%333 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_186 = linalg.transpose ins(%779 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_187 = tensor.pad %transposed_185 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<512x2x1x1xf32> to tensor<512x2x3x3xf32>
-    %782 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_178, %transposed_177 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%719 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %transposed_179 = linalg.transpose ins(%782 : tensor<512x512x3x3xf32>) outs(%718 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %783 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%333 : tensor<2x512x1x1xf32>) outs(%702 : tensor<2x512x1x1xi1>) {
+    %783 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_187, %transposed_186 : tensor<512x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%719 : tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %transposed_188 = linalg.transpose ins(%783 : tensor<512x512x3x3xf32>) outs(%718 : tensor<512x512x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %784 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%333 : tensor<2x512x1x1xf32>) outs(%702 : tensor<2x512x1x1xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x512x1x1xi1>
-    %784 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%783, %cst_4, %781 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %785 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%784, %cst_4, %782 : tensor<2x512x1x1xi1>, tensor<f32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %785 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%784 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
+    %786 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%785 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %786 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%784, %329 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %787 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%785, %329 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %787 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%786 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
+    %788 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%787 : tensor<2x512x1x1xf32>) outs(%311 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %788 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%785 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %789 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%786 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_180 = tensor.expand_shape %788 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %789 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%787 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    %expanded_189 = tensor.expand_shape %789 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %790 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%788 : tensor<512xf32>) outs(%310 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_22 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_22 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %790 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %791 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %791 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%789, %790 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %792 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%790, %791 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_181 = tensor.expand_shape %791 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %792 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %arg46 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_190 = tensor.expand_shape %792 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %793 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%328, %arg46 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %expanded_182 = tensor.expand_shape %792 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
-    %793 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_181 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_191 = tensor.expand_shape %793 [[0, 1, 2, 3]] output_shape [1, 512, 1, 1] : tensor<512xf32> into tensor<1x512x1x1xf32>
+    %794 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%329, %expanded_190 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %794 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%784, %793 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %795 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%785, %794 : tensor<2x512x1x1xf32>, tensor<2x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %795 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%794, %expanded_180 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %796 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%795, %expanded_189 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %796 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%795, %expanded_182 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %797 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%796, %expanded_191 : tensor<2x512x1x1xf32>, tensor<1x512x1x1xf32>) outs(%307 : tensor<2x512x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x512x1x1xf32>
-    %797 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%787, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %798 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%788, %328 : tensor<512xf32>, tensor<512xf32>) outs(%310 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %extracted_slice_183 = tensor.extract_slice %padded_101[0, 0, 0, 0] [2, 256, 3, 4] [1, 1, 1, 1] : tensor<2x256x4x4xf32> to tensor<2x256x3x4xf32>
-    %extracted_slice_184 = tensor.extract_slice %extracted_slice_183[0, 0, 0, 0] [2, 256, 3, 3] [1, 1, 1, 1] : tensor<2x256x3x4xf32> to tensor<2x256x3x3xf32>
-    %798 = tensor.empty() : tensor<256x2x3x3xf32>
-    %transposed_185 = linalg.transpose ins(%extracted_slice_184 : tensor<2x256x3x3xf32>) outs(%798 : tensor<256x2x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_186 = linalg.transpose ins(%796 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %799 = tensor.empty() : tensor<256x512x3x3xf32>
-    %800 = linalg.fill ins(%cst : f32) outs(%799 : tensor<256x512x3x3xf32>) -> tensor<256x512x3x3xf32>
-    %801 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_185, %transposed_186 : tensor<256x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%800 : tensor<256x512x3x3xf32>) -> tensor<256x512x3x3xf32>
-    %802 = tensor.empty() : tensor<512x256x3x3xf32>
-    %transposed_187 = linalg.transpose ins(%801 : tensor<256x512x3x3xf32>) outs(%802 : tensor<512x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %803 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%800 : tensor<256x512x3x3xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg45[%1509, %1508, %1512, %1513] : tensor<512x256x3x3xf32>
+    %extracted_slice_192 = tensor.extract_slice %padded_104[0, 0, 0, 0] [2, 256, 3, 4] [1, 1, 1, 1] : tensor<2x256x4x4xf32> to tensor<2x256x3x4xf32>
+    %extracted_slice_193 = tensor.extract_slice %extracted_slice_192[0, 0, 0, 0] [2, 256, 3, 3] [1, 1, 1, 1] : tensor<2x256x3x4xf32> to tensor<2x256x3x3xf32>
+    %799 = tensor.empty() : tensor<256x2x3x3xf32>
+    %transposed_194 = linalg.transpose ins(%extracted_slice_193 : tensor<2x256x3x3xf32>) outs(%799 : tensor<256x2x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_195 = linalg.transpose ins(%797 : tensor<2x512x1x1xf32>) outs(%724 : tensor<512x2x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %800 = tensor.empty() : tensor<256x512x3x3xf32>
+    %801 = linalg.fill ins(%cst : f32) outs(%800 : tensor<256x512x3x3xf32>) -> tensor<256x512x3x3xf32>
+    %802 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_194, %transposed_195 : tensor<256x2x3x3xf32>, tensor<512x2x1x1xf32>) outs(%801 : tensor<256x512x3x3xf32>) -> tensor<256x512x3x3xf32>
+    %803 = tensor.empty() : tensor<512x256x3x3xf32>
+    %transposed_196 = linalg.transpose ins(%802 : tensor<256x512x3x3xf32>) outs(%803 : tensor<512x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %extracted_slice_197 = tensor.extract_slice %arg45[0, 0, 1, 0] [512, 256, 1, 3] [1, 1, 2, 1] : tensor<512x256x3x3xf32> to tensor<512x256x1x3xf32>
+    %extracted_slice_198 = tensor.extract_slice %extracted_slice_197[0, 0, 0, 1] [512, 256, 1, 1] [1, 1, 1, 2] : tensor<512x256x1x3xf32> to tensor<512x256x1x1xf32>
+    %804 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_198 : tensor<512x256x1x1xf32>) outs(%765 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %extracted = tensor.extract %extracted_slice_198[%1552, %1553, %c0, %c0] : tensor<512x256x1x1xf32>
       linalg.yield %extracted : f32
-    } -> tensor<256x512x3x3xf32>
-    %804 = tensor.empty() : tensor<2x512x4x4xf32>
-    %805 = linalg.fill ins(%cst : f32) outs(%804 : tensor<2x512x4x4xf32>) -> tensor<2x512x4x4xf32>
-    %inserted_slice_188 = tensor.insert_slice %796 into %805[0, 0, 1, 1] [2, 512, 1, 1] [1, 1, 2, 2] : tensor<2x512x1x1xf32> into tensor<2x512x4x4xf32>
-    %806 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_188, %803 : tensor<2x512x4x4xf32>, tensor<256x512x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %807 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%768, %806 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    } -> tensor<512x256x1x1xf32>
+    %transposed_199 = linalg.transpose ins(%804 : tensor<512x256x1x1xf32>) outs(%761 : tensor<256x512x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %805 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%797, %transposed_199 : tensor<2x512x1x1xf32>, tensor<256x512x1x1xf32>) outs(%768 : tensor<2x256x1x1xf32>) -> tensor<2x256x1x1xf32>
+    %extracted_slice_200 = tensor.extract_slice %extracted_slice_197[0, 0, 0, 0] [512, 256, 1, 2] [1, 1, 1, 2] : tensor<512x256x1x3xf32> to tensor<512x256x1x2xf32>
+    %806 = tensor.empty() : tensor<512x256x1x2xf32>
+    %807 = linalg.fill ins(%cst : f32) outs(%806 : tensor<512x256x1x2xf32>) -> tensor<512x256x1x2xf32>
+    %808 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_200 : tensor<512x256x1x2xf32>) outs(%807 : tensor<512x256x1x2xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 3 : index
+      %1555 = arith.subi %c1, %1554 : index
+      %extracted = tensor.extract %extracted_slice_200[%1552, %1553, %c0, %1555] : tensor<512x256x1x2xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<512x256x1x2xf32>
+    %809 = tensor.empty() : tensor<256x512x1x2xf32>
+    %transposed_201 = linalg.transpose ins(%808 : tensor<512x256x1x2xf32>) outs(%809 : tensor<256x512x1x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_202 = tensor.pad %797 low[0, 0, 0, 0] high[0, 0, 0, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x512x1x1xf32> to tensor<2x512x1x2xf32>
+    %810 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_202, %transposed_201 : tensor<2x512x1x2xf32>, tensor<256x512x1x2xf32>) outs(%768 : tensor<2x256x1x1xf32>) -> tensor<2x256x1x1xf32>
+    %expanded_203 = tensor.expand_shape %805 [[0], [1], [2], [3, 4]] output_shape [2, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x256x1x1x1xf32>
+    %expanded_204 = tensor.expand_shape %810 [[0], [1], [2], [3, 4]] output_shape [2, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x256x1x1x1xf32>
+    %concat_205 = tensor.concat dim(4) %expanded_203, %expanded_204 : (tensor<2x256x1x1x1xf32>, tensor<2x256x1x1x1xf32>) -> tensor<2x256x1x1x2xf32>
+    %extracted_slice_206 = tensor.extract_slice %arg45[0, 0, 0, 0] [512, 256, 2, 3] [1, 1, 2, 1] : tensor<512x256x3x3xf32> to tensor<512x256x2x3xf32>
+    %extracted_slice_207 = tensor.extract_slice %extracted_slice_206[0, 0, 0, 1] [512, 256, 2, 1] [1, 1, 1, 2] : tensor<512x256x2x3xf32> to tensor<512x256x2x1xf32>
+    %811 = tensor.empty() : tensor<512x256x2x1xf32>
+    %812 = linalg.fill ins(%cst : f32) outs(%811 : tensor<512x256x2x1xf32>) -> tensor<512x256x2x1xf32>
+    %813 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_207 : tensor<512x256x2x1xf32>) outs(%812 : tensor<512x256x2x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = arith.subi %c1, %1554 : index
+      %extracted = tensor.extract %extracted_slice_207[%1552, %1553, %1555, %c0] : tensor<512x256x2x1xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<512x256x2x1xf32>
+    %814 = tensor.empty() : tensor<256x512x2x1xf32>
+    %transposed_208 = linalg.transpose ins(%813 : tensor<512x256x2x1xf32>) outs(%814 : tensor<256x512x2x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_209 = tensor.pad %797 low[0, 0, 0, 0] high[0, 0, 1, 0] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x512x1x1xf32> to tensor<2x512x2x1xf32>
+    %815 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_209, %transposed_208 : tensor<2x512x2x1xf32>, tensor<256x512x2x1xf32>) outs(%768 : tensor<2x256x1x1xf32>) -> tensor<2x256x1x1xf32>
+    %extracted_slice_210 = tensor.extract_slice %extracted_slice_206[0, 0, 0, 0] [512, 256, 2, 2] [1, 1, 1, 2] : tensor<512x256x2x3xf32> to tensor<512x256x2x2xf32>
+    %816 = tensor.empty() : tensor<512x256x2x2xf32>
+    %817 = linalg.fill ins(%cst : f32) outs(%816 : tensor<512x256x2x2xf32>) -> tensor<512x256x2x2xf32>
+    %818 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_210 : tensor<512x256x2x2xf32>) outs(%817 : tensor<512x256x2x2xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c1, %1554 : index
+      %1557 = arith.subi %c1, %1555 : index
+      %extracted = tensor.extract %extracted_slice_210[%1552, %1553, %1556, %1557] : tensor<512x256x2x2xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<512x256x2x2xf32>
+    %819 = tensor.empty() : tensor<256x512x2x2xf32>
+    %transposed_211 = linalg.transpose ins(%818 : tensor<512x256x2x2xf32>) outs(%819 : tensor<256x512x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_212 = tensor.pad %797 low[0, 0, 0, 0] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x512x1x1xf32> to tensor<2x512x2x2xf32>
+    %820 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_212, %transposed_211 : tensor<2x512x2x2xf32>, tensor<256x512x2x2xf32>) outs(%768 : tensor<2x256x1x1xf32>) -> tensor<2x256x1x1xf32>
+    %expanded_213 = tensor.expand_shape %815 [[0], [1], [2], [3, 4]] output_shape [2, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x256x1x1x1xf32>
+    %expanded_214 = tensor.expand_shape %820 [[0], [1], [2], [3, 4]] output_shape [2, 256, 1, 1, 1] : tensor<2x256x1x1xf32> into tensor<2x256x1x1x1xf32>
+    %concat_215 = tensor.concat dim(4) %expanded_213, %expanded_214 : (tensor<2x256x1x1x1xf32>, tensor<2x256x1x1x1xf32>) -> tensor<2x256x1x1x2xf32>
+    %concat_216 = tensor.concat dim(3) %concat_205, %concat_215 : (tensor<2x256x1x1x2xf32>, tensor<2x256x1x1x2xf32>) -> tensor<2x256x1x2x2xf32>
+    %collapsed_217 = tensor.collapse_shape %concat_216 [[0], [1], [2, 3], [4]] : tensor<2x256x1x2x2xf32> into tensor<2x256x2x2xf32>
+    %821 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed_181, %collapsed_217 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %808 = tensor.empty() : tensor<2x256x2x2xi1>
-    %809 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%306 : tensor<2x256x2x2xf32>) outs(%808 : tensor<2x256x2x2xi1>) {
+    %822 = tensor.empty() : tensor<2x256x2x2xi1>
+    %823 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%306 : tensor<2x256x2x2xf32>) outs(%822 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x256x2x2xi1>
-    %810 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%809, %cst_4, %807 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %824 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%823, %cst_4, %821 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %811 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%810 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %825 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%824 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %812 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%810, %301 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %826 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%824, %301 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %813 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%812 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %827 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%826 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %814 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%811 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %828 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%825 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_189 = tensor.expand_shape %814 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %815 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%813 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %expanded_218 = tensor.expand_shape %828 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %829 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%827 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %816 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%300, %300 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %830 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%300, %300 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %817 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%815, %816 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %831 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%829, %830 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_190 = tensor.expand_shape %817 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %818 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%300, %arg43 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_219 = tensor.expand_shape %831 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %832 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%300, %arg43 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_191 = tensor.expand_shape %818 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %819 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_190 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_220 = tensor.expand_shape %832 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %833 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%301, %expanded_219 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %820 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%810, %819 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %834 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%824, %833 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %821 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%820, %expanded_189 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %835 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%834, %expanded_218 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %822 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%821, %expanded_191 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %836 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%835, %expanded_220 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %823 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%813, %300 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %837 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%827, %300 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %824 = tensor.empty() : tensor<256x256x3x3xf32>
-    %825 = linalg.fill ins(%cst : f32) outs(%824 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %826 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%825 : tensor<256x256x3x3xf32>) {
+    %838 = tensor.empty() : tensor<256x256x3x3xf32>
+    %839 = linalg.fill ins(%cst : f32) outs(%838 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %840 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%839 : tensor<256x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg42[%1509, %1508, %1512, %1513] : tensor<256x256x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg42[%1553, %1552, %1556, %1557] : tensor<256x256x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x256x3x3xf32>
-    %827 = tensor.empty() : tensor<2x256x4x4xf32>
-    %828 = linalg.fill ins(%cst : f32) outs(%827 : tensor<2x256x4x4xf32>) -> tensor<2x256x4x4xf32>
-    %inserted_slice_192 = tensor.insert_slice %822 into %828[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %829 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_192, %826 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %830 = tensor.empty() : tensor<256x2x2x2xf32>
-    %transposed_193 = linalg.transpose ins(%287 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_194 = linalg.transpose ins(%822 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %padded_195 = tensor.pad %transposed_193 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %841 = tensor.empty() : tensor<2x256x4x4xf32>
+    %842 = linalg.fill ins(%cst : f32) outs(%841 : tensor<2x256x4x4xf32>) -> tensor<2x256x4x4xf32>
+    %inserted_slice_221 = tensor.insert_slice %836 into %842[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %843 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_221, %840 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %844 = tensor.empty() : tensor<256x2x2x2xf32>
+    %transposed_222 = linalg.transpose ins(%287 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_223 = linalg.transpose ins(%836 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_224 = tensor.pad %transposed_222 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %831 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_195, %transposed_194 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%825 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %transposed_196 = linalg.transpose ins(%831 : tensor<256x256x3x3xf32>) outs(%824 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %832 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%287 : tensor<2x256x2x2xf32>) outs(%808 : tensor<2x256x2x2xi1>) {
+    %845 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_224, %transposed_223 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%839 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %transposed_225 = linalg.transpose ins(%845 : tensor<256x256x3x3xf32>) outs(%838 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %846 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%287 : tensor<2x256x2x2xf32>) outs(%822 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x256x2x2xi1>
-    %833 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%832, %cst_4, %829 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %847 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%846, %cst_4, %843 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %834 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%833 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %848 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%847 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %835 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%833, %283 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %849 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%847, %283 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %836 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%835 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %850 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%849 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %837 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%834 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %851 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%848 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_197 = tensor.expand_shape %837 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %838 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%836 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %expanded_226 = tensor.expand_shape %851 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %852 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%850 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %839 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %853 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %840 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%838, %839 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %854 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%852, %853 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_198 = tensor.expand_shape %840 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %841 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %arg40 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_227 = tensor.expand_shape %854 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %855 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%282, %arg40 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_199 = tensor.expand_shape %841 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %842 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_198 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_228 = tensor.expand_shape %855 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %856 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%283, %expanded_227 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %843 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%833, %842 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %857 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%847, %856 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %844 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%843, %expanded_197 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %858 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%857, %expanded_226 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %845 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%844, %expanded_199 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %859 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%858, %expanded_228 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %846 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%836, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %860 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%850, %282 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %847 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%825 : tensor<256x256x3x3xf32>) {
+    %861 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%839 : tensor<256x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg39[%1509, %1508, %1512, %1513] : tensor<256x256x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg39[%1553, %1552, %1556, %1557] : tensor<256x256x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<256x256x3x3xf32>
-    %inserted_slice_200 = tensor.insert_slice %845 into %828[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %848 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_200, %847 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %transposed_201 = linalg.transpose ins(%269 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_202 = linalg.transpose ins(%845 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %padded_203 = tensor.pad %transposed_201 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_229 = tensor.insert_slice %859 into %842[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %862 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_229, %861 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %transposed_230 = linalg.transpose ins(%269 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_231 = linalg.transpose ins(%859 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_232 = tensor.pad %transposed_230 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %849 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_203, %transposed_202 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%825 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %transposed_204 = linalg.transpose ins(%849 : tensor<256x256x3x3xf32>) outs(%824 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %850 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%810, %848 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %863 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_232, %transposed_231 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%839 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %transposed_233 = linalg.transpose ins(%863 : tensor<256x256x3x3xf32>) outs(%838 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %864 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%824, %862 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %851 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%269 : tensor<2x256x2x2xf32>) outs(%808 : tensor<2x256x2x2xi1>) {
+    %865 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%269 : tensor<2x256x2x2xf32>) outs(%822 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x256x2x2xi1>
-    %852 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%851, %cst_4, %850 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %866 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%865, %cst_4, %864 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %853 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%852 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %867 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%866 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %854 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%852, %264 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %868 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%866, %264 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %855 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%854 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    %869 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%868 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %856 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%853 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %870 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%867 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_205 = tensor.expand_shape %856 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %857 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%855 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %expanded_234 = tensor.expand_shape %870 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %871 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%869 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %858 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %872 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %859 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%857, %858 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %873 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%871, %872 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_206 = tensor.expand_shape %859 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %860 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %arg37 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_235 = tensor.expand_shape %873 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %874 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%263, %arg37 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_207 = tensor.expand_shape %860 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %861 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_206 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_236 = tensor.expand_shape %874 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %875 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%264, %expanded_235 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %862 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%852, %861 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %876 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%866, %875 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %863 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%862, %expanded_205 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %877 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%876, %expanded_234 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %864 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%863, %expanded_207 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %878 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%877, %expanded_236 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %865 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%855, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %879 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%869, %263 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %extracted_slice_208 = tensor.extract_slice %206[0, 0, 0, 0] [2, 128, 3, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> to tensor<2x128x3x4xf32>
-    %extracted_slice_209 = tensor.extract_slice %extracted_slice_208[0, 0, 0, 0] [2, 128, 3, 3] [1, 1, 1, 1] : tensor<2x128x3x4xf32> to tensor<2x128x3x3xf32>
-    %866 = tensor.empty() : tensor<128x2x3x3xf32>
-    %transposed_210 = linalg.transpose ins(%extracted_slice_209 : tensor<2x128x3x3xf32>) outs(%866 : tensor<128x2x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_211 = linalg.transpose ins(%864 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %867 = tensor.empty() : tensor<128x256x1x1xf32>
-    %868 = linalg.fill ins(%cst : f32) outs(%867 : tensor<128x256x1x1xf32>) -> tensor<128x256x1x1xf32>
-    %869 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_210, %transposed_211 : tensor<128x2x3x3xf32>, tensor<256x2x2x2xf32>) outs(%868 : tensor<128x256x1x1xf32>) -> tensor<128x256x1x1xf32>
-    %870 = tensor.empty() : tensor<256x128x1x1xf32>
-    %transposed_212 = linalg.transpose ins(%869 : tensor<128x256x1x1xf32>) outs(%870 : tensor<256x128x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %871 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%868 : tensor<128x256x1x1xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %extracted = tensor.extract %arg36[%1509, %1508, %c0, %c0] : tensor<256x128x1x1xf32>
+    %extracted_slice_237 = tensor.extract_slice %206[0, 0, 0, 0] [2, 128, 3, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> to tensor<2x128x3x4xf32>
+    %extracted_slice_238 = tensor.extract_slice %extracted_slice_237[0, 0, 0, 0] [2, 128, 3, 3] [1, 1, 1, 1] : tensor<2x128x3x4xf32> to tensor<2x128x3x3xf32>
+    %880 = tensor.empty() : tensor<128x2x3x3xf32>
+    %transposed_239 = linalg.transpose ins(%extracted_slice_238 : tensor<2x128x3x3xf32>) outs(%880 : tensor<128x2x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_240 = linalg.transpose ins(%878 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %881 = tensor.empty() : tensor<128x256x1x1xf32>
+    %882 = linalg.fill ins(%cst : f32) outs(%881 : tensor<128x256x1x1xf32>) -> tensor<128x256x1x1xf32>
+    %883 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_239, %transposed_240 : tensor<128x2x3x3xf32>, tensor<256x2x2x2xf32>) outs(%882 : tensor<128x256x1x1xf32>) -> tensor<128x256x1x1xf32>
+    %884 = tensor.empty() : tensor<256x128x1x1xf32>
+    %transposed_241 = linalg.transpose ins(%883 : tensor<128x256x1x1xf32>) outs(%884 : tensor<256x128x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %extracted_slice_242 = tensor.extract_slice %arg36[0, 0, 0, 0] [256, 128, 1, 1] [1, 1, 2, 1] : tensor<256x128x1x1xf32> to tensor<256x128x1x1xf32>
+    %extracted_slice_243 = tensor.extract_slice %extracted_slice_242[0, 0, 0, 0] [256, 128, 1, 1] [1, 1, 1, 2] : tensor<256x128x1x1xf32> to tensor<256x128x1x1xf32>
+    %885 = linalg.fill ins(%cst : f32) outs(%884 : tensor<256x128x1x1xf32>) -> tensor<256x128x1x1xf32>
+    %886 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_243 : tensor<256x128x1x1xf32>) outs(%885 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %extracted = tensor.extract %extracted_slice_243[%1552, %1553, %c0, %c0] : tensor<256x128x1x1xf32>
       linalg.yield %extracted : f32
-    } -> tensor<128x256x1x1xf32>
-    %inserted_slice_213 = tensor.insert_slice %864 into %828[0, 0, 0, 0] [2, 256, 2, 2] [1, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %872 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_213, %871 : tensor<2x256x4x4xf32>, tensor<128x256x1x1xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %873 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%852, %247 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x256x2x2xf32>
-    %874 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%873 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %875 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%874 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %876 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %877 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%875, %876 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %expanded_214 = tensor.expand_shape %877 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %878 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %arg34 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %expanded_215 = tensor.expand_shape %878 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %879 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_214 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x256x2x2xf32>
-    %880 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%852, %879 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x256x2x2xf32>
-    %881 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%880, %expanded_205 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x256x2x2xf32>
-    %882 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%881, %expanded_215 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x256x2x2xf32>
-    %883 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%874, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %884 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%825 : tensor<256x256x3x3xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg33[%1509, %1508, %1512, %1513] : tensor<256x256x3x3xf32>
-      linalg.yield %extracted : f32
-    } -> tensor<256x256x3x3xf32>
-    %inserted_slice_216 = tensor.insert_slice %882 into %828[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
-    %885 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_216, %884 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
-    %transposed_217 = linalg.transpose ins(%233 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_218 = linalg.transpose ins(%882 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %padded_219 = tensor.pad %transposed_217 low[0, 0, 1, 1] high[0, 0, 1, 1] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
-    %886 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_219, %transposed_218 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%825 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %transposed_220 = linalg.transpose ins(%886 : tensor<256x256x3x3xf32>) outs(%824 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %887 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%233 : tensor<2x256x2x2xf32>) outs(%808 : tensor<2x256x2x2xi1>) {
-    ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x256x2x2xi1>
-    %888 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%887, %cst_4, %885 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x256x2x2xf32>
-    %889 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%888 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %890 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%888, %229 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    } -> tensor<256x128x1x1xf32>
+    %transposed_244 = linalg.transpose ins(%886 : tensor<256x128x1x1xf32>) outs(%881 : tensor<128x256x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %887 = tensor.empty() : tensor<2x128x2x2xf32>
+    %888 = linalg.fill ins(%cst : f32) outs(%887 : tensor<2x128x2x2xf32>) -> tensor<2x128x2x2xf32>
+    %889 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%878, %transposed_244 : tensor<2x256x2x2xf32>, tensor<128x256x1x1xf32>) outs(%888 : tensor<2x128x2x2xf32>) -> tensor<2x128x2x2xf32>
+    %expanded_245 = tensor.expand_shape %889 [[0], [1], [2], [3, 4]] output_shape [2, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x128x2x2x1xf32>
+    %concat_246 = tensor.concat dim(4) %expanded_245, %cst_25 : (tensor<2x128x2x2x1xf32>, tensor<2x128x2x2x1xf32>) -> tensor<2x128x2x2x2xf32>
+    %concat_247 = tensor.concat dim(4) %cst_25, %cst_25 : (tensor<2x128x2x2x1xf32>, tensor<2x128x2x2x1xf32>) -> tensor<2x128x2x2x2xf32>
+    %concat_248 = tensor.concat dim(3) %concat_246, %concat_247 : (tensor<2x128x2x2x2xf32>, tensor<2x128x2x2x2xf32>) -> tensor<2x128x2x4x2xf32>
+    %expanded_249 = tensor.expand_shape %concat_248 [[0], [1], [2], [3, 4], [5]] output_shape [2, 128, 2, 2, 2, 2] : tensor<2x128x2x4x2xf32> into tensor<2x128x2x2x2x2xf32>
+    %collapsed_250 = tensor.collapse_shape %expanded_249 [[0], [1], [2, 3], [4, 5]] : tensor<2x128x2x2x2x2xf32> into tensor<2x128x4x4xf32>
+    %890 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%866, %247 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
     %891 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%890 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %892 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%889 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    %892 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%891 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_221 = tensor.expand_shape %892 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %893 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%891 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_23 : f32
-      linalg.yield %1508 : f32
+    %893 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %894 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %894 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%892, %893 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %895 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%893, %894 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_251 = tensor.expand_shape %894 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %895 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%246, %arg34 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %expanded_222 = tensor.expand_shape %895 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %896 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %arg31 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<256xf32>
-    %expanded_223 = tensor.expand_shape %896 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
-    %897 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_222 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_252 = tensor.expand_shape %895 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %896 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%247, %expanded_251 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %898 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%888, %897 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %897 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%866, %896 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %899 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%898, %expanded_221 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %898 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%897, %expanded_234 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %900 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%899, %expanded_223 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %899 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%898, %expanded_252 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x256x2x2xf32>
-    %901 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%891, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %900 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%891, %246 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %extracted_slice_224 = tensor.extract_slice %padded_77[0, 0, 0, 0] [2, 128, 5, 6] [1, 1, 1, 1] : tensor<2x128x6x6xf32> to tensor<2x128x5x6xf32>
-    %extracted_slice_225 = tensor.extract_slice %extracted_slice_224[0, 0, 0, 0] [2, 128, 5, 5] [1, 1, 1, 1] : tensor<2x128x5x6xf32> to tensor<2x128x5x5xf32>
-    %902 = tensor.empty() : tensor<128x2x5x5xf32>
-    %transposed_226 = linalg.transpose ins(%extracted_slice_225 : tensor<2x128x5x5xf32>) outs(%902 : tensor<128x2x5x5xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_227 = linalg.transpose ins(%900 : tensor<2x256x2x2xf32>) outs(%830 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
-    %903 = tensor.empty() : tensor<128x256x3x3xf32>
-    %904 = linalg.fill ins(%cst : f32) outs(%903 : tensor<128x256x3x3xf32>) -> tensor<128x256x3x3xf32>
-    %905 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_226, %transposed_227 : tensor<128x2x5x5xf32>, tensor<256x2x2x2xf32>) outs(%904 : tensor<128x256x3x3xf32>) -> tensor<128x256x3x3xf32>
-    %906 = tensor.empty() : tensor<256x128x3x3xf32>
-    %transposed_228 = linalg.transpose ins(%905 : tensor<128x256x3x3xf32>) outs(%906 : tensor<256x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %907 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%904 : tensor<128x256x3x3xf32>) {
+    %901 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%839 : tensor<256x256x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg30[%1509, %1508, %1512, %1513] : tensor<256x128x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg33[%1553, %1552, %1556, %1557] : tensor<256x256x3x3xf32>
       linalg.yield %extracted : f32
-    } -> tensor<128x256x3x3xf32>
-    %908 = tensor.empty() : tensor<2x256x6x6xf32>
-    %909 = linalg.fill ins(%cst : f32) outs(%908 : tensor<2x256x6x6xf32>) -> tensor<2x256x6x6xf32>
-    %inserted_slice_229 = tensor.insert_slice %900 into %909[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 2, 2] : tensor<2x256x2x2xf32> into tensor<2x256x6x6xf32>
-    %910 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_229, %907 : tensor<2x256x6x6xf32>, tensor<128x256x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %911 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%872, %910 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x128x4x4xf32>
-    %912 = tensor.empty() : tensor<2x128x4x4xi1>
-    %913 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%206 : tensor<2x128x4x4xf32>) outs(%912 : tensor<2x128x4x4xi1>) {
+    } -> tensor<256x256x3x3xf32>
+    %inserted_slice_253 = tensor.insert_slice %899 into %842[0, 0, 1, 1] [2, 256, 2, 2] [1, 1, 1, 1] : tensor<2x256x2x2xf32> into tensor<2x256x4x4xf32>
+    %902 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_253, %901 : tensor<2x256x4x4xf32>, tensor<256x256x3x3xf32>) outs(%208 : tensor<2x256x2x2xf32>) -> tensor<2x256x2x2xf32>
+    %transposed_254 = linalg.transpose ins(%233 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_255 = linalg.transpose ins(%899 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_256 = tensor.pad %transposed_254 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<256x2x2x2xf32> to tensor<256x2x4x4xf32>
+    %903 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_256, %transposed_255 : tensor<256x2x4x4xf32>, tensor<256x2x2x2xf32>) outs(%839 : tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %transposed_257 = linalg.transpose ins(%903 : tensor<256x256x3x3xf32>) outs(%838 : tensor<256x256x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %904 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%233 : tensor<2x256x2x2xf32>) outs(%822 : tensor<2x256x2x2xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x256x2x2xi1>
+    %905 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%904, %cst_4, %902 : tensor<2x256x2x2xi1>, tensor<f32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x256x2x2xf32>
+    %906 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%905 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %907 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%905, %229 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x256x2x2xf32>
+    %908 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%907 : tensor<2x256x2x2xf32>) outs(%211 : tensor<256xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %909 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%906 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %expanded_258 = tensor.expand_shape %909 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %910 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%908 : tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_24 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %911 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %912 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%910, %911 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %expanded_259 = tensor.expand_shape %912 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %913 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%228, %arg31 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %expanded_260 = tensor.expand_shape %913 [[0, 1, 2, 3]] output_shape [1, 256, 1, 1] : tensor<256xf32> into tensor<1x256x1x1xf32>
+    %914 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%229, %expanded_259 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x256x2x2xf32>
+    %915 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%905, %914 : tensor<2x256x2x2xf32>, tensor<2x256x2x2xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x256x2x2xf32>
+    %916 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%915, %expanded_258 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x256x2x2xf32>
+    %917 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%916, %expanded_260 : tensor<2x256x2x2xf32>, tensor<1x256x1x1xf32>) outs(%207 : tensor<2x256x2x2xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x256x2x2xf32>
+    %918 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%908, %228 : tensor<256xf32>, tensor<256xf32>) outs(%210 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<256xf32>
+    %extracted_slice_261 = tensor.extract_slice %padded_80[0, 0, 0, 0] [2, 128, 5, 6] [1, 1, 1, 1] : tensor<2x128x6x6xf32> to tensor<2x128x5x6xf32>
+    %extracted_slice_262 = tensor.extract_slice %extracted_slice_261[0, 0, 0, 0] [2, 128, 5, 5] [1, 1, 1, 1] : tensor<2x128x5x6xf32> to tensor<2x128x5x5xf32>
+    %919 = tensor.empty() : tensor<128x2x5x5xf32>
+    %transposed_263 = linalg.transpose ins(%extracted_slice_262 : tensor<2x128x5x5xf32>) outs(%919 : tensor<128x2x5x5xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_264 = linalg.transpose ins(%917 : tensor<2x256x2x2xf32>) outs(%844 : tensor<256x2x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %920 = tensor.empty() : tensor<128x256x3x3xf32>
+    %921 = linalg.fill ins(%cst : f32) outs(%920 : tensor<128x256x3x3xf32>) -> tensor<128x256x3x3xf32>
+    %922 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_263, %transposed_264 : tensor<128x2x5x5xf32>, tensor<256x2x2x2xf32>) outs(%921 : tensor<128x256x3x3xf32>) -> tensor<128x256x3x3xf32>
+    %923 = tensor.empty() : tensor<256x128x3x3xf32>
+    %transposed_265 = linalg.transpose ins(%922 : tensor<128x256x3x3xf32>) outs(%923 : tensor<256x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %extracted_slice_266 = tensor.extract_slice %arg30[0, 0, 1, 0] [256, 128, 1, 3] [1, 1, 2, 1] : tensor<256x128x3x3xf32> to tensor<256x128x1x3xf32>
+    %extracted_slice_267 = tensor.extract_slice %extracted_slice_266[0, 0, 0, 1] [256, 128, 1, 1] [1, 1, 1, 2] : tensor<256x128x1x3xf32> to tensor<256x128x1x1xf32>
+    %924 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_267 : tensor<256x128x1x1xf32>) outs(%885 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %extracted = tensor.extract %extracted_slice_267[%1552, %1553, %c0, %c0] : tensor<256x128x1x1xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<256x128x1x1xf32>
+    %transposed_268 = linalg.transpose ins(%924 : tensor<256x128x1x1xf32>) outs(%881 : tensor<128x256x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %925 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%917, %transposed_268 : tensor<2x256x2x2xf32>, tensor<128x256x1x1xf32>) outs(%888 : tensor<2x128x2x2xf32>) -> tensor<2x128x2x2xf32>
+    %extracted_slice_269 = tensor.extract_slice %extracted_slice_266[0, 0, 0, 0] [256, 128, 1, 2] [1, 1, 1, 2] : tensor<256x128x1x3xf32> to tensor<256x128x1x2xf32>
+    %926 = tensor.empty() : tensor<256x128x1x2xf32>
+    %927 = linalg.fill ins(%cst : f32) outs(%926 : tensor<256x128x1x2xf32>) -> tensor<256x128x1x2xf32>
+    %928 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_269 : tensor<256x128x1x2xf32>) outs(%927 : tensor<256x128x1x2xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 3 : index
+      %1555 = arith.subi %c1, %1554 : index
+      %extracted = tensor.extract %extracted_slice_269[%1552, %1553, %c0, %1555] : tensor<256x128x1x2xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<256x128x1x2xf32>
+    %929 = tensor.empty() : tensor<128x256x1x2xf32>
+    %transposed_270 = linalg.transpose ins(%928 : tensor<256x128x1x2xf32>) outs(%929 : tensor<128x256x1x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_271 = tensor.pad %917 low[0, 0, 0, 0] high[0, 0, 0, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x256x2x2xf32> to tensor<2x256x2x3xf32>
+    %930 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_271, %transposed_270 : tensor<2x256x2x3xf32>, tensor<128x256x1x2xf32>) outs(%888 : tensor<2x128x2x2xf32>) -> tensor<2x128x2x2xf32>
+    %expanded_272 = tensor.expand_shape %925 [[0], [1], [2], [3, 4]] output_shape [2, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x128x2x2x1xf32>
+    %expanded_273 = tensor.expand_shape %930 [[0], [1], [2], [3, 4]] output_shape [2, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x128x2x2x1xf32>
+    %concat_274 = tensor.concat dim(4) %expanded_272, %expanded_273 : (tensor<2x128x2x2x1xf32>, tensor<2x128x2x2x1xf32>) -> tensor<2x128x2x2x2xf32>
+    %extracted_slice_275 = tensor.extract_slice %arg30[0, 0, 0, 0] [256, 128, 2, 3] [1, 1, 2, 1] : tensor<256x128x3x3xf32> to tensor<256x128x2x3xf32>
+    %extracted_slice_276 = tensor.extract_slice %extracted_slice_275[0, 0, 0, 1] [256, 128, 2, 1] [1, 1, 1, 2] : tensor<256x128x2x3xf32> to tensor<256x128x2x1xf32>
+    %931 = tensor.empty() : tensor<256x128x2x1xf32>
+    %932 = linalg.fill ins(%cst : f32) outs(%931 : tensor<256x128x2x1xf32>) -> tensor<256x128x2x1xf32>
+    %933 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_276 : tensor<256x128x2x1xf32>) outs(%932 : tensor<256x128x2x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = arith.subi %c1, %1554 : index
+      %extracted = tensor.extract %extracted_slice_276[%1552, %1553, %1555, %c0] : tensor<256x128x2x1xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<256x128x2x1xf32>
+    %934 = tensor.empty() : tensor<128x256x2x1xf32>
+    %transposed_277 = linalg.transpose ins(%933 : tensor<256x128x2x1xf32>) outs(%934 : tensor<128x256x2x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_278 = tensor.pad %917 low[0, 0, 0, 0] high[0, 0, 1, 0] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x256x2x2xf32> to tensor<2x256x3x2xf32>
+    %935 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_278, %transposed_277 : tensor<2x256x3x2xf32>, tensor<128x256x2x1xf32>) outs(%888 : tensor<2x128x2x2xf32>) -> tensor<2x128x2x2xf32>
+    %extracted_slice_279 = tensor.extract_slice %extracted_slice_275[0, 0, 0, 0] [256, 128, 2, 2] [1, 1, 1, 2] : tensor<256x128x2x3xf32> to tensor<256x128x2x2xf32>
+    %936 = tensor.empty() : tensor<256x128x2x2xf32>
+    %937 = linalg.fill ins(%cst : f32) outs(%936 : tensor<256x128x2x2xf32>) -> tensor<256x128x2x2xf32>
+    %938 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_279 : tensor<256x128x2x2xf32>) outs(%937 : tensor<256x128x2x2xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c1, %1554 : index
+      %1557 = arith.subi %c1, %1555 : index
+      %extracted = tensor.extract %extracted_slice_279[%1552, %1553, %1556, %1557] : tensor<256x128x2x2xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<256x128x2x2xf32>
+    %939 = tensor.empty() : tensor<128x256x2x2xf32>
+    %transposed_280 = linalg.transpose ins(%938 : tensor<256x128x2x2xf32>) outs(%939 : tensor<128x256x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_281 = tensor.pad %917 low[0, 0, 0, 0] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x256x2x2xf32> to tensor<2x256x3x3xf32>
+    %940 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_281, %transposed_280 : tensor<2x256x3x3xf32>, tensor<128x256x2x2xf32>) outs(%888 : tensor<2x128x2x2xf32>) -> tensor<2x128x2x2xf32>
+    %expanded_282 = tensor.expand_shape %935 [[0], [1], [2], [3, 4]] output_shape [2, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x128x2x2x1xf32>
+    %expanded_283 = tensor.expand_shape %940 [[0], [1], [2], [3, 4]] output_shape [2, 128, 2, 2, 1] : tensor<2x128x2x2xf32> into tensor<2x128x2x2x1xf32>
+    %concat_284 = tensor.concat dim(4) %expanded_282, %expanded_283 : (tensor<2x128x2x2x1xf32>, tensor<2x128x2x2x1xf32>) -> tensor<2x128x2x2x2xf32>
+    %concat_285 = tensor.concat dim(3) %concat_274, %concat_284 : (tensor<2x128x2x2x2xf32>, tensor<2x128x2x2x2xf32>) -> tensor<2x128x2x4x2xf32>
+    %expanded_286 = tensor.expand_shape %concat_285 [[0], [1], [2], [3, 4], [5]] output_shape [2, 128, 2, 2, 2, 2] : tensor<2x128x2x4x2xf32> into tensor<2x128x2x2x2x2xf32>
+    %collapsed_287 = tensor.collapse_shape %expanded_286 [[0], [1], [2, 3], [4, 5]] : tensor<2x128x2x2x2x2xf32> into tensor<2x128x4x4xf32>
+    %941 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed_250, %collapsed_287 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x128x4x4xf32>
+    %942 = tensor.empty() : tensor<2x128x4x4xi1>
+    %943 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%206 : tensor<2x128x4x4xf32>) outs(%942 : tensor<2x128x4x4xi1>) {
+    ^bb0(%in: f32, %out: i1):
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x128x4x4xi1>
-    %914 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%913, %cst_4, %911 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %944 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%943, %cst_4, %941 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %915 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%914 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %945 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%944 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %916 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%914, %201 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %946 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%944, %201 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %917 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%916 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %947 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%946 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %918 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%915 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %948 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%945 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_230 = tensor.expand_shape %918 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %919 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%917 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %expanded_288 = tensor.expand_shape %948 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %949 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%947 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %920 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %950 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %921 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%919, %920 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %951 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%949, %950 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_231 = tensor.expand_shape %921 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %922 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %arg28 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_289 = tensor.expand_shape %951 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %952 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%200, %arg28 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_232 = tensor.expand_shape %922 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %923 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_231 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_290 = tensor.expand_shape %952 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %953 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%201, %expanded_289 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %924 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%914, %923 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %954 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%944, %953 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %925 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%924, %expanded_230 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %955 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%954, %expanded_288 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %926 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%925, %expanded_232 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %956 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%955, %expanded_290 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %927 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%917, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %957 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%947, %200 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %928 = tensor.empty() : tensor<128x128x3x3xf32>
-    %929 = linalg.fill ins(%cst : f32) outs(%928 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %930 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%929 : tensor<128x128x3x3xf32>) {
+    %958 = tensor.empty() : tensor<128x128x3x3xf32>
+    %959 = linalg.fill ins(%cst : f32) outs(%958 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %960 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%959 : tensor<128x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg27[%1509, %1508, %1512, %1513] : tensor<128x128x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg27[%1553, %1552, %1556, %1557] : tensor<128x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x128x3x3xf32>
-    %931 = tensor.empty() : tensor<2x128x6x6xf32>
-    %932 = linalg.fill ins(%cst : f32) outs(%931 : tensor<2x128x6x6xf32>) -> tensor<2x128x6x6xf32>
-    %inserted_slice_233 = tensor.insert_slice %926 into %932[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
-    %933 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_233, %930 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %934 = tensor.empty() : tensor<128x2x4x4xf32>
-    %transposed_234 = linalg.transpose ins(%187 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_235 = linalg.transpose ins(%926 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %padded_236 = tensor.pad %transposed_234 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %961 = tensor.empty() : tensor<2x128x6x6xf32>
+    %962 = linalg.fill ins(%cst : f32) outs(%961 : tensor<2x128x6x6xf32>) -> tensor<2x128x6x6xf32>
+    %inserted_slice_291 = tensor.insert_slice %956 into %962[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
+    %963 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_291, %960 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %964 = tensor.empty() : tensor<128x2x4x4xf32>
+    %transposed_292 = linalg.transpose ins(%187 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_293 = linalg.transpose ins(%956 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %padded_294 = tensor.pad %transposed_292 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %935 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_236, %transposed_235 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%929 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %transposed_237 = linalg.transpose ins(%935 : tensor<128x128x3x3xf32>) outs(%928 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %936 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%187 : tensor<2x128x4x4xf32>) outs(%912 : tensor<2x128x4x4xi1>) {
+    %965 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_294, %transposed_293 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%959 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %transposed_295 = linalg.transpose ins(%965 : tensor<128x128x3x3xf32>) outs(%958 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %966 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%187 : tensor<2x128x4x4xf32>) outs(%942 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x128x4x4xi1>
-    %937 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%936, %cst_4, %933 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %967 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%966, %cst_4, %963 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %938 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%937 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %968 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%967 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %939 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%937, %183 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %969 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%967, %183 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %940 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%939 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %970 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%969 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %941 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%938 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %971 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%968 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_238 = tensor.expand_shape %941 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %942 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%940 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %expanded_296 = tensor.expand_shape %971 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %972 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%970 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %943 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %973 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %944 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%942, %943 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %974 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%972, %973 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_239 = tensor.expand_shape %944 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %945 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %arg25 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_297 = tensor.expand_shape %974 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %975 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%182, %arg25 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_240 = tensor.expand_shape %945 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %946 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_239 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_298 = tensor.expand_shape %975 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %976 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%183, %expanded_297 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %947 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%937, %946 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %977 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%967, %976 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %948 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%947, %expanded_238 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %978 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%977, %expanded_296 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %949 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%948, %expanded_240 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %979 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%978, %expanded_298 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %950 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%940, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %980 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%970, %182 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %951 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%929 : tensor<128x128x3x3xf32>) {
+    %981 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%959 : tensor<128x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg24[%1509, %1508, %1512, %1513] : tensor<128x128x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg24[%1553, %1552, %1556, %1557] : tensor<128x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x128x3x3xf32>
-    %inserted_slice_241 = tensor.insert_slice %949 into %932[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
-    %952 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_241, %951 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %transposed_242 = linalg.transpose ins(%169 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_243 = linalg.transpose ins(%949 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %padded_244 = tensor.pad %transposed_242 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_299 = tensor.insert_slice %979 into %962[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
+    %982 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_299, %981 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %transposed_300 = linalg.transpose ins(%169 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_301 = linalg.transpose ins(%979 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %padded_302 = tensor.pad %transposed_300 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %953 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_244, %transposed_243 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%929 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %transposed_245 = linalg.transpose ins(%953 : tensor<128x128x3x3xf32>) outs(%928 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %954 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%914, %952 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %983 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_302, %transposed_301 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%959 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %transposed_303 = linalg.transpose ins(%983 : tensor<128x128x3x3xf32>) outs(%958 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %984 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%944, %982 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %955 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%169 : tensor<2x128x4x4xf32>) outs(%912 : tensor<2x128x4x4xi1>) {
+    %985 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%169 : tensor<2x128x4x4xf32>) outs(%942 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x128x4x4xi1>
-    %956 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%955, %cst_4, %954 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %986 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%985, %cst_4, %984 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %957 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%956 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %987 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%986 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %958 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%956, %164 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %988 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%986, %164 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %959 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%958 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %989 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%988 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %960 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%957 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %990 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%987 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_246 = tensor.expand_shape %960 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %961 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%959 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %expanded_304 = tensor.expand_shape %990 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %991 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%989 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %962 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %992 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %963 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%961, %962 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %993 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%991, %992 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_247 = tensor.expand_shape %963 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %964 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %arg22 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_305 = tensor.expand_shape %993 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %994 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%163, %arg22 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_248 = tensor.expand_shape %964 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %965 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_247 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_306 = tensor.expand_shape %994 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %995 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%164, %expanded_305 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %966 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%956, %965 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %996 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%986, %995 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %967 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%966, %expanded_246 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %997 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%996, %expanded_304 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %968 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%967, %expanded_248 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %998 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%997, %expanded_306 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %969 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%959, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %999 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%989, %163 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %extracted_slice_249 = tensor.extract_slice %106[0, 0, 0, 0] [2, 64, 7, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> to tensor<2x64x7x8xf32>
-    %extracted_slice_250 = tensor.extract_slice %extracted_slice_249[0, 0, 0, 0] [2, 64, 7, 7] [1, 1, 1, 1] : tensor<2x64x7x8xf32> to tensor<2x64x7x7xf32>
-    %970 = tensor.empty() : tensor<64x2x7x7xf32>
-    %transposed_251 = linalg.transpose ins(%extracted_slice_250 : tensor<2x64x7x7xf32>) outs(%970 : tensor<64x2x7x7xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_252 = linalg.transpose ins(%968 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %971 = tensor.empty() : tensor<64x128x1x1xf32>
-    %972 = linalg.fill ins(%cst : f32) outs(%971 : tensor<64x128x1x1xf32>) -> tensor<64x128x1x1xf32>
-    %973 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_251, %transposed_252 : tensor<64x2x7x7xf32>, tensor<128x2x4x4xf32>) outs(%972 : tensor<64x128x1x1xf32>) -> tensor<64x128x1x1xf32>
-    %974 = tensor.empty() : tensor<128x64x1x1xf32>
-    %transposed_253 = linalg.transpose ins(%973 : tensor<64x128x1x1xf32>) outs(%974 : tensor<128x64x1x1xf32>) permutation = [1, 0, 2, 3] 
-    %975 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%972 : tensor<64x128x1x1xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %extracted = tensor.extract %arg21[%1509, %1508, %c0, %c0] : tensor<128x64x1x1xf32>
+    %extracted_slice_307 = tensor.extract_slice %106[0, 0, 0, 0] [2, 64, 7, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> to tensor<2x64x7x8xf32>
+    %extracted_slice_308 = tensor.extract_slice %extracted_slice_307[0, 0, 0, 0] [2, 64, 7, 7] [1, 1, 1, 1] : tensor<2x64x7x8xf32> to tensor<2x64x7x7xf32>
+    %1000 = tensor.empty() : tensor<64x2x7x7xf32>
+    %transposed_309 = linalg.transpose ins(%extracted_slice_308 : tensor<2x64x7x7xf32>) outs(%1000 : tensor<64x2x7x7xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_310 = linalg.transpose ins(%998 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %1001 = tensor.empty() : tensor<64x128x1x1xf32>
+    %1002 = linalg.fill ins(%cst : f32) outs(%1001 : tensor<64x128x1x1xf32>) -> tensor<64x128x1x1xf32>
+    %1003 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_309, %transposed_310 : tensor<64x2x7x7xf32>, tensor<128x2x4x4xf32>) outs(%1002 : tensor<64x128x1x1xf32>) -> tensor<64x128x1x1xf32>
+    %1004 = tensor.empty() : tensor<128x64x1x1xf32>
+    %transposed_311 = linalg.transpose ins(%1003 : tensor<64x128x1x1xf32>) outs(%1004 : tensor<128x64x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %extracted_slice_312 = tensor.extract_slice %arg21[0, 0, 0, 0] [128, 64, 1, 1] [1, 1, 2, 1] : tensor<128x64x1x1xf32> to tensor<128x64x1x1xf32>
+    %extracted_slice_313 = tensor.extract_slice %extracted_slice_312[0, 0, 0, 0] [128, 64, 1, 1] [1, 1, 1, 2] : tensor<128x64x1x1xf32> to tensor<128x64x1x1xf32>
+    %1005 = linalg.fill ins(%cst : f32) outs(%1004 : tensor<128x64x1x1xf32>) -> tensor<128x64x1x1xf32>
+    %1006 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_313 : tensor<128x64x1x1xf32>) outs(%1005 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %extracted = tensor.extract %extracted_slice_313[%1552, %1553, %c0, %c0] : tensor<128x64x1x1xf32>
       linalg.yield %extracted : f32
-    } -> tensor<64x128x1x1xf32>
-    %976 = tensor.empty() : tensor<2x128x8x8xf32>
-    %977 = linalg.fill ins(%cst : f32) outs(%976 : tensor<2x128x8x8xf32>) -> tensor<2x128x8x8xf32>
-    %inserted_slice_254 = tensor.insert_slice %968 into %977[0, 0, 0, 0] [2, 128, 4, 4] [1, 1, 2, 2] : tensor<2x128x4x4xf32> into tensor<2x128x8x8xf32>
-    %978 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_254, %975 : tensor<2x128x8x8xf32>, tensor<64x128x1x1xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %979 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%956, %147 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    } -> tensor<128x64x1x1xf32>
+    %transposed_314 = linalg.transpose ins(%1006 : tensor<128x64x1x1xf32>) outs(%1001 : tensor<64x128x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %1007 = tensor.empty() : tensor<2x64x4x4xf32>
+    %1008 = linalg.fill ins(%cst : f32) outs(%1007 : tensor<2x64x4x4xf32>) -> tensor<2x64x4x4xf32>
+    %1009 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%998, %transposed_314 : tensor<2x128x4x4xf32>, tensor<64x128x1x1xf32>) outs(%1008 : tensor<2x64x4x4xf32>) -> tensor<2x64x4x4xf32>
+    %expanded_315 = tensor.expand_shape %1009 [[0], [1], [2], [3, 4]] output_shape [2, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x64x4x4x1xf32>
+    %concat_316 = tensor.concat dim(4) %expanded_315, %cst_27 : (tensor<2x64x4x4x1xf32>, tensor<2x64x4x4x1xf32>) -> tensor<2x64x4x4x2xf32>
+    %concat_317 = tensor.concat dim(4) %cst_27, %cst_27 : (tensor<2x64x4x4x1xf32>, tensor<2x64x4x4x1xf32>) -> tensor<2x64x4x4x2xf32>
+    %concat_318 = tensor.concat dim(3) %concat_316, %concat_317 : (tensor<2x64x4x4x2xf32>, tensor<2x64x4x4x2xf32>) -> tensor<2x64x4x8x2xf32>
+    %expanded_319 = tensor.expand_shape %concat_318 [[0], [1], [2], [3, 4], [5]] output_shape [2, 64, 4, 2, 4, 2] : tensor<2x64x4x8x2xf32> into tensor<2x64x4x2x4x2xf32>
+    %collapsed_320 = tensor.collapse_shape %expanded_319 [[0], [1], [2, 3], [4, 5]] : tensor<2x64x4x2x4x2xf32> into tensor<2x64x8x8xf32>
+    %1010 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%986, %147 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %980 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%979 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %1011 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1010 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %981 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%980 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %1012 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1011 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %982 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%146, %146 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1013 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%146, %146 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %983 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%981, %982 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1014 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1012, %1013 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_255 = tensor.expand_shape %983 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %984 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%146, %arg19 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_321 = tensor.expand_shape %1014 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %1015 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%146, %arg19 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_256 = tensor.expand_shape %984 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %985 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_255 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_322 = tensor.expand_shape %1015 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %1016 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%147, %expanded_321 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %986 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%956, %985 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1017 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%986, %1016 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %987 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%986, %expanded_246 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1018 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1017, %expanded_304 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %988 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%987, %expanded_256 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1019 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1018, %expanded_322 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %989 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%980, %146 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1020 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1011, %146 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %990 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%929 : tensor<128x128x3x3xf32>) {
+    %1021 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%959 : tensor<128x128x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg18[%1509, %1508, %1512, %1513] : tensor<128x128x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg18[%1553, %1552, %1556, %1557] : tensor<128x128x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<128x128x3x3xf32>
-    %inserted_slice_257 = tensor.insert_slice %988 into %932[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
-    %991 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_257, %990 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
-    %transposed_258 = linalg.transpose ins(%133 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_259 = linalg.transpose ins(%988 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %padded_260 = tensor.pad %transposed_258 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_323 = tensor.insert_slice %1019 into %962[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 1, 1] : tensor<2x128x4x4xf32> into tensor<2x128x6x6xf32>
+    %1022 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_323, %1021 : tensor<2x128x6x6xf32>, tensor<128x128x3x3xf32>) outs(%108 : tensor<2x128x4x4xf32>) -> tensor<2x128x4x4xf32>
+    %transposed_324 = linalg.transpose ins(%133 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_325 = linalg.transpose ins(%1019 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %padded_326 = tensor.pad %transposed_324 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<128x2x4x4xf32> to tensor<128x2x6x6xf32>
-    %992 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_260, %transposed_259 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%929 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %transposed_261 = linalg.transpose ins(%992 : tensor<128x128x3x3xf32>) outs(%928 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %993 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%133 : tensor<2x128x4x4xf32>) outs(%912 : tensor<2x128x4x4xi1>) {
+    %1023 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_326, %transposed_325 : tensor<128x2x6x6xf32>, tensor<128x2x4x4xf32>) outs(%959 : tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %transposed_327 = linalg.transpose ins(%1023 : tensor<128x128x3x3xf32>) outs(%958 : tensor<128x128x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %1024 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%133 : tensor<2x128x4x4xf32>) outs(%942 : tensor<2x128x4x4xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x128x4x4xi1>
-    %994 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%993, %cst_4, %991 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %1025 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1024, %cst_4, %1022 : tensor<2x128x4x4xi1>, tensor<f32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %995 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%994 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %1026 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1025 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %996 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%994, %129 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1027 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1025, %129 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %997 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%996 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
+    %1028 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1027 : tensor<2x128x4x4xf32>) outs(%111 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %998 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%995 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %1029 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1026 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_262 = tensor.expand_shape %998 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %999 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%997 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    %expanded_328 = tensor.expand_shape %1029 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %1030 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1028 : tensor<128xf32>) outs(%110 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_24 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_26 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1000 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%128, %128 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1031 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%128, %128 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1001 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%999, %1000 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1032 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1030, %1031 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_263 = tensor.expand_shape %1001 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %1002 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%128, %arg16 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_329 = tensor.expand_shape %1032 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %1033 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%128, %arg16 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %expanded_264 = tensor.expand_shape %1002 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
-    %1003 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_263 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_330 = tensor.expand_shape %1033 [[0, 1, 2, 3]] output_shape [1, 128, 1, 1] : tensor<128xf32> into tensor<1x128x1x1xf32>
+    %1034 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%129, %expanded_329 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %1004 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%994, %1003 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1035 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1025, %1034 : tensor<2x128x4x4xf32>, tensor<2x128x4x4xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %1005 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1004, %expanded_262 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1036 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1035, %expanded_328 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %1006 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1005, %expanded_264 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1037 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1036, %expanded_330 : tensor<2x128x4x4xf32>, tensor<1x128x1x1xf32>) outs(%107 : tensor<2x128x4x4xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x128x4x4xf32>
-    %1007 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%997, %128 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1038 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1028, %128 : tensor<128xf32>, tensor<128xf32>) outs(%110 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %extracted_slice_265 = tensor.extract_slice %padded_53[0, 0, 0, 0] [2, 64, 9, 10] [1, 1, 1, 1] : tensor<2x64x10x10xf32> to tensor<2x64x9x10xf32>
-    %extracted_slice_266 = tensor.extract_slice %extracted_slice_265[0, 0, 0, 0] [2, 64, 9, 9] [1, 1, 1, 1] : tensor<2x64x9x10xf32> to tensor<2x64x9x9xf32>
-    %1008 = tensor.empty() : tensor<64x2x9x9xf32>
-    %transposed_267 = linalg.transpose ins(%extracted_slice_266 : tensor<2x64x9x9xf32>) outs(%1008 : tensor<64x2x9x9xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_268 = linalg.transpose ins(%1006 : tensor<2x128x4x4xf32>) outs(%934 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
-    %1009 = tensor.empty() : tensor<64x128x3x3xf32>
-    %1010 = linalg.fill ins(%cst : f32) outs(%1009 : tensor<64x128x3x3xf32>) -> tensor<64x128x3x3xf32>
-    %1011 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_267, %transposed_268 : tensor<64x2x9x9xf32>, tensor<128x2x4x4xf32>) outs(%1010 : tensor<64x128x3x3xf32>) -> tensor<64x128x3x3xf32>
-    %1012 = tensor.empty() : tensor<128x64x3x3xf32>
-    %transposed_269 = linalg.transpose ins(%1011 : tensor<64x128x3x3xf32>) outs(%1012 : tensor<128x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %1013 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1010 : tensor<64x128x3x3xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg15[%1509, %1508, %1512, %1513] : tensor<128x64x3x3xf32>
+    %extracted_slice_331 = tensor.extract_slice %padded_56[0, 0, 0, 0] [2, 64, 9, 10] [1, 1, 1, 1] : tensor<2x64x10x10xf32> to tensor<2x64x9x10xf32>
+    %extracted_slice_332 = tensor.extract_slice %extracted_slice_331[0, 0, 0, 0] [2, 64, 9, 9] [1, 1, 1, 1] : tensor<2x64x9x10xf32> to tensor<2x64x9x9xf32>
+    %1039 = tensor.empty() : tensor<64x2x9x9xf32>
+    %transposed_333 = linalg.transpose ins(%extracted_slice_332 : tensor<2x64x9x9xf32>) outs(%1039 : tensor<64x2x9x9xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_334 = linalg.transpose ins(%1037 : tensor<2x128x4x4xf32>) outs(%964 : tensor<128x2x4x4xf32>) permutation = [1, 0, 2, 3] 
+    %1040 = tensor.empty() : tensor<64x128x3x3xf32>
+    %1041 = linalg.fill ins(%cst : f32) outs(%1040 : tensor<64x128x3x3xf32>) -> tensor<64x128x3x3xf32>
+    %1042 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_333, %transposed_334 : tensor<64x2x9x9xf32>, tensor<128x2x4x4xf32>) outs(%1041 : tensor<64x128x3x3xf32>) -> tensor<64x128x3x3xf32>
+    %1043 = tensor.empty() : tensor<128x64x3x3xf32>
+    %transposed_335 = linalg.transpose ins(%1042 : tensor<64x128x3x3xf32>) outs(%1043 : tensor<128x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %extracted_slice_336 = tensor.extract_slice %arg15[0, 0, 1, 0] [128, 64, 1, 3] [1, 1, 2, 1] : tensor<128x64x3x3xf32> to tensor<128x64x1x3xf32>
+    %extracted_slice_337 = tensor.extract_slice %extracted_slice_336[0, 0, 0, 1] [128, 64, 1, 1] [1, 1, 1, 2] : tensor<128x64x1x3xf32> to tensor<128x64x1x1xf32>
+    %1044 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_337 : tensor<128x64x1x1xf32>) outs(%1005 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %extracted = tensor.extract %extracted_slice_337[%1552, %1553, %c0, %c0] : tensor<128x64x1x1xf32>
       linalg.yield %extracted : f32
-    } -> tensor<64x128x3x3xf32>
-    %1014 = tensor.empty() : tensor<2x128x10x10xf32>
-    %1015 = linalg.fill ins(%cst : f32) outs(%1014 : tensor<2x128x10x10xf32>) -> tensor<2x128x10x10xf32>
-    %inserted_slice_270 = tensor.insert_slice %1006 into %1015[0, 0, 1, 1] [2, 128, 4, 4] [1, 1, 2, 2] : tensor<2x128x4x4xf32> into tensor<2x128x10x10xf32>
-    %1016 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_270, %1013 : tensor<2x128x10x10xf32>, tensor<64x128x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %1017 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%978, %1016 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1018 = tensor.empty() : tensor<2x64x8x8xi1>
-    %1019 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%106 : tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1020 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1019, %cst_4, %1017 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1021 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1020 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    } -> tensor<128x64x1x1xf32>
+    %transposed_338 = linalg.transpose ins(%1044 : tensor<128x64x1x1xf32>) outs(%1001 : tensor<64x128x1x1xf32>) permutation = [1, 0, 2, 3] 
+    %1045 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%1037, %transposed_338 : tensor<2x128x4x4xf32>, tensor<64x128x1x1xf32>) outs(%1008 : tensor<2x64x4x4xf32>) -> tensor<2x64x4x4xf32>
+    %extracted_slice_339 = tensor.extract_slice %extracted_slice_336[0, 0, 0, 0] [128, 64, 1, 2] [1, 1, 1, 2] : tensor<128x64x1x3xf32> to tensor<128x64x1x2xf32>
+    %1046 = tensor.empty() : tensor<128x64x1x2xf32>
+    %1047 = linalg.fill ins(%cst : f32) outs(%1046 : tensor<128x64x1x2xf32>) -> tensor<128x64x1x2xf32>
+    %1048 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_339 : tensor<128x64x1x2xf32>) outs(%1047 : tensor<128x64x1x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1022 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1020, %101 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1023 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1022 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1024 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1021 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %expanded_271 = tensor.expand_shape %1024 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1025 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1023 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1026 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1027 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1025, %1026 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %expanded_272 = tensor.expand_shape %1027 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1028 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %arg13 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %expanded_273 = tensor.expand_shape %1028 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1029 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_272 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1030 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1020, %1029 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1031 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1030, %expanded_271 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1032 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1031, %expanded_273 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1033 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1023, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1034 = tensor.empty() : tensor<64x64x3x3xf32>
-    %1035 = linalg.fill ins(%cst : f32) outs(%1034 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %1036 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1035 : tensor<64x64x3x3xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg12[%1509, %1508, %1512, %1513] : tensor<64x64x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 3 : index
+      %1555 = arith.subi %c1, %1554 : index
+      %extracted = tensor.extract %extracted_slice_339[%1552, %1553, %c0, %1555] : tensor<128x64x1x2xf32>
       linalg.yield %extracted : f32
-    } -> tensor<64x64x3x3xf32>
-    %1037 = tensor.empty() : tensor<2x64x10x10xf32>
-    %1038 = linalg.fill ins(%cst : f32) outs(%1037 : tensor<2x64x10x10xf32>) -> tensor<2x64x10x10xf32>
-    %inserted_slice_274 = tensor.insert_slice %1032 into %1038[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %1039 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_274, %1036 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %1040 = tensor.empty() : tensor<64x2x8x8xf32>
-    %transposed_275 = linalg.transpose ins(%87 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_276 = linalg.transpose ins(%1032 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_277 = tensor.pad %transposed_275 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    } -> tensor<128x64x1x2xf32>
+    %1049 = tensor.empty() : tensor<64x128x1x2xf32>
+    %transposed_340 = linalg.transpose ins(%1048 : tensor<128x64x1x2xf32>) outs(%1049 : tensor<64x128x1x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_341 = tensor.pad %1037 low[0, 0, 0, 0] high[0, 0, 0, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
-    } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %1041 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_277, %transposed_276 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1035 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_278 = linalg.transpose ins(%1041 : tensor<64x64x3x3xf32>) outs(%1034 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %1042 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%87 : tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1043 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1042, %cst_4, %1039 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1044 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1043 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    } : tensor<2x128x4x4xf32> to tensor<2x128x4x5xf32>
+    %1050 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_341, %transposed_340 : tensor<2x128x4x5xf32>, tensor<64x128x1x2xf32>) outs(%1008 : tensor<2x64x4x4xf32>) -> tensor<2x64x4x4xf32>
+    %expanded_342 = tensor.expand_shape %1045 [[0], [1], [2], [3, 4]] output_shape [2, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x64x4x4x1xf32>
+    %expanded_343 = tensor.expand_shape %1050 [[0], [1], [2], [3, 4]] output_shape [2, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x64x4x4x1xf32>
+    %concat_344 = tensor.concat dim(4) %expanded_342, %expanded_343 : (tensor<2x64x4x4x1xf32>, tensor<2x64x4x4x1xf32>) -> tensor<2x64x4x4x2xf32>
+    %extracted_slice_345 = tensor.extract_slice %arg15[0, 0, 0, 0] [128, 64, 2, 3] [1, 1, 2, 1] : tensor<128x64x3x3xf32> to tensor<128x64x2x3xf32>
+    %extracted_slice_346 = tensor.extract_slice %extracted_slice_345[0, 0, 0, 1] [128, 64, 2, 1] [1, 1, 1, 2] : tensor<128x64x2x3xf32> to tensor<128x64x2x1xf32>
+    %1051 = tensor.empty() : tensor<128x64x2x1xf32>
+    %1052 = linalg.fill ins(%cst : f32) outs(%1051 : tensor<128x64x2x1xf32>) -> tensor<128x64x2x1xf32>
+    %1053 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_346 : tensor<128x64x2x1xf32>) outs(%1052 : tensor<128x64x2x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1045 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1043, %83 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1046 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1045 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1047 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1044 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %expanded_279 = tensor.expand_shape %1047 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1048 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1046 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1049 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1050 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1048, %1049 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %expanded_280 = tensor.expand_shape %1050 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1051 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %arg10 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %expanded_281 = tensor.expand_shape %1051 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1052 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_280 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1053 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1043, %1052 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1054 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1053, %expanded_279 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1055 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1054, %expanded_281 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1056 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1046, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1057 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1035 : tensor<64x64x3x3xf32>) {
-    ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg9[%1509, %1508, %1512, %1513] : tensor<64x64x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = arith.subi %c1, %1554 : index
+      %extracted = tensor.extract %extracted_slice_346[%1552, %1553, %1555, %c0] : tensor<128x64x2x1xf32>
       linalg.yield %extracted : f32
-    } -> tensor<64x64x3x3xf32>
-    %inserted_slice_282 = tensor.insert_slice %1055 into %1038[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %1058 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_282, %1057 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_283 = linalg.transpose ins(%69 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_284 = linalg.transpose ins(%1055 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_285 = tensor.pad %transposed_283 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    } -> tensor<128x64x2x1xf32>
+    %1054 = tensor.empty() : tensor<64x128x2x1xf32>
+    %transposed_347 = linalg.transpose ins(%1053 : tensor<128x64x2x1xf32>) outs(%1054 : tensor<64x128x2x1xf32>) permutation = [1, 0, 2, 3] 
+    %padded_348 = tensor.pad %1037 low[0, 0, 0, 0] high[0, 0, 1, 0] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
-    } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %1059 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_285, %transposed_284 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1035 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_286 = linalg.transpose ins(%1059 : tensor<64x64x3x3xf32>) outs(%1034 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %1060 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1020, %1058 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1061 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%69 : tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1062 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1061, %cst_4, %1060 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1063 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1062 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    } : tensor<2x128x4x4xf32> to tensor<2x128x5x4xf32>
+    %1055 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_348, %transposed_347 : tensor<2x128x5x4xf32>, tensor<64x128x2x1xf32>) outs(%1008 : tensor<2x64x4x4xf32>) -> tensor<2x64x4x4xf32>
+    %extracted_slice_349 = tensor.extract_slice %extracted_slice_345[0, 0, 0, 0] [128, 64, 2, 2] [1, 1, 1, 2] : tensor<128x64x2x3xf32> to tensor<128x64x2x2xf32>
+    %1056 = tensor.empty() : tensor<128x64x2x2xf32>
+    %1057 = linalg.fill ins(%cst : f32) outs(%1056 : tensor<128x64x2x2xf32>) -> tensor<128x64x2x2xf32>
+    %1058 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_349 : tensor<128x64x2x2xf32>) outs(%1057 : tensor<128x64x2x2xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
-    } -> tensor<64xf32>
-    %1064 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1062, %64 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c1, %1554 : index
+      %1557 = arith.subi %c1, %1555 : index
+      %extracted = tensor.extract %extracted_slice_349[%1552, %1553, %1556, %1557] : tensor<128x64x2x2xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<128x64x2x2xf32>
+    %1059 = tensor.empty() : tensor<64x128x2x2xf32>
+    %transposed_350 = linalg.transpose ins(%1058 : tensor<128x64x2x2xf32>) outs(%1059 : tensor<64x128x2x2xf32>) permutation = [1, 0, 2, 3] 
+    %padded_351 = tensor.pad %1037 low[0, 0, 0, 0] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x128x4x4xf32> to tensor<2x128x5x5xf32>
+    %1060 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_351, %transposed_350 : tensor<2x128x5x5xf32>, tensor<64x128x2x2xf32>) outs(%1008 : tensor<2x64x4x4xf32>) -> tensor<2x64x4x4xf32>
+    %expanded_352 = tensor.expand_shape %1055 [[0], [1], [2], [3, 4]] output_shape [2, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x64x4x4x1xf32>
+    %expanded_353 = tensor.expand_shape %1060 [[0], [1], [2], [3, 4]] output_shape [2, 64, 4, 4, 1] : tensor<2x64x4x4xf32> into tensor<2x64x4x4x1xf32>
+    %concat_354 = tensor.concat dim(4) %expanded_352, %expanded_353 : (tensor<2x64x4x4x1xf32>, tensor<2x64x4x4x1xf32>) -> tensor<2x64x4x4x2xf32>
+    %concat_355 = tensor.concat dim(3) %concat_344, %concat_354 : (tensor<2x64x4x4x2xf32>, tensor<2x64x4x4x2xf32>) -> tensor<2x64x4x8x2xf32>
+    %expanded_356 = tensor.expand_shape %concat_355 [[0], [1], [2], [3, 4], [5]] output_shape [2, 64, 4, 2, 4, 2] : tensor<2x64x4x8x2xf32> into tensor<2x64x4x2x4x2xf32>
+    %collapsed_357 = tensor.collapse_shape %expanded_356 [[0], [1], [2, 3], [4, 5]] : tensor<2x64x4x2x4x2xf32> into tensor<2x64x8x8xf32>
+    %1061 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed_320, %collapsed_357 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1062 = tensor.empty() : tensor<2x64x8x8xi1>
+    %1063 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%106 : tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %out: i1):
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1064 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1063, %cst_4, %1061 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
     %1065 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1064 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1066 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1063 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %1066 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1064, %101 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1067 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1066 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_287 = tensor.expand_shape %1066 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1067 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1065 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %1068 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1065 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1068 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_358 = tensor.expand_shape %1068 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1069 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1067 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1069 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1067, %1068 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1070 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_288 = tensor.expand_shape %1069 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1070 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %arg7 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1071 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1069, %1070 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_289 = tensor.expand_shape %1070 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1071 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_288 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_359 = tensor.expand_shape %1071 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1072 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%100, %arg13 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_360 = tensor.expand_shape %1072 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1073 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%101, %expanded_359 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1072 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1062, %1071 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1074 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1064, %1073 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1073 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1072, %expanded_287 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1075 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1074, %expanded_358 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1074 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1073, %expanded_289 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1076 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1075, %expanded_360 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1075 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1065, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1077 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1067, %100 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1076 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1035 : tensor<64x64x3x3xf32>) {
+    %1078 = tensor.empty() : tensor<64x64x3x3xf32>
+    %1079 = linalg.fill ins(%cst : f32) outs(%1078 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1080 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1079 : tensor<64x64x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg6[%1509, %1508, %1512, %1513] : tensor<64x64x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg12[%1553, %1552, %1556, %1557] : tensor<64x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x64x3x3xf32>
-    %inserted_slice_290 = tensor.insert_slice %1074 into %1038[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %1077 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_290, %1076 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_291 = linalg.transpose ins(%50 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_292 = linalg.transpose ins(%1074 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_293 = tensor.pad %transposed_291 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %1081 = tensor.empty() : tensor<2x64x10x10xf32>
+    %1082 = linalg.fill ins(%cst : f32) outs(%1081 : tensor<2x64x10x10xf32>) -> tensor<2x64x10x10xf32>
+    %inserted_slice_361 = tensor.insert_slice %1076 into %1082[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %1083 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_361, %1080 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %1084 = tensor.empty() : tensor<64x2x8x8xf32>
+    %transposed_362 = linalg.transpose ins(%87 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_363 = linalg.transpose ins(%1076 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_364 = tensor.pad %transposed_362 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %1078 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_293, %transposed_292 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1035 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_294 = linalg.transpose ins(%1078 : tensor<64x64x3x3xf32>) outs(%1034 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %1079 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%50 : tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
+    %1085 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_364, %transposed_363 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1079 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_365 = linalg.transpose ins(%1085 : tensor<64x64x3x3xf32>) outs(%1078 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %1086 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%87 : tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x64x8x8xi1>
-    %1080 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1079, %cst_4, %1077 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %1087 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1086, %cst_4, %1083 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1081 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1080 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %1088 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1087 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1082 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1080, %46 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1089 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1087, %83 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1083 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1082 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    %1090 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1089 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1084 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1081 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %1091 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1088 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_295 = tensor.expand_shape %1084 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1085 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1083 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %expanded_366 = tensor.expand_shape %1091 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1092 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1090 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_25 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1086 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1093 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1087 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1085, %1086 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1094 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1092, %1093 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_296 = tensor.expand_shape %1087 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1088 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %arg4 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_367 = tensor.expand_shape %1094 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1095 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%82, %arg10 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_297 = tensor.expand_shape %1088 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1089 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_296 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_368 = tensor.expand_shape %1095 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1096 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%83, %expanded_367 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1090 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1080, %1089 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1097 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1087, %1096 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1091 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1090, %expanded_295 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1098 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1097, %expanded_366 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1092 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1091, %expanded_297 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1099 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1098, %expanded_368 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %1093 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1083, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1100 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1090, %82 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1094 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1035 : tensor<64x64x3x3xf32>) {
+    %1101 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1079 : tensor<64x64x3x3xf32>) {
     ^bb0(%out: f32):
-      %1508 = linalg.index 0 : index
-      %1509 = linalg.index 1 : index
-      %1510 = linalg.index 2 : index
-      %1511 = linalg.index 3 : index
-      %1512 = arith.subi %c2, %1510 : index
-      %1513 = arith.subi %c2, %1511 : index
-      %extracted = tensor.extract %arg3[%1509, %1508, %1512, %1513] : tensor<64x64x3x3xf32>
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg9[%1553, %1552, %1556, %1557] : tensor<64x64x3x3xf32>
       linalg.yield %extracted : f32
     } -> tensor<64x64x3x3xf32>
-    %inserted_slice_298 = tensor.insert_slice %1092 into %1038[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
-    %1095 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_298, %1094 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
-    %transposed_299 = linalg.transpose ins(%30 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %transposed_300 = linalg.transpose ins(%1092 : tensor<2x64x8x8xf32>) outs(%1040 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
-    %padded_301 = tensor.pad %transposed_299 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    %inserted_slice_369 = tensor.insert_slice %1099 into %1082[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %1102 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_369, %1101 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %transposed_370 = linalg.transpose ins(%69 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_371 = linalg.transpose ins(%1099 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_372 = tensor.pad %transposed_370 low[0, 0, 1, 1] high[0, 0, 1, 1] {
     ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
       tensor.yield %cst : f32
     } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
-    %1096 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_301, %transposed_300 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1035 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %transposed_302 = linalg.transpose ins(%1096 : tensor<64x64x3x3xf32>) outs(%1034 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
-    %1097 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1062, %1095 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1103 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_372, %transposed_371 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1079 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_373 = linalg.transpose ins(%1103 : tensor<64x64x3x3xf32>) outs(%1078 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %1104 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1064, %1102 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x8x8xf32>
-    %extracted_slice_303 = tensor.extract_slice %padded_32[0, 0, 0, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
-    %extracted_slice_304 = tensor.extract_slice %extracted_slice_303[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_305 = tensor.extract_slice %extracted_slice_303[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_306 = tensor.extract_slice %extracted_slice_303[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_307 = tensor.extract_slice %padded_32[0, 0, 1, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
-    %extracted_slice_308 = tensor.extract_slice %extracted_slice_307[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_309 = tensor.extract_slice %extracted_slice_307[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_310 = tensor.extract_slice %extracted_slice_307[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_311 = tensor.extract_slice %padded_32[0, 0, 2, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
-    %extracted_slice_312 = tensor.extract_slice %extracted_slice_311[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_313 = tensor.extract_slice %extracted_slice_311[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %extracted_slice_314 = tensor.extract_slice %extracted_slice_311[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
-    %1098 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_304, %extracted_slice_305 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1099 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1098, %extracted_slice_306 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1100 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1099, %extracted_slice_308 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1101 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1100, %extracted_slice_309 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1102 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1101, %extracted_slice_310 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1103 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1102, %extracted_slice_312 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1104 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1103, %extracted_slice_313 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1105 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1104, %extracted_slice_314 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.cmpf ogt, %in, %in_388 : f32
-      %1509 = arith.select %1508, %in, %in_388 : f32
-      linalg.yield %1509 : f32
-    } -> tensor<2x64x8x8xf32>
-    %1106 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_304, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1107 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1108 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1106, %1107 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1109 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3, %1108 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1110 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1108, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_315 = tensor.expand_shape %1110 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat = tensor.concat dim(4) %expanded_315, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_316 = tensor.collapse_shape %concat [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_317 = tensor.concat dim(3) %collapsed_316, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_318 = tensor.expand_shape %concat_317 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_319 = tensor.collapse_shape %expanded_318 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_320 = tensor.pad %collapsed_319 low[0, 0, 0, 0] high[0, 0, 2, 2] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1111 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_305, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1112 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1109 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1113 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1111, %1112 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1114 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1109, %1113 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1115 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1113, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_321 = tensor.expand_shape %1115 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_322 = tensor.concat dim(4) %expanded_321, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_323 = tensor.collapse_shape %concat_322 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_324 = tensor.concat dim(3) %collapsed_323, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_325 = tensor.expand_shape %concat_324 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_326 = tensor.collapse_shape %expanded_325 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_327 = tensor.pad %collapsed_326 low[0, 0, 0, 1] high[0, 0, 2, 1] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1116 = tensor.empty() : tensor<2x64x18x18xf32>
-    %1117 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded_320, %padded_327 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1118 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_306, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1119 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1114 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1120 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1118, %1119 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1121 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1114, %1120 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1122 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1120, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_328 = tensor.expand_shape %1122 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_329 = tensor.concat dim(4) %expanded_328, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_330 = tensor.collapse_shape %concat_329 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_331 = tensor.concat dim(3) %collapsed_330, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_332 = tensor.expand_shape %concat_331 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_333 = tensor.collapse_shape %expanded_332 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_334 = tensor.pad %collapsed_333 low[0, 0, 0, 2] high[0, 0, 2, 0] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1123 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1117, %padded_334 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1124 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_308, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1125 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1121 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1126 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1124, %1125 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1127 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1121, %1126 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1128 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1126, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_335 = tensor.expand_shape %1128 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_336 = tensor.concat dim(4) %expanded_335, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_337 = tensor.collapse_shape %concat_336 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_338 = tensor.concat dim(3) %collapsed_337, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_339 = tensor.expand_shape %concat_338 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_340 = tensor.collapse_shape %expanded_339 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_341 = tensor.pad %collapsed_340 low[0, 0, 1, 0] high[0, 0, 1, 2] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1129 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1123, %padded_341 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1130 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_309, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1131 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1127 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1132 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1130, %1131 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1133 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1127, %1132 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1134 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1132, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_342 = tensor.expand_shape %1134 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_343 = tensor.concat dim(4) %expanded_342, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_344 = tensor.collapse_shape %concat_343 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_345 = tensor.concat dim(3) %collapsed_344, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_346 = tensor.expand_shape %concat_345 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_347 = tensor.collapse_shape %expanded_346 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_348 = tensor.pad %collapsed_347 low[0, 0, 1, 1] high[0, 0, 1, 1] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1135 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1129, %padded_348 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1136 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_310, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1137 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1133 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1138 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1136, %1137 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1139 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1133, %1138 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1140 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1138, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_349 = tensor.expand_shape %1140 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_350 = tensor.concat dim(4) %expanded_349, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_351 = tensor.collapse_shape %concat_350 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_352 = tensor.concat dim(3) %collapsed_351, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_353 = tensor.expand_shape %concat_352 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_354 = tensor.collapse_shape %expanded_353 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_355 = tensor.pad %collapsed_354 low[0, 0, 1, 2] high[0, 0, 1, 0] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1141 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1135, %padded_355 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1142 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_312, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1143 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1139 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1144 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1142, %1143 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1145 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1139, %1144 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1146 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1144, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_356 = tensor.expand_shape %1146 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_357 = tensor.concat dim(4) %expanded_356, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_358 = tensor.collapse_shape %concat_357 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_359 = tensor.concat dim(3) %collapsed_358, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_360 = tensor.expand_shape %concat_359 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_361 = tensor.collapse_shape %expanded_360 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_362 = tensor.pad %collapsed_361 low[0, 0, 2, 0] high[0, 0, 0, 2] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1147 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1141, %padded_362 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1148 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_313, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1149 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1145 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1150 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1148, %1149 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1151 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1145, %1150 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.ori %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1152 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1150, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_363 = tensor.expand_shape %1152 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_364 = tensor.concat dim(4) %expanded_363, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_365 = tensor.collapse_shape %concat_364 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_366 = tensor.concat dim(3) %collapsed_365, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_367 = tensor.expand_shape %concat_366 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_368 = tensor.collapse_shape %expanded_367 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_369 = tensor.pad %collapsed_368 low[0, 0, 2, 1] high[0, 0, 0, 1] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1153 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1147, %padded_369 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %1154 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_314, %1105 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: f32, %in_388: f32, %out: i1):
-      %1508 = arith.cmpf oeq, %in, %in_388 : f32
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1155 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1151 : tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %out: i1):
-      %1508 = arith.xori %in, %true : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1156 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1154, %1155 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1018 : tensor<2x64x8x8xi1>) {
-    ^bb0(%in: i1, %in_388: i1, %out: i1):
-      %1508 = arith.andi %in, %in_388 : i1
-      linalg.yield %1508 : i1
-    } -> tensor<2x64x8x8xi1>
-    %1157 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1156, %1097, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x8x8xf32>
-    %expanded_370 = tensor.expand_shape %1157 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
-    %concat_371 = tensor.concat dim(4) %expanded_370, %cst_26 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
-    %collapsed_372 = tensor.collapse_shape %concat_371 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
-    %concat_373 = tensor.concat dim(3) %collapsed_372, %cst_27 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
-    %expanded_374 = tensor.expand_shape %concat_373 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
-    %collapsed_375 = tensor.collapse_shape %expanded_374 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
-    %padded_376 = tensor.pad %collapsed_375 low[0, 0, 2, 2] high[0, 0, 0, 0] {
-    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
-      tensor.yield %cst : f32
-    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
-    %1158 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1153, %padded_376 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1116 : tensor<2x64x18x18xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
-    } -> tensor<2x64x18x18xf32>
-    %extracted_slice_377 = tensor.extract_slice %1158[0, 0, 1, 0] [2, 64, 16, 18] [1, 1, 1, 1] : tensor<2x64x18x18xf32> to tensor<2x64x16x18xf32>
-    %extracted_slice_378 = tensor.extract_slice %extracted_slice_377[0, 0, 0, 1] [2, 64, 16, 16] [1, 1, 1, 1] : tensor<2x64x16x18xf32> to tensor<2x64x16x16xf32>
-    %1159 = tensor.empty() : tensor<2x64x16x16xi1>
-    %1160 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%26 : tensor<2x64x16x16xf32>) outs(%1159 : tensor<2x64x16x16xi1>) {
+    %1105 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%69 : tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
     ^bb0(%in: f32, %out: i1):
-      %1508 = arith.cmpf ole, %in, %cst : f32
-      linalg.yield %1508 : i1
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1106 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1105, %cst_4, %1104 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1107 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1106 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1108 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1106, %64 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1109 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1108 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1110 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1107 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_374 = tensor.expand_shape %1110 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1111 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1109 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1112 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1113 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1111, %1112 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_375 = tensor.expand_shape %1113 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1114 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%63, %arg7 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_376 = tensor.expand_shape %1114 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1115 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%64, %expanded_375 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1116 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1106, %1115 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1117 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1116, %expanded_374 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1118 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1117, %expanded_376 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1119 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1109, %63 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1120 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1079 : tensor<64x64x3x3xf32>) {
+    ^bb0(%out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg6[%1553, %1552, %1556, %1557] : tensor<64x64x3x3xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<64x64x3x3xf32>
+    %inserted_slice_377 = tensor.insert_slice %1118 into %1082[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %1121 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_377, %1120 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %transposed_378 = linalg.transpose ins(%50 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_379 = linalg.transpose ins(%1118 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_380 = tensor.pad %transposed_378 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
+    %1122 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_380, %transposed_379 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1079 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_381 = linalg.transpose ins(%1122 : tensor<64x64x3x3xf32>) outs(%1078 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %1123 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%50 : tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %out: i1):
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1124 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1123, %cst_4, %1121 : tensor<2x64x8x8xi1>, tensor<f32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1125 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1124 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1126 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1124, %46 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1127 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1126 : tensor<2x64x8x8xf32>) outs(%4 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1128 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1125 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_382 = tensor.expand_shape %1128 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1129 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1127 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1552 = arith.mulf %in, %cst_28 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1130 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1131 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1129, %1130 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_383 = tensor.expand_shape %1131 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1132 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%45, %arg4 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %expanded_384 = tensor.expand_shape %1132 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1133 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%46, %expanded_383 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1134 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1124, %1133 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1135 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1134, %expanded_382 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1136 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1135, %expanded_384 : tensor<2x64x8x8xf32>, tensor<1x64x1x1xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1137 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1127, %45 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<64xf32>
+    %1138 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%1079 : tensor<64x64x3x3xf32>) {
+    ^bb0(%out: f32):
+      %1552 = linalg.index 0 : index
+      %1553 = linalg.index 1 : index
+      %1554 = linalg.index 2 : index
+      %1555 = linalg.index 3 : index
+      %1556 = arith.subi %c2, %1554 : index
+      %1557 = arith.subi %c2, %1555 : index
+      %extracted = tensor.extract %arg3[%1553, %1552, %1556, %1557] : tensor<64x64x3x3xf32>
+      linalg.yield %extracted : f32
+    } -> tensor<64x64x3x3xf32>
+    %inserted_slice_385 = tensor.insert_slice %1136 into %1082[0, 0, 1, 1] [2, 64, 8, 8] [1, 1, 1, 1] : tensor<2x64x8x8xf32> into tensor<2x64x10x10xf32>
+    %1139 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%inserted_slice_385, %1138 : tensor<2x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%31 : tensor<2x64x8x8xf32>) -> tensor<2x64x8x8xf32>
+    %transposed_386 = linalg.transpose ins(%30 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %transposed_387 = linalg.transpose ins(%1136 : tensor<2x64x8x8xf32>) outs(%1084 : tensor<64x2x8x8xf32>) permutation = [1, 0, 2, 3] 
+    %padded_388 = tensor.pad %transposed_386 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<64x2x8x8xf32> to tensor<64x2x10x10xf32>
+    %1140 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded_388, %transposed_387 : tensor<64x2x10x10xf32>, tensor<64x2x8x8xf32>) outs(%1079 : tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %transposed_389 = linalg.transpose ins(%1140 : tensor<64x64x3x3xf32>) outs(%1078 : tensor<64x64x3x3xf32>) permutation = [1, 0, 2, 3] 
+    %1141 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1106, %1139 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %extracted_slice_390 = tensor.extract_slice %padded_35[0, 0, 0, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
+    %extracted_slice_391 = tensor.extract_slice %extracted_slice_390[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_392 = tensor.extract_slice %extracted_slice_390[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_393 = tensor.extract_slice %extracted_slice_390[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_394 = tensor.extract_slice %padded_35[0, 0, 1, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
+    %extracted_slice_395 = tensor.extract_slice %extracted_slice_394[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_396 = tensor.extract_slice %extracted_slice_394[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_397 = tensor.extract_slice %extracted_slice_394[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_398 = tensor.extract_slice %padded_35[0, 0, 2, 0] [2, 64, 8, 18] [1, 1, 2, 1] : tensor<2x64x18x18xf32> to tensor<2x64x8x18xf32>
+    %extracted_slice_399 = tensor.extract_slice %extracted_slice_398[0, 0, 0, 0] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_400 = tensor.extract_slice %extracted_slice_398[0, 0, 0, 1] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %extracted_slice_401 = tensor.extract_slice %extracted_slice_398[0, 0, 0, 2] [2, 64, 8, 8] [1, 1, 1, 2] : tensor<2x64x8x18xf32> to tensor<2x64x8x8xf32>
+    %1142 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_391, %extracted_slice_392 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1143 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1142, %extracted_slice_393 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1144 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1143, %extracted_slice_395 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1145 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1144, %extracted_slice_396 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1146 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1145, %extracted_slice_397 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1147 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1146, %extracted_slice_399 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1148 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1147, %extracted_slice_400 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1149 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1148, %extracted_slice_401 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.cmpf ogt, %in, %in_476 : f32
+      %1553 = arith.select %1552, %in, %in_476 : f32
+      linalg.yield %1553 : f32
+    } -> tensor<2x64x8x8xf32>
+    %1150 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_391, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1151 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1152 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1150, %1151 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1153 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cst_3, %1152 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1154 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1152, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_402 = tensor.expand_shape %1154 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_403 = tensor.concat dim(4) %expanded_402, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_404 = tensor.collapse_shape %concat_403 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_405 = tensor.concat dim(3) %collapsed_404, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_406 = tensor.expand_shape %concat_405 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_407 = tensor.collapse_shape %expanded_406 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_408 = tensor.pad %collapsed_407 low[0, 0, 0, 0] high[0, 0, 2, 2] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1155 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_392, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1156 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1153 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1157 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1155, %1156 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1158 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1153, %1157 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1159 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1157, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_409 = tensor.expand_shape %1159 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_410 = tensor.concat dim(4) %expanded_409, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_411 = tensor.collapse_shape %concat_410 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_412 = tensor.concat dim(3) %collapsed_411, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_413 = tensor.expand_shape %concat_412 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_414 = tensor.collapse_shape %expanded_413 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_415 = tensor.pad %collapsed_414 low[0, 0, 0, 1] high[0, 0, 2, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1160 = tensor.empty() : tensor<2x64x18x18xf32>
+    %1161 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded_408, %padded_415 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1162 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_393, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1163 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1158 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1164 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1162, %1163 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1165 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1158, %1164 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1166 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1164, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_416 = tensor.expand_shape %1166 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_417 = tensor.concat dim(4) %expanded_416, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_418 = tensor.collapse_shape %concat_417 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_419 = tensor.concat dim(3) %collapsed_418, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_420 = tensor.expand_shape %concat_419 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_421 = tensor.collapse_shape %expanded_420 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_422 = tensor.pad %collapsed_421 low[0, 0, 0, 2] high[0, 0, 2, 0] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1167 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1161, %padded_422 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1168 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_395, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1169 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1165 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1170 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1168, %1169 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1171 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1165, %1170 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1172 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1170, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_423 = tensor.expand_shape %1172 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_424 = tensor.concat dim(4) %expanded_423, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_425 = tensor.collapse_shape %concat_424 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_426 = tensor.concat dim(3) %collapsed_425, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_427 = tensor.expand_shape %concat_426 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_428 = tensor.collapse_shape %expanded_427 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_429 = tensor.pad %collapsed_428 low[0, 0, 1, 0] high[0, 0, 1, 2] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1173 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1167, %padded_429 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1174 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_396, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1175 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1171 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1176 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1174, %1175 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1177 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1171, %1176 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1178 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1176, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_430 = tensor.expand_shape %1178 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_431 = tensor.concat dim(4) %expanded_430, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_432 = tensor.collapse_shape %concat_431 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_433 = tensor.concat dim(3) %collapsed_432, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_434 = tensor.expand_shape %concat_433 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_435 = tensor.collapse_shape %expanded_434 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_436 = tensor.pad %collapsed_435 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1179 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1173, %padded_436 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1180 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_397, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1181 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1177 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1182 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1180, %1181 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1183 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1177, %1182 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1184 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1182, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_437 = tensor.expand_shape %1184 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_438 = tensor.concat dim(4) %expanded_437, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_439 = tensor.collapse_shape %concat_438 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_440 = tensor.concat dim(3) %collapsed_439, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_441 = tensor.expand_shape %concat_440 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_442 = tensor.collapse_shape %expanded_441 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_443 = tensor.pad %collapsed_442 low[0, 0, 1, 2] high[0, 0, 1, 0] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1185 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1179, %padded_443 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1186 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_399, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1187 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1183 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1188 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1186, %1187 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1189 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1183, %1188 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1190 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1188, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_444 = tensor.expand_shape %1190 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_445 = tensor.concat dim(4) %expanded_444, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_446 = tensor.collapse_shape %concat_445 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_447 = tensor.concat dim(3) %collapsed_446, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_448 = tensor.expand_shape %concat_447 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_449 = tensor.collapse_shape %expanded_448 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_450 = tensor.pad %collapsed_449 low[0, 0, 2, 0] high[0, 0, 0, 2] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1191 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1185, %padded_450 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1192 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_400, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1193 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1189 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1194 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1192, %1193 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1195 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1189, %1194 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.ori %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1196 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1194, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_451 = tensor.expand_shape %1196 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_452 = tensor.concat dim(4) %expanded_451, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_453 = tensor.collapse_shape %concat_452 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_454 = tensor.concat dim(3) %collapsed_453, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_455 = tensor.expand_shape %concat_454 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_456 = tensor.collapse_shape %expanded_455 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_457 = tensor.pad %collapsed_456 low[0, 0, 2, 1] high[0, 0, 0, 1] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1197 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1191, %padded_457 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %1198 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%extracted_slice_401, %1149 : tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: f32, %in_476: f32, %out: i1):
+      %1552 = arith.cmpf oeq, %in, %in_476 : f32
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1199 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1195 : tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %out: i1):
+      %1552 = arith.xori %in, %true : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1200 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1198, %1199 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xi1>) outs(%1062 : tensor<2x64x8x8xi1>) {
+    ^bb0(%in: i1, %in_476: i1, %out: i1):
+      %1552 = arith.andi %in, %in_476 : i1
+      linalg.yield %1552 : i1
+    } -> tensor<2x64x8x8xi1>
+    %1201 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1200, %1141, %cst_2 : tensor<2x64x8x8xi1>, tensor<2x64x8x8xf32>, tensor<2x64x8x8xf32>) outs(%27 : tensor<2x64x8x8xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x8x8xf32>
+    %expanded_458 = tensor.expand_shape %1201 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 8, 1] : tensor<2x64x8x8xf32> into tensor<2x64x8x8x1xf32>
+    %concat_459 = tensor.concat dim(4) %expanded_458, %cst_29 : (tensor<2x64x8x8x1xf32>, tensor<2x64x8x8x1xf32>) -> tensor<2x64x8x8x2xf32>
+    %collapsed_460 = tensor.collapse_shape %concat_459 [[0], [1], [2], [3, 4]] : tensor<2x64x8x8x2xf32> into tensor<2x64x8x16xf32>
+    %concat_461 = tensor.concat dim(3) %collapsed_460, %cst_30 : (tensor<2x64x8x16xf32>, tensor<2x64x8x16xf32>) -> tensor<2x64x8x32xf32>
+    %expanded_462 = tensor.expand_shape %concat_461 [[0], [1], [2], [3, 4]] output_shape [2, 64, 8, 2, 16] : tensor<2x64x8x32xf32> into tensor<2x64x8x2x16xf32>
+    %collapsed_463 = tensor.collapse_shape %expanded_462 [[0], [1], [2, 3], [4]] : tensor<2x64x8x2x16xf32> into tensor<2x64x16x16xf32>
+    %padded_464 = tensor.pad %collapsed_463 low[0, 0, 2, 2] high[0, 0, 0, 0] {
+    ^bb0(%arg167: index, %arg168: index, %arg169: index, %arg170: index):
+      tensor.yield %cst : f32
+    } : tensor<2x64x16x16xf32> to tensor<2x64x18x18xf32>
+    %1202 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1197, %padded_464 : tensor<2x64x18x18xf32>, tensor<2x64x18x18xf32>) outs(%1160 : tensor<2x64x18x18xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
+    } -> tensor<2x64x18x18xf32>
+    %extracted_slice_465 = tensor.extract_slice %1202[0, 0, 1, 0] [2, 64, 16, 18] [1, 1, 1, 1] : tensor<2x64x18x18xf32> to tensor<2x64x16x18xf32>
+    %extracted_slice_466 = tensor.extract_slice %extracted_slice_465[0, 0, 0, 1] [2, 64, 16, 16] [1, 1, 1, 1] : tensor<2x64x16x18xf32> to tensor<2x64x16x16xf32>
+    %1203 = tensor.empty() : tensor<2x64x16x16xi1>
+    %1204 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%26 : tensor<2x64x16x16xf32>) outs(%1203 : tensor<2x64x16x16xi1>) {
+    ^bb0(%in: f32, %out: i1):
+      %1552 = arith.cmpf ole, %in, %cst : f32
+      linalg.yield %1552 : i1
     } -> tensor<2x64x16x16xi1>
-    %1161 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1160, %cst_4, %extracted_slice_378 : tensor<2x64x16x16xi1>, tensor<f32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: i1, %in_388: f32, %in_389: f32, %out: f32):
-      %1508 = arith.select %in, %in_388, %in_389 : f32
-      linalg.yield %1508 : f32
+    %1205 = linalg.generic {indexing_maps = [#map, #map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1204, %cst_4, %extracted_slice_466 : tensor<2x64x16x16xi1>, tensor<f32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: i1, %in_476: f32, %in_477: f32, %out: f32):
+      %1552 = arith.select %in, %in_476, %in_477 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %1162 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1161 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
+    %1206 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1205 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1163 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1161, %22 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1207 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1205, %22 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %1164 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1163 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
+    %1208 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%1207 : tensor<2x64x16x16xf32>) outs(%4 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.addf %in, %out : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.addf %in, %out : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1165 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1162 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %1209 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1206 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_28 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_31 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_379 = tensor.expand_shape %1165 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1166 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1164 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    %expanded_467 = tensor.expand_shape %1209 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1210 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%1208 : tensor<64xf32>) outs(%3 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.mulf %in, %cst_28 : f32
-      linalg.yield %1508 : f32
+      %1552 = arith.mulf %in, %cst_31 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1167 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1211 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1168 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1166, %1167 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1212 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1210, %1211 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_380 = tensor.expand_shape %1168 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1169 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %arg1 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_468 = tensor.expand_shape %1212 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1213 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%21, %arg1 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %expanded_381 = tensor.expand_shape %1169 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
-    %1170 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_380 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %expanded_469 = tensor.expand_shape %1213 [[0, 1, 2, 3]] output_shape [1, 64, 1, 1] : tensor<64xf32> into tensor<1x64x1x1xf32>
+    %1214 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%22, %expanded_468 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %1171 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1161, %1170 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1215 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1205, %1214 : tensor<2x64x16x16xf32>, tensor<2x64x16x16xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %1172 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1171, %expanded_379 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1216 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1215, %expanded_467 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %1173 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1172, %expanded_381 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1217 = linalg.generic {indexing_maps = [#map, #map3, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1216, %expanded_469 : tensor<2x64x16x16xf32>, tensor<1x64x1x1xf32>) outs(%0 : tensor<2x64x16x16xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<2x64x16x16xf32>
-    %1174 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1164, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1218 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1208, %21 : tensor<64xf32>, tensor<64xf32>) outs(%3 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %extracted_slice_382 = tensor.extract_slice %padded[0, 0, 0, 0] [2, 3, 37, 38] [1, 1, 1, 1] : tensor<2x3x38x38xf32> to tensor<2x3x37x38xf32>
-    %extracted_slice_383 = tensor.extract_slice %extracted_slice_382[0, 0, 0, 0] [2, 3, 37, 37] [1, 1, 1, 1] : tensor<2x3x37x38xf32> to tensor<2x3x37x37xf32>
-    %1175 = tensor.empty() : tensor<3x2x37x37xf32>
-    %transposed_384 = linalg.transpose ins(%extracted_slice_383 : tensor<2x3x37x37xf32>) outs(%1175 : tensor<3x2x37x37xf32>) permutation = [1, 0, 2, 3] 
-    %1176 = tensor.empty() : tensor<64x2x16x16xf32>
-    %transposed_385 = linalg.transpose ins(%1173 : tensor<2x64x16x16xf32>) outs(%1176 : tensor<64x2x16x16xf32>) permutation = [1, 0, 2, 3] 
-    %1177 = tensor.empty() : tensor<3x64x7x7xf32>
-    %1178 = linalg.fill ins(%cst : f32) outs(%1177 : tensor<3x64x7x7xf32>) -> tensor<3x64x7x7xf32>
-    %1179 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_384, %transposed_385 : tensor<3x2x37x37xf32>, tensor<64x2x16x16xf32>) outs(%1178 : tensor<3x64x7x7xf32>) -> tensor<3x64x7x7xf32>
-    %1180 = tensor.empty() : tensor<64x3x7x7xf32>
-    %transposed_386 = linalg.transpose ins(%1179 : tensor<3x64x7x7xf32>) outs(%1180 : tensor<64x3x7x7xf32>) permutation = [1, 0, 2, 3] 
-    %1181 = "mpt.gradient"(%transposed_386) : (tensor<64x3x7x7xf32>) -> tensor<64x3x7x7xf32>
-    %1182 = "mpt.gradient"(%1174) : (tensor<64xf32>) -> tensor<64xf32>
-    %1183 = "mpt.gradient"(%1162) : (tensor<64xf32>) -> tensor<64xf32>
-    %1184 = "mpt.gradient"(%transposed_302) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %1185 = "mpt.gradient"(%1093) : (tensor<64xf32>) -> tensor<64xf32>
-    %1186 = "mpt.gradient"(%1081) : (tensor<64xf32>) -> tensor<64xf32>
-    %1187 = "mpt.gradient"(%transposed_294) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %1188 = "mpt.gradient"(%1075) : (tensor<64xf32>) -> tensor<64xf32>
-    %1189 = "mpt.gradient"(%1063) : (tensor<64xf32>) -> tensor<64xf32>
-    %1190 = "mpt.gradient"(%transposed_286) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %1191 = "mpt.gradient"(%1056) : (tensor<64xf32>) -> tensor<64xf32>
-    %1192 = "mpt.gradient"(%1044) : (tensor<64xf32>) -> tensor<64xf32>
-    %1193 = "mpt.gradient"(%transposed_278) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
-    %1194 = "mpt.gradient"(%1033) : (tensor<64xf32>) -> tensor<64xf32>
-    %1195 = "mpt.gradient"(%1021) : (tensor<64xf32>) -> tensor<64xf32>
-    %1196 = "mpt.gradient"(%transposed_269) : (tensor<128x64x3x3xf32>) -> tensor<128x64x3x3xf32>
-    %1197 = "mpt.gradient"(%1007) : (tensor<128xf32>) -> tensor<128xf32>
-    %1198 = "mpt.gradient"(%995) : (tensor<128xf32>) -> tensor<128xf32>
-    %1199 = "mpt.gradient"(%transposed_261) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %1200 = "mpt.gradient"(%989) : (tensor<128xf32>) -> tensor<128xf32>
-    %1201 = "mpt.gradient"(%957) : (tensor<128xf32>) -> tensor<128xf32>
-    %1202 = "mpt.gradient"(%transposed_253) : (tensor<128x64x1x1xf32>) -> tensor<128x64x1x1xf32>
-    %1203 = "mpt.gradient"(%969) : (tensor<128xf32>) -> tensor<128xf32>
-    %1204 = "mpt.gradient"(%957) : (tensor<128xf32>) -> tensor<128xf32>
-    %1205 = "mpt.gradient"(%transposed_245) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %1206 = "mpt.gradient"(%950) : (tensor<128xf32>) -> tensor<128xf32>
-    %1207 = "mpt.gradient"(%938) : (tensor<128xf32>) -> tensor<128xf32>
-    %1208 = "mpt.gradient"(%transposed_237) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
-    %1209 = "mpt.gradient"(%927) : (tensor<128xf32>) -> tensor<128xf32>
-    %1210 = "mpt.gradient"(%915) : (tensor<128xf32>) -> tensor<128xf32>
-    %1211 = "mpt.gradient"(%transposed_228) : (tensor<256x128x3x3xf32>) -> tensor<256x128x3x3xf32>
-    %1212 = "mpt.gradient"(%901) : (tensor<256xf32>) -> tensor<256xf32>
-    %1213 = "mpt.gradient"(%889) : (tensor<256xf32>) -> tensor<256xf32>
-    %1214 = "mpt.gradient"(%transposed_220) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %1215 = "mpt.gradient"(%883) : (tensor<256xf32>) -> tensor<256xf32>
-    %1216 = "mpt.gradient"(%853) : (tensor<256xf32>) -> tensor<256xf32>
-    %1217 = "mpt.gradient"(%transposed_212) : (tensor<256x128x1x1xf32>) -> tensor<256x128x1x1xf32>
-    %1218 = "mpt.gradient"(%865) : (tensor<256xf32>) -> tensor<256xf32>
-    %1219 = "mpt.gradient"(%853) : (tensor<256xf32>) -> tensor<256xf32>
-    %1220 = "mpt.gradient"(%transposed_204) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %1221 = "mpt.gradient"(%846) : (tensor<256xf32>) -> tensor<256xf32>
-    %1222 = "mpt.gradient"(%834) : (tensor<256xf32>) -> tensor<256xf32>
-    %1223 = "mpt.gradient"(%transposed_196) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
-    %1224 = "mpt.gradient"(%823) : (tensor<256xf32>) -> tensor<256xf32>
-    %1225 = "mpt.gradient"(%811) : (tensor<256xf32>) -> tensor<256xf32>
-    %1226 = "mpt.gradient"(%transposed_187) : (tensor<512x256x3x3xf32>) -> tensor<512x256x3x3xf32>
-    %1227 = "mpt.gradient"(%797) : (tensor<512xf32>) -> tensor<512xf32>
-    %1228 = "mpt.gradient"(%785) : (tensor<512xf32>) -> tensor<512xf32>
-    %1229 = "mpt.gradient"(%transposed_179) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %1230 = "mpt.gradient"(%779) : (tensor<512xf32>) -> tensor<512xf32>
-    %1231 = "mpt.gradient"(%747) : (tensor<512xf32>) -> tensor<512xf32>
-    %1232 = "mpt.gradient"(%transposed_171) : (tensor<512x256x1x1xf32>) -> tensor<512x256x1x1xf32>
-    %1233 = "mpt.gradient"(%759) : (tensor<512xf32>) -> tensor<512xf32>
-    %1234 = "mpt.gradient"(%747) : (tensor<512xf32>) -> tensor<512xf32>
-    %1235 = "mpt.gradient"(%transposed_164) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %1236 = "mpt.gradient"(%740) : (tensor<512xf32>) -> tensor<512xf32>
-    %1237 = "mpt.gradient"(%728) : (tensor<512xf32>) -> tensor<512xf32>
-    %1238 = "mpt.gradient"(%transposed_156) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
-    %1239 = "mpt.gradient"(%717) : (tensor<512xf32>) -> tensor<512xf32>
-    %1240 = "mpt.gradient"(%705) : (tensor<512xf32>) -> tensor<512xf32>
-    %1241 = "mpt.gradient"(%698) : (tensor<10x512xf32>) -> tensor<10x512xf32>
-    %1242 = "mpt.gradient"(%collapsed_148) : (tensor<10xf32>) -> tensor<10xf32>
-    %cst_387 = arith.constant 9.000000e-01 : f64
-    %1243 = tensor.empty() : tensor<64x3x7x7xf32>
-    %1244 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg104 : tensor<64x3x7x7xf32>) outs(%1243 : tensor<64x3x7x7xf32>) {
+    %extracted_slice_470 = tensor.extract_slice %padded[0, 0, 0, 0] [2, 3, 37, 38] [1, 1, 1, 1] : tensor<2x3x38x38xf32> to tensor<2x3x37x38xf32>
+    %extracted_slice_471 = tensor.extract_slice %extracted_slice_470[0, 0, 0, 0] [2, 3, 37, 37] [1, 1, 1, 1] : tensor<2x3x37x38xf32> to tensor<2x3x37x37xf32>
+    %1219 = tensor.empty() : tensor<3x2x37x37xf32>
+    %transposed_472 = linalg.transpose ins(%extracted_slice_471 : tensor<2x3x37x37xf32>) outs(%1219 : tensor<3x2x37x37xf32>) permutation = [1, 0, 2, 3] 
+    %1220 = tensor.empty() : tensor<64x2x16x16xf32>
+    %transposed_473 = linalg.transpose ins(%1217 : tensor<2x64x16x16xf32>) outs(%1220 : tensor<64x2x16x16xf32>) permutation = [1, 0, 2, 3] 
+    %1221 = tensor.empty() : tensor<3x64x7x7xf32>
+    %1222 = linalg.fill ins(%cst : f32) outs(%1221 : tensor<3x64x7x7xf32>) -> tensor<3x64x7x7xf32>
+    %1223 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%transposed_472, %transposed_473 : tensor<3x2x37x37xf32>, tensor<64x2x16x16xf32>) outs(%1222 : tensor<3x64x7x7xf32>) -> tensor<3x64x7x7xf32>
+    %1224 = tensor.empty() : tensor<64x3x7x7xf32>
+    %transposed_474 = linalg.transpose ins(%1223 : tensor<3x64x7x7xf32>) outs(%1224 : tensor<64x3x7x7xf32>) permutation = [1, 0, 2, 3] 
+    %1225 = "mpt.gradient"(%transposed_474) : (tensor<64x3x7x7xf32>) -> tensor<64x3x7x7xf32>
+    %1226 = "mpt.gradient"(%1218) : (tensor<64xf32>) -> tensor<64xf32>
+    %1227 = "mpt.gradient"(%1206) : (tensor<64xf32>) -> tensor<64xf32>
+    %1228 = "mpt.gradient"(%transposed_389) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1229 = "mpt.gradient"(%1137) : (tensor<64xf32>) -> tensor<64xf32>
+    %1230 = "mpt.gradient"(%1125) : (tensor<64xf32>) -> tensor<64xf32>
+    %1231 = "mpt.gradient"(%transposed_381) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1232 = "mpt.gradient"(%1119) : (tensor<64xf32>) -> tensor<64xf32>
+    %1233 = "mpt.gradient"(%1107) : (tensor<64xf32>) -> tensor<64xf32>
+    %1234 = "mpt.gradient"(%transposed_373) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1235 = "mpt.gradient"(%1100) : (tensor<64xf32>) -> tensor<64xf32>
+    %1236 = "mpt.gradient"(%1088) : (tensor<64xf32>) -> tensor<64xf32>
+    %1237 = "mpt.gradient"(%transposed_365) : (tensor<64x64x3x3xf32>) -> tensor<64x64x3x3xf32>
+    %1238 = "mpt.gradient"(%1077) : (tensor<64xf32>) -> tensor<64xf32>
+    %1239 = "mpt.gradient"(%1065) : (tensor<64xf32>) -> tensor<64xf32>
+    %1240 = "mpt.gradient"(%transposed_335) : (tensor<128x64x3x3xf32>) -> tensor<128x64x3x3xf32>
+    %1241 = "mpt.gradient"(%1038) : (tensor<128xf32>) -> tensor<128xf32>
+    %1242 = "mpt.gradient"(%1026) : (tensor<128xf32>) -> tensor<128xf32>
+    %1243 = "mpt.gradient"(%transposed_327) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %1244 = "mpt.gradient"(%1020) : (tensor<128xf32>) -> tensor<128xf32>
+    %1245 = "mpt.gradient"(%987) : (tensor<128xf32>) -> tensor<128xf32>
+    %1246 = "mpt.gradient"(%transposed_311) : (tensor<128x64x1x1xf32>) -> tensor<128x64x1x1xf32>
+    %1247 = "mpt.gradient"(%999) : (tensor<128xf32>) -> tensor<128xf32>
+    %1248 = "mpt.gradient"(%987) : (tensor<128xf32>) -> tensor<128xf32>
+    %1249 = "mpt.gradient"(%transposed_303) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %1250 = "mpt.gradient"(%980) : (tensor<128xf32>) -> tensor<128xf32>
+    %1251 = "mpt.gradient"(%968) : (tensor<128xf32>) -> tensor<128xf32>
+    %1252 = "mpt.gradient"(%transposed_295) : (tensor<128x128x3x3xf32>) -> tensor<128x128x3x3xf32>
+    %1253 = "mpt.gradient"(%957) : (tensor<128xf32>) -> tensor<128xf32>
+    %1254 = "mpt.gradient"(%945) : (tensor<128xf32>) -> tensor<128xf32>
+    %1255 = "mpt.gradient"(%transposed_265) : (tensor<256x128x3x3xf32>) -> tensor<256x128x3x3xf32>
+    %1256 = "mpt.gradient"(%918) : (tensor<256xf32>) -> tensor<256xf32>
+    %1257 = "mpt.gradient"(%906) : (tensor<256xf32>) -> tensor<256xf32>
+    %1258 = "mpt.gradient"(%transposed_257) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %1259 = "mpt.gradient"(%900) : (tensor<256xf32>) -> tensor<256xf32>
+    %1260 = "mpt.gradient"(%867) : (tensor<256xf32>) -> tensor<256xf32>
+    %1261 = "mpt.gradient"(%transposed_241) : (tensor<256x128x1x1xf32>) -> tensor<256x128x1x1xf32>
+    %1262 = "mpt.gradient"(%879) : (tensor<256xf32>) -> tensor<256xf32>
+    %1263 = "mpt.gradient"(%867) : (tensor<256xf32>) -> tensor<256xf32>
+    %1264 = "mpt.gradient"(%transposed_233) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %1265 = "mpt.gradient"(%860) : (tensor<256xf32>) -> tensor<256xf32>
+    %1266 = "mpt.gradient"(%848) : (tensor<256xf32>) -> tensor<256xf32>
+    %1267 = "mpt.gradient"(%transposed_225) : (tensor<256x256x3x3xf32>) -> tensor<256x256x3x3xf32>
+    %1268 = "mpt.gradient"(%837) : (tensor<256xf32>) -> tensor<256xf32>
+    %1269 = "mpt.gradient"(%825) : (tensor<256xf32>) -> tensor<256xf32>
+    %1270 = "mpt.gradient"(%transposed_196) : (tensor<512x256x3x3xf32>) -> tensor<512x256x3x3xf32>
+    %1271 = "mpt.gradient"(%798) : (tensor<512xf32>) -> tensor<512xf32>
+    %1272 = "mpt.gradient"(%786) : (tensor<512xf32>) -> tensor<512xf32>
+    %1273 = "mpt.gradient"(%transposed_188) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %1274 = "mpt.gradient"(%780) : (tensor<512xf32>) -> tensor<512xf32>
+    %1275 = "mpt.gradient"(%747) : (tensor<512xf32>) -> tensor<512xf32>
+    %1276 = "mpt.gradient"(%transposed_174) : (tensor<512x256x1x1xf32>) -> tensor<512x256x1x1xf32>
+    %1277 = "mpt.gradient"(%759) : (tensor<512xf32>) -> tensor<512xf32>
+    %1278 = "mpt.gradient"(%747) : (tensor<512xf32>) -> tensor<512xf32>
+    %1279 = "mpt.gradient"(%transposed_167) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %1280 = "mpt.gradient"(%740) : (tensor<512xf32>) -> tensor<512xf32>
+    %1281 = "mpt.gradient"(%728) : (tensor<512xf32>) -> tensor<512xf32>
+    %1282 = "mpt.gradient"(%transposed_159) : (tensor<512x512x3x3xf32>) -> tensor<512x512x3x3xf32>
+    %1283 = "mpt.gradient"(%717) : (tensor<512xf32>) -> tensor<512xf32>
+    %1284 = "mpt.gradient"(%705) : (tensor<512xf32>) -> tensor<512xf32>
+    %1285 = "mpt.gradient"(%698) : (tensor<10x512xf32>) -> tensor<10x512xf32>
+    %1286 = "mpt.gradient"(%collapsed_151) : (tensor<10xf32>) -> tensor<10xf32>
+    %cst_475 = arith.constant 9.000000e-01 : f64
+    %1287 = tensor.empty() : tensor<64x3x7x7xf32>
+    %1288 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg104 : tensor<64x3x7x7xf32>) outs(%1287 : tensor<64x3x7x7xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64x3x7x7xf32>
-    %1245 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1244, %1181 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1243 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1289 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1288, %1225 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1287 : tensor<64x3x7x7xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x3x7x7xf32>
-    %1246 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1245 : tensor<f32>, tensor<64x3x7x7xf32>) outs(%1243 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1290 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1289 : tensor<f32>, tensor<64x3x7x7xf32>) outs(%1287 : tensor<64x3x7x7xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x3x7x7xf32>
-    %1247 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %1246 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1243 : tensor<64x3x7x7xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1291 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %1290 : tensor<64x3x7x7xf32>, tensor<64x3x7x7xf32>) outs(%1287 : tensor<64x3x7x7xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x3x7x7xf32>
-    %1248 = tensor.empty() : tensor<64xf32>
-    %1249 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg105 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1292 = tensor.empty() : tensor<64xf32>
+    %1293 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg105 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1250 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1249, %1182 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1294 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1293, %1226 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1251 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1250 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1295 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1294 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1252 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg1, %1251 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1296 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg1, %1295 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1253 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg106 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1297 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg106 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1254 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1253, %1183 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1298 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1297, %1227 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1255 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1254 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1299 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1298 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1256 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg2, %1255 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1300 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg2, %1299 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1257 = tensor.empty() : tensor<64x64x3x3xf32>
-    %1258 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg107 : tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
+    %1301 = tensor.empty() : tensor<64x64x3x3xf32>
+    %1302 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg107 : tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64x64x3x3xf32>
-    %1259 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1258, %1184 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1303 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1302, %1228 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1260 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1259 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1304 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1303 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1261 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg3, %1260 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1305 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg3, %1304 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1262 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg108 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1306 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg108 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1263 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1262, %1185 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1307 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1306, %1229 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1264 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1263 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1308 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1307 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1265 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg4, %1264 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1309 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg4, %1308 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1266 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg109 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1310 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg109 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1267 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1266, %1186 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1311 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1310, %1230 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1268 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1267 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1312 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1311 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1269 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg5, %1268 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1313 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg5, %1312 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1270 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg110 : tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
+    %1314 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg110 : tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64x64x3x3xf32>
-    %1271 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1270, %1187 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1315 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1314, %1231 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1272 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1271 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1316 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1315 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1273 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg6, %1272 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1317 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg6, %1316 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1274 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg111 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1318 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg111 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1275 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1274, %1188 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1319 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1318, %1232 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1276 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1275 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1320 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1319 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1277 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg7, %1276 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1321 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg7, %1320 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1278 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg112 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1322 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg112 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1279 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1278, %1189 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1323 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1322, %1233 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1280 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1279 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1324 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1323 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1281 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg8, %1280 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1325 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg8, %1324 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1282 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg113 : tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
+    %1326 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg113 : tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64x64x3x3xf32>
-    %1283 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1282, %1190 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1327 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1326, %1234 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1284 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1283 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1328 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1327 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1285 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg9, %1284 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1329 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg9, %1328 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1286 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg114 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1330 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg114 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1287 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1286, %1191 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1331 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1330, %1235 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1288 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1287 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1332 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1331 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1289 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg10, %1288 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1333 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg10, %1332 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1290 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg115 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1334 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg115 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1291 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1290, %1192 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1335 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1334, %1236 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1292 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1291 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1336 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1335 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1293 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg11, %1292 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1337 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg11, %1336 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1294 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg116 : tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
+    %1338 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg116 : tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64x64x3x3xf32>
-    %1295 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1294, %1193 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1339 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1338, %1237 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1296 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1295 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1340 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1339 : tensor<f32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1297 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg12, %1296 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1257 : tensor<64x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1341 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg12, %1340 : tensor<64x64x3x3xf32>, tensor<64x64x3x3xf32>) outs(%1301 : tensor<64x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64x64x3x3xf32>
-    %1298 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg117 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1342 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg117 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1299 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1298, %1194 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1343 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1342, %1238 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1300 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1299 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1344 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1343 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1301 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg13, %1300 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1345 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg13, %1344 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1302 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg118 : tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
+    %1346 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg118 : tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<64xf32>
-    %1303 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1302, %1195 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1347 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1346, %1239 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1304 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1303 : tensor<f32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1348 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1347 : tensor<f32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1305 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg14, %1304 : tensor<64xf32>, tensor<64xf32>) outs(%1248 : tensor<64xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1349 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg14, %1348 : tensor<64xf32>, tensor<64xf32>) outs(%1292 : tensor<64xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<64xf32>
-    %1306 = tensor.empty() : tensor<128x64x3x3xf32>
-    %1307 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg119 : tensor<128x64x3x3xf32>) outs(%1306 : tensor<128x64x3x3xf32>) {
+    %1350 = tensor.empty() : tensor<128x64x3x3xf32>
+    %1351 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg119 : tensor<128x64x3x3xf32>) outs(%1350 : tensor<128x64x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128x64x3x3xf32>
-    %1308 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1307, %1196 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1306 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1352 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1351, %1240 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1350 : tensor<128x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x64x3x3xf32>
-    %1309 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1308 : tensor<f32>, tensor<128x64x3x3xf32>) outs(%1306 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1353 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1352 : tensor<f32>, tensor<128x64x3x3xf32>) outs(%1350 : tensor<128x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x64x3x3xf32>
-    %1310 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg15, %1309 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1306 : tensor<128x64x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1354 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg15, %1353 : tensor<128x64x3x3xf32>, tensor<128x64x3x3xf32>) outs(%1350 : tensor<128x64x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x64x3x3xf32>
-    %1311 = tensor.empty() : tensor<128xf32>
-    %1312 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg120 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1355 = tensor.empty() : tensor<128xf32>
+    %1356 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg120 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1313 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1312, %1197 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1357 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1356, %1241 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1314 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1313 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1358 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1357 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1315 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg16, %1314 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1359 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg16, %1358 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1316 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg121 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1360 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg121 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1317 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1316, %1198 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1361 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1360, %1242 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1318 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1317 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1362 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1361 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1319 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg17, %1318 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1363 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg17, %1362 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1320 = tensor.empty() : tensor<128x128x3x3xf32>
-    %1321 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg122 : tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
+    %1364 = tensor.empty() : tensor<128x128x3x3xf32>
+    %1365 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg122 : tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128x128x3x3xf32>
-    %1322 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1321, %1199 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1366 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1365, %1243 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1323 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1322 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1367 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1366 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1324 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg18, %1323 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1368 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg18, %1367 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1325 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg123 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1369 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg123 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1326 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1325, %1200 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1370 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1369, %1244 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1327 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1326 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1371 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1370 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1328 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg19, %1327 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1372 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg19, %1371 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1329 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg124 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1373 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg124 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1330 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1329, %1201 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1374 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1373, %1245 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1331 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1330 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1375 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1374 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1332 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg20, %1331 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1376 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg20, %1375 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1333 = tensor.empty() : tensor<128x64x1x1xf32>
-    %1334 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg125 : tensor<128x64x1x1xf32>) outs(%1333 : tensor<128x64x1x1xf32>) {
+    %1377 = tensor.empty() : tensor<128x64x1x1xf32>
+    %1378 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg125 : tensor<128x64x1x1xf32>) outs(%1377 : tensor<128x64x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128x64x1x1xf32>
-    %1335 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1334, %1202 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1333 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1379 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1378, %1246 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1377 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x64x1x1xf32>
-    %1336 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1335 : tensor<f32>, tensor<128x64x1x1xf32>) outs(%1333 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1380 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1379 : tensor<f32>, tensor<128x64x1x1xf32>) outs(%1377 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x64x1x1xf32>
-    %1337 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg21, %1336 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1333 : tensor<128x64x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1381 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg21, %1380 : tensor<128x64x1x1xf32>, tensor<128x64x1x1xf32>) outs(%1377 : tensor<128x64x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x64x1x1xf32>
-    %1338 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg126 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1382 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg126 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1339 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1338, %1203 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1383 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1382, %1247 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1340 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1339 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1384 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1383 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1341 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg22, %1340 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1385 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg22, %1384 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1342 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg127 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1386 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg127 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1343 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1342, %1204 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1387 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1386, %1248 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1344 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1343 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1388 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1387 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1345 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg23, %1344 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1389 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg23, %1388 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1346 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg128 : tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
+    %1390 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg128 : tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128x128x3x3xf32>
-    %1347 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1346, %1205 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1391 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1390, %1249 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1348 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1347 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1392 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1391 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1349 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg24, %1348 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1393 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg24, %1392 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1350 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg129 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1394 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg129 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1351 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1350, %1206 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1395 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1394, %1250 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1352 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1351 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1396 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1395 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1353 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg25, %1352 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1397 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg25, %1396 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1354 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg130 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1398 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg130 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1355 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1354, %1207 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1399 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1398, %1251 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1356 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1355 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1400 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1399 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1357 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg26, %1356 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1401 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg26, %1400 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1358 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg131 : tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
+    %1402 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg131 : tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128x128x3x3xf32>
-    %1359 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1358, %1208 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1403 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1402, %1252 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1360 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1359 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1404 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1403 : tensor<f32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1361 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg27, %1360 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1320 : tensor<128x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1405 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg27, %1404 : tensor<128x128x3x3xf32>, tensor<128x128x3x3xf32>) outs(%1364 : tensor<128x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128x128x3x3xf32>
-    %1362 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg132 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1406 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg132 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1363 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1362, %1209 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1407 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1406, %1253 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1364 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1363 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1408 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1407 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1365 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg28, %1364 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1409 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg28, %1408 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1366 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg133 : tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
+    %1410 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg133 : tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<128xf32>
-    %1367 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1366, %1210 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1411 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1410, %1254 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1368 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1367 : tensor<f32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1412 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1411 : tensor<f32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1369 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg29, %1368 : tensor<128xf32>, tensor<128xf32>) outs(%1311 : tensor<128xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1413 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg29, %1412 : tensor<128xf32>, tensor<128xf32>) outs(%1355 : tensor<128xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<128xf32>
-    %1370 = tensor.empty() : tensor<256x128x3x3xf32>
-    %1371 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg134 : tensor<256x128x3x3xf32>) outs(%1370 : tensor<256x128x3x3xf32>) {
+    %1414 = tensor.empty() : tensor<256x128x3x3xf32>
+    %1415 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg134 : tensor<256x128x3x3xf32>) outs(%1414 : tensor<256x128x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256x128x3x3xf32>
-    %1372 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1371, %1211 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1370 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1416 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1415, %1255 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1414 : tensor<256x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x128x3x3xf32>
-    %1373 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1372 : tensor<f32>, tensor<256x128x3x3xf32>) outs(%1370 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1417 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1416 : tensor<f32>, tensor<256x128x3x3xf32>) outs(%1414 : tensor<256x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x128x3x3xf32>
-    %1374 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg30, %1373 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1370 : tensor<256x128x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1418 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg30, %1417 : tensor<256x128x3x3xf32>, tensor<256x128x3x3xf32>) outs(%1414 : tensor<256x128x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x128x3x3xf32>
-    %1375 = tensor.empty() : tensor<256xf32>
-    %1376 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg135 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1419 = tensor.empty() : tensor<256xf32>
+    %1420 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg135 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1377 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1376, %1212 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1421 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1420, %1256 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1378 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1377 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1422 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1421 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1379 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg31, %1378 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1423 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg31, %1422 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1380 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg136 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1424 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg136 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1381 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1380, %1213 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1425 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1424, %1257 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1382 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1381 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1426 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1425 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1383 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg32, %1382 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1427 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg32, %1426 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1384 = tensor.empty() : tensor<256x256x3x3xf32>
-    %1385 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg137 : tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
+    %1428 = tensor.empty() : tensor<256x256x3x3xf32>
+    %1429 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg137 : tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256x256x3x3xf32>
-    %1386 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1385, %1214 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1430 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1429, %1258 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1387 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1386 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1431 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1430 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1388 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg33, %1387 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1432 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg33, %1431 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1389 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg138 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1433 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg138 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1390 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1389, %1215 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1434 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1433, %1259 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1391 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1390 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1435 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1434 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1392 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg34, %1391 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1436 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg34, %1435 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1393 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg139 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1437 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg139 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1394 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1393, %1216 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1438 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1437, %1260 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1395 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1394 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1439 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1438 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1396 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg35, %1395 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1440 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg35, %1439 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1397 = tensor.empty() : tensor<256x128x1x1xf32>
-    %1398 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg140 : tensor<256x128x1x1xf32>) outs(%1397 : tensor<256x128x1x1xf32>) {
+    %1441 = tensor.empty() : tensor<256x128x1x1xf32>
+    %1442 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg140 : tensor<256x128x1x1xf32>) outs(%1441 : tensor<256x128x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256x128x1x1xf32>
-    %1399 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1398, %1217 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1397 : tensor<256x128x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1443 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1442, %1261 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1441 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x128x1x1xf32>
-    %1400 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1399 : tensor<f32>, tensor<256x128x1x1xf32>) outs(%1397 : tensor<256x128x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1444 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1443 : tensor<f32>, tensor<256x128x1x1xf32>) outs(%1441 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x128x1x1xf32>
-    %1401 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg36, %1400 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1397 : tensor<256x128x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1445 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg36, %1444 : tensor<256x128x1x1xf32>, tensor<256x128x1x1xf32>) outs(%1441 : tensor<256x128x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x128x1x1xf32>
-    %1402 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg141 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1446 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg141 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1403 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1402, %1218 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1447 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1446, %1262 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1404 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1403 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1448 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1447 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1405 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg37, %1404 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1449 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg37, %1448 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1406 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg142 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1450 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg142 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1407 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1406, %1219 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1451 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1450, %1263 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1408 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1407 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1452 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1451 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1409 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg38, %1408 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1453 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg38, %1452 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1410 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg143 : tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
+    %1454 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg143 : tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256x256x3x3xf32>
-    %1411 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1410, %1220 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1455 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1454, %1264 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1412 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1411 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1456 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1455 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1413 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg39, %1412 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1457 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg39, %1456 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1414 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg144 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1458 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg144 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1415 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1414, %1221 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1459 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1458, %1265 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1416 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1415 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1460 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1459 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1417 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg40, %1416 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1461 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg40, %1460 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1418 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg145 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1462 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg145 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1419 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1418, %1222 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1463 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1462, %1266 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1420 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1419 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1464 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1463 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1421 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg41, %1420 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1465 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg41, %1464 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1422 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg146 : tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
+    %1466 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg146 : tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256x256x3x3xf32>
-    %1423 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1422, %1223 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1467 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1466, %1267 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1424 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1423 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1468 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1467 : tensor<f32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1425 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg42, %1424 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1384 : tensor<256x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1469 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg42, %1468 : tensor<256x256x3x3xf32>, tensor<256x256x3x3xf32>) outs(%1428 : tensor<256x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256x256x3x3xf32>
-    %1426 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg147 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1470 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg147 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1427 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1426, %1224 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1471 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1470, %1268 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1428 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1427 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1472 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1471 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1429 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg43, %1428 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1473 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg43, %1472 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1430 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg148 : tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
+    %1474 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg148 : tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<256xf32>
-    %1431 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1430, %1225 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1475 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1474, %1269 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1432 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1431 : tensor<f32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1476 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1475 : tensor<f32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1433 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg44, %1432 : tensor<256xf32>, tensor<256xf32>) outs(%1375 : tensor<256xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1477 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg44, %1476 : tensor<256xf32>, tensor<256xf32>) outs(%1419 : tensor<256xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<256xf32>
-    %1434 = tensor.empty() : tensor<512x256x3x3xf32>
-    %1435 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg149 : tensor<512x256x3x3xf32>) outs(%1434 : tensor<512x256x3x3xf32>) {
+    %1478 = tensor.empty() : tensor<512x256x3x3xf32>
+    %1479 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg149 : tensor<512x256x3x3xf32>) outs(%1478 : tensor<512x256x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512x256x3x3xf32>
-    %1436 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1435, %1226 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1434 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1480 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1479, %1270 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1478 : tensor<512x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x256x3x3xf32>
-    %1437 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1436 : tensor<f32>, tensor<512x256x3x3xf32>) outs(%1434 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1481 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1480 : tensor<f32>, tensor<512x256x3x3xf32>) outs(%1478 : tensor<512x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x256x3x3xf32>
-    %1438 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg45, %1437 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1434 : tensor<512x256x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1482 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg45, %1481 : tensor<512x256x3x3xf32>, tensor<512x256x3x3xf32>) outs(%1478 : tensor<512x256x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x256x3x3xf32>
-    %1439 = tensor.empty() : tensor<512xf32>
-    %1440 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg150 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1483 = tensor.empty() : tensor<512xf32>
+    %1484 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg150 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1441 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1440, %1227 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1485 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1484, %1271 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1442 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1441 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1486 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1485 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1443 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg46, %1442 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1487 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg46, %1486 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1444 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg151 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1488 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg151 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1445 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1444, %1228 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1489 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1488, %1272 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1446 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1445 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1490 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1489 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1447 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg47, %1446 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1491 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg47, %1490 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1448 = tensor.empty() : tensor<512x512x3x3xf32>
-    %1449 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg152 : tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
+    %1492 = tensor.empty() : tensor<512x512x3x3xf32>
+    %1493 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg152 : tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512x512x3x3xf32>
-    %1450 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1449, %1229 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1494 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1493, %1273 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1451 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1450 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1495 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1494 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1452 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg48, %1451 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1496 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg48, %1495 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1453 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg153 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1497 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg153 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1454 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1453, %1230 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1498 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1497, %1274 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1455 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1454 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1499 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1498 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1456 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg49, %1455 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1500 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg49, %1499 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1457 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg154 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1501 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg154 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1458 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1457, %1231 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1502 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1501, %1275 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1459 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1458 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1503 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1502 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1460 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg50, %1459 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1504 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg50, %1503 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1461 = tensor.empty() : tensor<512x256x1x1xf32>
-    %1462 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg155 : tensor<512x256x1x1xf32>) outs(%1461 : tensor<512x256x1x1xf32>) {
+    %1505 = tensor.empty() : tensor<512x256x1x1xf32>
+    %1506 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg155 : tensor<512x256x1x1xf32>) outs(%1505 : tensor<512x256x1x1xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512x256x1x1xf32>
-    %1463 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1462, %1232 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1461 : tensor<512x256x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1507 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1506, %1276 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1505 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x256x1x1xf32>
-    %1464 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1463 : tensor<f32>, tensor<512x256x1x1xf32>) outs(%1461 : tensor<512x256x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1508 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1507 : tensor<f32>, tensor<512x256x1x1xf32>) outs(%1505 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x256x1x1xf32>
-    %1465 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg51, %1464 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1461 : tensor<512x256x1x1xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1509 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg51, %1508 : tensor<512x256x1x1xf32>, tensor<512x256x1x1xf32>) outs(%1505 : tensor<512x256x1x1xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x256x1x1xf32>
-    %1466 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg156 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1510 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg156 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1467 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1466, %1233 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1511 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1510, %1277 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1468 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1467 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1512 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1511 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1469 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg52, %1468 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1513 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg52, %1512 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1470 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg157 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1514 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg157 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1471 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1470, %1234 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1515 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1514, %1278 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1472 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1471 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1516 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1515 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1473 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg53, %1472 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1517 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg53, %1516 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1474 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg158 : tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
+    %1518 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg158 : tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512x512x3x3xf32>
-    %1475 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1474, %1235 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1519 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1518, %1279 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1476 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1475 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1520 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1519 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1477 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg54, %1476 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1521 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg54, %1520 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1478 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg159 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1522 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg159 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1479 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1478, %1236 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1523 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1522, %1280 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1480 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1479 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1524 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1523 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1481 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg55, %1480 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1525 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg55, %1524 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1482 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg160 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1526 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg160 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1483 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1482, %1237 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1527 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1526, %1281 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1484 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1483 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1528 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1527 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1485 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg56, %1484 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1529 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg56, %1528 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1486 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg161 : tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
+    %1530 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg161 : tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512x512x3x3xf32>
-    %1487 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1486, %1238 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1531 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%1530, %1282 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1488 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1487 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1532 = linalg.generic {indexing_maps = [#map13, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg166, %1531 : tensor<f32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1489 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg57, %1488 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1448 : tensor<512x512x3x3xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1533 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg57, %1532 : tensor<512x512x3x3xf32>, tensor<512x512x3x3xf32>) outs(%1492 : tensor<512x512x3x3xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512x512x3x3xf32>
-    %1490 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg162 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1534 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg162 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1491 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1490, %1239 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1535 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1534, %1283 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1492 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1491 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1536 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1535 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1493 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg58, %1492 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1537 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg58, %1536 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1494 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg163 : tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
+    %1538 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg163 : tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<512xf32>
-    %1495 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1494, %1240 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1539 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1538, %1284 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1496 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1495 : tensor<f32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1540 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1539 : tensor<f32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1497 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg59, %1496 : tensor<512xf32>, tensor<512xf32>) outs(%1439 : tensor<512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1541 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg59, %1540 : tensor<512xf32>, tensor<512xf32>) outs(%1483 : tensor<512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<512xf32>
-    %1498 = tensor.empty() : tensor<10x512xf32>
-    %1499 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg164 : tensor<10x512xf32>) outs(%1498 : tensor<10x512xf32>) {
+    %1542 = tensor.empty() : tensor<10x512xf32>
+    %1543 = linalg.generic {indexing_maps = [#map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg164 : tensor<10x512xf32>) outs(%1542 : tensor<10x512xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<10x512xf32>
-    %1500 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%1499, %1241 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1498 : tensor<10x512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1544 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%1543, %1285 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1542 : tensor<10x512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<10x512xf32>
-    %1501 = linalg.generic {indexing_maps = [#map14, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg166, %1500 : tensor<f32>, tensor<10x512xf32>) outs(%1498 : tensor<10x512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1545 = linalg.generic {indexing_maps = [#map14, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg166, %1544 : tensor<f32>, tensor<10x512xf32>) outs(%1542 : tensor<10x512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<10x512xf32>
-    %1502 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg60, %1501 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1498 : tensor<10x512xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1546 = linalg.generic {indexing_maps = [#map7, #map7, #map7], iterator_types = ["parallel", "parallel"]} ins(%arg60, %1545 : tensor<10x512xf32>, tensor<10x512xf32>) outs(%1542 : tensor<10x512xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<10x512xf32>
-    %1503 = tensor.empty() : tensor<10xf32>
-    %1504 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg165 : tensor<10xf32>) outs(%1503 : tensor<10xf32>) {
+    %1547 = tensor.empty() : tensor<10xf32>
+    %1548 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel"]} ins(%arg165 : tensor<10xf32>) outs(%1547 : tensor<10xf32>) {
     ^bb0(%in: f32, %out: f32):
-      %1508 = arith.truncf %cst_387 : f64 to f32
-      %1509 = arith.mulf %in, %1508 : f32
-      linalg.yield %1509 : f32
+      %1552 = arith.truncf %cst_475 : f64 to f32
+      %1553 = arith.mulf %in, %1552 : f32
+      linalg.yield %1553 : f32
     } -> tensor<10xf32>
-    %1505 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1504, %1242 : tensor<10xf32>, tensor<10xf32>) outs(%1503 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.addf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1549 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%1548, %1286 : tensor<10xf32>, tensor<10xf32>) outs(%1547 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.addf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<10xf32>
-    %1506 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1505 : tensor<f32>, tensor<10xf32>) outs(%1503 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.mulf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1550 = linalg.generic {indexing_maps = [#map10, #map2, #map2], iterator_types = ["parallel"]} ins(%arg166, %1549 : tensor<f32>, tensor<10xf32>) outs(%1547 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.mulf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<10xf32>
-    %1507 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg61, %1506 : tensor<10xf32>, tensor<10xf32>) outs(%1503 : tensor<10xf32>) {
-    ^bb0(%in: f32, %in_388: f32, %out: f32):
-      %1508 = arith.subf %in, %in_388 : f32
-      linalg.yield %1508 : f32
+    %1551 = linalg.generic {indexing_maps = [#map2, #map2, #map2], iterator_types = ["parallel"]} ins(%arg61, %1550 : tensor<10xf32>, tensor<10xf32>) outs(%1547 : tensor<10xf32>) {
+    ^bb0(%in: f32, %in_476: f32, %out: f32):
+      %1552 = arith.subf %in, %in_476 : f32
+      linalg.yield %1552 : f32
     } -> tensor<10xf32>
-    return %681, %1247, %1252, %1256, %1261, %1265, %1269, %1273, %1277, %1281, %1285, %1289, %1293, %1297, %1301, %1305, %1310, %1315, %1319, %1324, %1328, %1332, %1337, %1341, %1345, %1349, %1353, %1357, %1361, %1365, %1369, %1374, %1379, %1383, %1388, %1392, %1396, %1401, %1405, %1409, %1413, %1417, %1421, %1425, %1429, %1433, %1438, %1443, %1447, %1452, %1456, %1460, %1465, %1469, %1473, %1477, %1481, %1485, %1489, %1493, %1497, %1502, %1507, %424, %427, %436, %439, %448, %451, %460, %463, %472, %475, %486, %489, %498, %501, %510, %513, %522, %525, %534, %537, %548, %551, %560, %563, %572, %575, %584, %587, %596, %599, %609, %612, %620, %623, %631, %634, %642, %645, %653, %656, %1245, %1250, %1254, %1259, %1263, %1267, %1271, %1275, %1279, %1283, %1287, %1291, %1295, %1299, %1303, %1308, %1313, %1317, %1322, %1326, %1330, %1335, %1339, %1343, %1347, %1351, %1355, %1359, %1363, %1367, %1372, %1377, %1381, %1386, %1390, %1394, %1399, %1403, %1407, %1411, %1415, %1419, %1423, %1427, %1431, %1436, %1441, %1445, %1450, %1454, %1458, %1463, %1467, %1471, %1475, %1479, %1483, %1487, %1491, %1495, %1500, %1505 : tensor<f32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>
+    return %681, %1291, %1296, %1300, %1305, %1309, %1313, %1317, %1321, %1325, %1329, %1333, %1337, %1341, %1345, %1349, %1354, %1359, %1363, %1368, %1372, %1376, %1381, %1385, %1389, %1393, %1397, %1401, %1405, %1409, %1413, %1418, %1423, %1427, %1432, %1436, %1440, %1445, %1449, %1453, %1457, %1461, %1465, %1469, %1473, %1477, %1482, %1487, %1491, %1496, %1500, %1504, %1509, %1513, %1517, %1521, %1525, %1529, %1533, %1537, %1541, %1546, %1551, %424, %427, %436, %439, %448, %451, %460, %463, %472, %475, %486, %489, %498, %501, %510, %513, %522, %525, %534, %537, %548, %551, %560, %563, %572, %575, %584, %587, %596, %599, %609, %612, %620, %623, %631, %634, %642, %645, %653, %656, %1289, %1294, %1298, %1303, %1307, %1311, %1315, %1319, %1323, %1327, %1331, %1335, %1339, %1343, %1347, %1352, %1357, %1361, %1366, %1370, %1374, %1379, %1383, %1387, %1391, %1395, %1399, %1403, %1407, %1411, %1416, %1421, %1425, %1430, %1434, %1438, %1443, %1447, %1451, %1455, %1459, %1463, %1467, %1471, %1475, %1480, %1485, %1489, %1494, %1498, %1502, %1507, %1511, %1515, %1519, %1523, %1527, %1531, %1535, %1539, %1544, %1549 : tensor<f32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>, tensor<64xf32>, tensor<128x64x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x64x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128x3x3xf32>, tensor<128xf32>, tensor<128xf32>, tensor<256x128x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x128x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256x3x3xf32>, tensor<256xf32>, tensor<256xf32>, tensor<512x256x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>, tensor<512xf32>, tensor<10x512xf32>, tensor<10xf32>
   }
 }

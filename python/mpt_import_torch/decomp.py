@@ -31,8 +31,12 @@ Two mechanisms, torch's own first:
       weight gradient builds an invalid tensor.expand_shape, its strided one
       a per-sample gradient N times the weight's size); the grouped input
       gradient as a forward grouped convolution (torch-mlir's builds an
-      invalid tensor.collapse_shape for depthwise convolutions); ungrouped
-      input gradient and bias as torch-mlir lowers them;
+      invalid tensor.collapse_shape for depthwise convolutions); the
+      ungrouped strided input gradient by phases (one stride-1 correlation
+      per phase of input rows and columns with the taps that reach it,
+      where torch-mlir's inserts zeros into the output gradient: s*s times
+      the work); the stride-1 input gradient and the bias as torch-mlir
+      lowers them;
     - as_strided / as_strided_scatter over a whole contiguous tensor in
       row-major order: a reshape (ATen's 1x1 adaptive average pool of a
       channels-last-looking input restrides it; torch-mlir's form of the
@@ -413,6 +417,51 @@ def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilati
     return F.conv2d(go, wt, None, 1, 0, (dh, dw), groups)
 
 
+def _strided_conv_input_grad(grad_output, input, weight, stride, padding):
+    """The input gradient of an ungrouped, undilated strided 2-D convolution
+    by phases: the rows h = s*q + a of one phase a receive the kernel rows i
+    with i = a + p (mod s) only, at output rows q + (a + p - i)/s, so each
+    phase (a, b) is a stride-1 correlation of the output gradient with the
+    flipped sub-kernel of those taps, and the s*s phases are interleaved.
+    torch-mlir's form correlates the whole kernel with the output gradient
+    after inserting s - 1 zeros between its rows and columns: s*s times the
+    multiply-adds (4x for ResNet's and a U-Net's stride-2 convolutions) and
+    an s*s times larger operand."""
+    (n, c, h, w), (f, _, kh, kw), _, (sh, sw), (ph, pw), _ = _conv2d_geometry(
+        input, weight, stride, padding, (1, 1), 1)
+    oh, ow = grad_output.shape[-2:]
+    q0, r0 = -(-h // sh), -(-w // sw)  # rows and columns of phase 0
+
+    def taps(k, s, p, a):
+        """The kernel taps of phase a, i0, i0 + s, ... (as a slice, for a
+        strided view of the weight), their count and the output-gradient
+        offset of the last one (t = (a + p - i) / s)."""
+        i0 = (a + p) % s
+        count = len(range(i0, k, s))
+        return slice(i0, k, s), count, ((a + p - (i0 + (count - 1) * s)) // s if count else 0)
+
+    rows = []
+    for a in range(sh):
+        ia, ka, offa = taps(kh, sh, ph, a)
+        cols = []
+        for b in range(sw):
+            jb, kb, offb = taps(kw, sw, pw, b)
+            if not ka or not kb:
+                cols.append(grad_output.new_zeros(n, c, q0, r0))
+                continue
+            # v[c, f, m] = w[f, c, tap K-1-m]: the correlation reads
+            # dy[q + off + m] (off: the last tap's offset), zeros outside.
+            v = weight[:, :, ia, jb].flip(2, 3).transpose(0, 1)
+            qa, rb = -(-(h - a) // sh), -(-(w - b) // sw)
+            dy = _pad_or_crop(grad_output, 2, -offa, qa + ka - 1 - (oh - offa))
+            dy = _pad_or_crop(dy, 3, -offb, rb + kb - 1 - (ow - offb))
+            part = F.conv2d(dy, v)
+            cols.append(_pad_or_crop(_pad_or_crop(part, 2, 0, q0 - qa), 3, 0, r0 - rb))
+        rows.append(torch.stack(cols, dim=-1))  # [N, C, Q0, R0, s]
+    full = torch.stack(rows, dim=3).reshape(n, c, q0 * sh, r0 * sw)
+    return full[:, :, :h, :w]
+
+
 def _strided_conv_weight_grad(grad_output, input, kh, kw, stride, padding, dilation):
     """The weight gradient of an ungrouped convolution as ONE convolution:
     gw[f, c, i, j] = sum_{n,y,x} go[n, f, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]
@@ -467,7 +516,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     convolution (one input and one output channel per group) one per-channel
     sum of products per kernel offset.  The input gradient of a
     grouped convolution is a forward grouped convolution
-    (_grouped_conv_input_grad); an ungrouped one and the bias gradient are
+    (_grouped_conv_input_grad), of an ungrouped strided one s*s phases
+    (_strided_conv_input_grad); a stride-1 one and the bias gradient are
     left to torch-mlir, which lowers them correctly (checked against eager by
     the tests).  Ungrouped strided
     convolutions take this path too: torch-mlir's weight gradient for stride
@@ -508,6 +558,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if output_mask[0]:
         if groups > 1:
             gi = _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups)
+        elif (sh, sw) != (1, 1) and (dh, dw) == (1, 1):
+            gi = _strided_conv_input_grad(grad_output, input, weight, (sh, sw), (ph, pw))
         else:
             gi = aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                                            transposed, output_padding, groups, [True, False, False])[0]

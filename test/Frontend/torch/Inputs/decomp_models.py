@@ -538,3 +538,28 @@ class TransposedConv(nn.Module):
 
 def transposed_conv():
     return TransposedConv()
+
+
+class StridedInputGrad(nn.Module):
+    """Strided convolutions whose input gradient is needed (each after
+    another layer): 3x3 stride 2 padded, 1x1 stride 2 (a downsample), 4x4
+    stride 2 padded (an even kernel), 5x5 stride 3 (a ragged last phase)."""
+    example_input_shape = (2, 3, 23, 21)
+
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv2d(3, 4, 3, padding=1)
+        self.c1 = nn.Conv2d(4, 6, 3, stride=2, padding=1)
+        self.c2 = nn.Conv2d(6, 6, 1, stride=2, bias=False)
+        self.c3 = nn.Conv2d(6, 5, 4, stride=2, padding=1)
+        self.c4 = nn.Conv2d(4, 5, 5, stride=3, padding=2)
+        self.out = nn.Linear(5, 3)
+
+    def forward(self, x):
+        y = F.relu(self.c0(x))
+        z = self.c3(F.relu(self.c2(F.relu(self.c1(y)))))
+        return self.out(z.mean((2, 3)) + self.c4(y).mean((2, 3)))
+
+
+def strided_input_grad():
+    return StridedInputGrad()
