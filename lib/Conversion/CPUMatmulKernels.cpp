@@ -19,6 +19,23 @@ std::string mpt::cpu::avx512KernelName(StringRef elementType) {
   return ("__mpt_avx512_matmul_" + elementType).str();
 }
 
+/// The suffix that names a kernel's register-block functions.
+static constexpr StringLiteral kRegisterBlockSuffix = "_block";
+/// The rows of the AVX-512 kernels' full register block (see avx512Kernel).
+static constexpr int kRegisterBlockRows = 14;
+
+std::string mpt::cpu::registerBlockName(StringRef kernel, int rows) {
+  std::string name = (kernel + kRegisterBlockSuffix).str();
+  // The full block keeps the name it always had.
+  if (rows != kRegisterBlockRows)
+    name += std::to_string(rows);
+  return name;
+}
+
+bool mpt::cpu::isRegisterBlock(StringRef symbol) {
+  return symbol.contains(kRegisterBlockSuffix);
+}
+
 /// Transposes the 16 x 16 dword matrix whose rows are the vector<16xi32>
 /// values `rows` with a shuffle network (at distance d = 8, 4, 2, 1, rows i
 /// and i + d swap the off-diagonal d x d blocks of each 2d x 2d block);
@@ -257,7 +274,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // accumulators, 2 for B, 1 for the broadcast of A. Sizes measured with
   // bench/cpu/bench.py (12x32, 8x32, 6x64 and K blocks 128-384 were within
   // the noise of this one).
-  const int rows = 14;
+  const int rows = kRegisterBlockRows;
   const int vectors = 2;
   // K block: a B panel (256 x 32 f32, 32 KiB) stays in L1 while the row
   // panels of A pass; row block: the packed A block (112 x 256 f32,
@@ -519,16 +536,17 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
           %upTo4 = arith.cmpi ule, %panelRows, %c4 : index
           %upTo8 = arith.cmpi ule, %panelRows, %c8 : index
           scf.if %upTo4 {{
-            func.call @{0}_block4({1}) : ({2}) -> ()
+            func.call @{0}({3}) : ({4}) -> ()
           } else {{
             scf.if %upTo8 {{
-              func.call @{0}_block8({1}) : ({2}) -> ()
+              func.call @{1}({3}) : ({4}) -> ()
             } else {{
-              func.call @{0}_block({1}) : ({2}) -> ()
+              func.call @{2}({3}) : ({4}) -> ()
             }
           }
 )",
-                name, args, argTypes);
+                registerBlockName(name, 4), registerBlockName(name, 8),
+                registerBlockName(name, rows), args, argTypes);
   // The register block of `blockRows` rows of the panel (its first rows),
   // as the body of a function.
   auto emitBlock = [&](const int blockRows) {
@@ -686,11 +704,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
                 bpType, apType, parallel ? "scf.reduce" : "");
   // The register blocks' functions (the same in the serial and the
   // parallel kernel).
-  for (auto [suffix, blockRows] :
-       {std::pair("", rows), std::pair("8", 8), std::pair("4", 4)}) {
-    os << formatv("func.func private @{0}_block{1}({2}) attributes "
+  for (int blockRows : {rows, 8, 4}) {
+    os << formatv("func.func private @{0}({1}) attributes "
                   "{{passthrough = [\"noinline\"]} {{\n",
-                  name, suffix, joinParams([](StringRef n, StringRef t) {
+                  registerBlockName(name, blockRows),
+                  joinParams([](StringRef n, StringRef t) {
                     return (n + ": " + t).str();
                   }));
     for (int r = 0; r <= rows; ++r)

@@ -370,6 +370,13 @@ std::string avx512BF16Kernel(bool parallel);
 /// Both of the above: `dot` selects the AVX512-BF16 form (bf16 only).
 std::string avx512Kernel(llvm::StringRef elementType, bool parallel, bool dot);
 
+/// The name of the AVX-512 kernels' register-block function of `rows` rows
+/// (14, 8 or 4): `<kernel>_block`, `<kernel>_block8`, `<kernel>_block4`.
+std::string registerBlockName(llvm::StringRef kernel, int rows);
+/// Whether `symbol` names a register-block function (shared by the serial
+/// and the parallel kernel, added once a module).
+bool isRegisterBlock(llvm::StringRef symbol);
+
 } // namespace mpt::cpu
 
 #endif // MPT_LIB_CONVERSION_CPUMATMULKERNELS_H

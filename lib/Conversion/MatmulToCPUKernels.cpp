@@ -489,7 +489,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     func::FuncOp fn;
     for (func::FuncOp f :
          llvm::make_early_inc_range(parsed->getOps<func::FuncOp>())) {
-      if (!f.isDeclaration() && !f.getSymName().contains("_block")) {
+      if (!f.isDeclaration() && !mpt::cpu::isRegisterBlock(f.getSymName())) {
         fn = f;
         continue;
       }

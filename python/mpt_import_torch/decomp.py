@@ -427,7 +427,7 @@ def _strided_conv_input_grad(grad_output, input, weight, stride, padding):
     after inserting s - 1 zeros between its rows and columns: s*s times the
     multiply-adds (4x for ResNet's and a U-Net's stride-2 convolutions) and
     an s*s times larger operand."""
-    (n, c, h, w), (f, _, kh, kw), _, (sh, sw), (ph, pw), _ = _conv2d_geometry(
+    (n, c, h, w), (_, _, kh, kw), _, (sh, sw), (ph, pw), _ = _conv2d_geometry(
         input, weight, stride, padding, (1, 1), 1)
     oh, ow = grad_output.shape[-2:]
     q0, r0 = -(-h // sh), -(-w // sw)  # rows and columns of phase 0
