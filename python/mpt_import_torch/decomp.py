@@ -529,8 +529,13 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                                          output_mask)
     if transposed or input.dim() != 4:
         return NotImplemented
-    if groups == 1 and (tuple(_pair(stride)) == (1, 1) or not output_mask[1]):
-        return NotImplemented  # torch-mlir's: one convolution, no blow-up
+    # torch-mlir's own lowering is one convolution without blow-up for a
+    # stride-1 convolution, and the input gradient alone of a strided dilated
+    # one (the call below re-enters here with that mask).
+    phases = tuple(_pair(stride)) != (1, 1) and tuple(_pair(dilation)) == (1, 1)
+    if groups == 1 and (tuple(_pair(stride)) == (1, 1) or
+                        (not output_mask[1] and not (output_mask[0] and phases))):
+        return NotImplemented
     (n, c, h, w), (f, cg, kh, kw), fg, (sh, sw), (ph, pw), (dh, dw) = _conv2d_geometry(
         input, weight, stride, padding, dilation, groups)
     ho, wo = grad_output.shape[-2:]

@@ -124,9 +124,16 @@ def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0, all_
     return spec
 
 
+def frozen_params(model):
+    """The indices (in named_parameters order) of the parameters the user
+    froze (requires_grad=False: a fine-tuned model's backbone)."""
+    return {i for i, (_, p) in enumerate(model.named_parameters()) if not p.requires_grad}
+
+
 def unreached_params(spec):
     """The indices of the parameters whose gradient eager autograd leaves
-    None: the loss does not depend on them (torch.func.vjp gives zeros)."""
+    None: the loss does not depend on them (torch.func.vjp gives zeros), or
+    they are frozen (frozen_params)."""
     f = loss_fn(spec)
     params = [a.value.detach().clone().requires_grad_() for a in spec.args[:spec.n_params]]
     x, y = spec.args[spec.n_params].value, spec.args[spec.n_params + 1].value
@@ -161,10 +168,15 @@ def loss_fn(spec):
     names = spec.param_names
     lf = losses.get(spec.loss_name)
     bns = [m for _, m in batch_norms(spec.model)]
+    frozen = frozen_params(spec.model)
 
     def f(params, x, y, buffers=()):
         inputs = []
         hooks = [m.register_forward_pre_hook(lambda mod, inp: inputs.append((mod, inp[0]))) for m in bns]
+        # A frozen parameter is read as a constant: no gradient flows to it,
+        # so the backward does not compute one (unreached_params then lists
+        # it, and its update is the identity, as torch.optim skips it).
+        params = [p.detach() if i in frozen else p for i, p in enumerate(params)]
         try:
             out = functional_call(spec.model, dict(zip(names, params)), (x,))
         finally:

@@ -563,3 +563,50 @@ class StridedInputGrad(nn.Module):
 
 def strided_input_grad():
     return StridedInputGrad()
+
+
+class FixedStridedConv(nn.Module):
+    """Strided convolutions with fixed weights (buffers: a fixed downsampling
+    filter, a frozen projection) after a trained layer: their backward needs
+    the input gradient alone, 3x3 stride 2 padded and 2x2 stride 2."""
+    example_input_shape = (2, 3, 17, 19)
+
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv2d(3, 4, 3, padding=1)
+        self.register_buffer("w1", torch.randn(5, 4, 3, 3) / 6)
+        self.register_buffer("w2", torch.randn(5, 4, 2, 2) / 4)
+        self.out = nn.Linear(5, 3)
+
+    def forward(self, x):
+        y = F.relu(self.c0(x))
+        a = F.conv2d(y, self.w1, stride=2, padding=1)
+        b = F.conv2d(y, self.w2, stride=2)
+        return self.out(F.relu(a).mean((2, 3)) + b.mean((2, 3)))
+
+
+def fixed_strided_conv():
+    return FixedStridedConv()
+
+
+class FrozenMiddle(nn.Module):
+    """Fine-tuning: a frozen block (requires_grad=False: a strided
+    convolution and its BatchNorm's affine parameters) between a trained stem
+    and a trained head, so the backward needs the frozen convolution's input
+    gradient but none of the frozen parameters' gradients."""
+    example_input_shape = (2, 3, 16, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 4, 3, padding=1)
+        self.block = nn.Sequential(nn.Conv2d(4, 6, 3, stride=2, padding=1), nn.BatchNorm2d(6), nn.ReLU())
+        self.head = nn.Linear(6, 3)
+        for p in self.block.parameters():
+            p.requires_grad_(False)
+
+    def forward(self, x):
+        return self.head(self.block(F.relu(self.stem(x))).mean((2, 3)))
+
+
+def frozen_middle():
+    return FrozenMiddle()
