@@ -45,6 +45,9 @@ if {"amx_tile", "amx_bf16"} <= cpu_flags:
     config.available_features.add("amx")
 if "avx512_bf16" in cpu_flags:
     config.available_features.add("avx512bf16")
+# mpt-run's avx2 path needs FMA and F16C too.
+if {"avx2", "fma", "f16c"} <= cpu_flags:
+    config.available_features.add("avx2")
 # `lit --param cpu_path=generic` (or avx512) runs every mpt-run that does not
 # name its path on that one (MPT_CPU_PATH), as on a CPU without AMX or
 # AVX-512. Tests that expect mpt-run's own choice on this machine (which

@@ -140,8 +140,10 @@ def kernel_targets():
     """The --mpt-lower-to-cpu target options of this CPU (what mpt-run picks)."""
     flags = set(re.search(r"flags\s*:\s*(.*)", open("/proc/cpuinfo").read()).group(1).split())
     amx = {"amx_tile", "amx_bf16"} <= flags
-    return " ".join([f"amx={int(amx)}", f"avx512={int('avx512f' in flags)}",
-                     f"avx512-bf16={int('avx512_bf16' in flags and not amx)}"])
+    avx512 = "avx512f" in flags
+    avx2 = {"avx2", "fma", "f16c"} <= flags and not avx512
+    return " ".join([f"amx={int(amx)}", f"avx512={int(avx512)}",
+                     f"avx512-bf16={int('avx512_bf16' in flags and not amx)}", f"avx2={int(avx2)}"])
 
 
 def openmp_runtime():

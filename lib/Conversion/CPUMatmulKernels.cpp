@@ -19,6 +19,10 @@ std::string mpt::cpu::avx512KernelName(StringRef elementType) {
   return ("__mpt_avx512_matmul_" + elementType).str();
 }
 
+std::string mpt::cpu::avx2KernelName(StringRef elementType) {
+  return ("__mpt_avx2_matmul_" + elementType).str();
+}
+
 /// The suffix that names a kernel's register-block functions.
 static constexpr StringLiteral kRegisterBlockSuffix = "_block";
 /// The rows of the AVX-512 kernels' full register block (see avx512Kernel).
@@ -261,6 +265,34 @@ std::string mpt::cpu::amxKernel(bool parallel) {
   return text;
 }
 
+namespace {
+/// The blocking of a vector kernel (vectorKernel): its register block and
+/// cache blocks, per instruction set.
+struct KernelGeometry {
+  /// The kernel's function name.
+  std::string name;
+  /// The full register block: `rows` x `vectors` vector<16xf32>
+  /// accumulators.
+  int rows;
+  int vectors;
+  /// Register blocks of fewer rows (ascending), for panels of at most that
+  /// many rows.
+  SmallVector<int, 2> smallBlocks;
+  /// K block, and row block in panels of `rows`.
+  int kBlock;
+  int rowBlockPanels;
+  /// The bytes of B's pack of a K block that a task's column range keeps
+  /// in L2.
+  int bPackBytes;
+  /// Masked loads of 16-bit elements are native (AVX-512BW); without, the
+  /// packs read full vectors with plain loads and only the edges masked.
+  bool nativeMaskedLoads;
+};
+} // namespace
+
+static std::string vectorKernel(StringRef elt, bool parallel, bool dot,
+                                const KernelGeometry &geometry);
+
 std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel) {
   return avx512Kernel(elt, parallel, /*dot=*/false);
 }
@@ -274,16 +306,47 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // accumulators, 2 for B, 1 for the broadcast of A. Sizes measured with
   // bench/cpu/bench.py (12x32, 8x32, 6x64 and K blocks 128-384 were within
   // the noise of this one).
-  const int rows = kRegisterBlockRows;
-  const int vectors = 2;
   // K block: a B panel (256 x 32 f32, 32 KiB) stays in L1 while the row
   // panels of A pass; row block: the packed A block (112 x 256 f32,
   // 112 KiB) stays in L2 while the B panels pass. With `dot` (bf16, half
   // the bytes) 512 k make the same 32 KiB panel, and C's loads and stores
   // and the block's call come half as often: 3-13% more GFLOP/s on the
   // bench's shapes (AMD EPYC, 1 and 2 threads).
-  const int kBlock = dot ? 512 : 256;
-  const int rowBlock = rows * 8;
+  KernelGeometry geometry{dot ? kAVX512BF16KernelName.str()
+                              : avx512KernelName(elt),
+                          kRegisterBlockRows,
+                          /*vectors=*/2,
+                          /*smallBlocks=*/{4, 8},
+                          /*kBlock=*/dot ? 512 : 256,
+                          /*rowBlockPanels=*/8,
+                          /*bPackBytes=*/512 << 10,
+                          /*nativeMaskedLoads=*/true};
+  return vectorKernel(elt, parallel, dot, geometry);
+}
+
+std::string mpt::cpu::avx2Kernel(StringRef elt, bool parallel) {
+  // AVX2 has 16 ymm registers: a 6 x 16 block is 12 accumulators (a
+  // vector<16xf32> is two ymm), 2 for the B row, 1 for the broadcast.
+  // A B panel of the K block (256 x 16 f32, 16 KiB) stays in L1d (32 KiB on
+  // the AVX2 CPUs this was measured on, AMD Zen 3); A's row block
+  // (96 x 256 f32, 96 KiB) and a task's B pack (256 KiB) share L2 (512 KiB).
+  KernelGeometry geometry{avx2KernelName(elt),
+                          /*rows=*/6,
+                          /*vectors=*/1,
+                          /*smallBlocks=*/{2, 4},
+                          /*kBlock=*/256,
+                          /*rowBlockPanels=*/16,
+                          /*bPackBytes=*/256 << 10,
+                          /*nativeMaskedLoads=*/false};
+  return vectorKernel(elt, parallel, /*dot=*/false, geometry);
+}
+
+static std::string vectorKernel(StringRef elt, bool parallel, bool dot,
+                                const KernelGeometry &geometry) {
+  const int rows = geometry.rows;
+  const int vectors = geometry.vectors;
+  const int kBlock = geometry.kBlock;
+  const int rowBlock = rows * geometry.rowBlockPanels;
   const int cols = 16 * vectors;
   // With `dot`, the packs keep bf16 in k pairs: a row of a B panel is a k
   // pair of its 32 columns interleaved (64 bf16, two dot operands), a row
@@ -312,6 +375,54 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   %inPlaceA = arith.andi %fewPanels, %kEven : i1
   %packA = arith.xori %inPlaceA, %true : i1
   %lastRow = arith.subi %M, %c1 : index)";
+  // `result` = the `lanes` elements of `elt` at `at` (a memref of type
+  // `memref`), those at `remaining` or more past the first zero (`mask`
+  // masks them, `zero` is the padding; `lanesConstant` names the index
+  // constant `lanes`). Without native masked loads of
+  // 16-bit elements LLVM scalarizes them: a full vector is a plain load.
+  auto maskedLoad = [&](StringRef indent, StringRef result, StringRef at,
+                        StringRef remaining, StringRef mask, StringRef zero,
+                        StringRef memref, int lanes, StringRef elt,
+                        StringRef lanesConstant) {
+    std::string masked =
+        formatv("vector.maskedload {0}, {1}, {2} : {3}, vector<{4}xi1>, "
+                "vector<{4}x{5}> into vector<{4}x{5}>",
+                at, mask, zero, memref, lanes, elt);
+    if (geometry.nativeMaskedLoads)
+      return formatv("{0}{1} = {2}", indent, result, masked).str();
+    // bf16 vectors cross the branches as i16: LLVM legalizes a phi of
+    // <16 x bfloat> without AVX512-BF16 by converting every element to
+    // float and back (a __truncsfbf2 call each). The casts' expansion
+    // (--mpt-expand-bf16-casts) folds the bitcasts away.
+    StringRef carried = elt == "bf16" ? "i16" : elt;
+    auto yield = [&](StringRef value) {
+      if (carried == elt)
+        return formatv("scf.yield {0} : vector<{1}x{2}>", value, lanes, elt)
+            .str();
+      return formatv("%li = arith.bitcast {0} : vector<{1}x{2}> to "
+                     "vector<{1}x{3}>\n{4}  scf.yield %li : vector<{1}x{3}>",
+                     value, lanes, elt, carried, indent)
+          .str();
+    };
+    std::string text =
+        formatv(R"({0}{1}full = arith.cmpi uge, {2}, {8} : index
+{0}{1}{9} = scf.if {1}full -> (vector<{3}x{10}>) {{
+{0}  %l = vector.load {5} : {6}, vector<{3}x{4}>
+{0}  {11}
+{0}} else {{
+{0}  %l = {7}
+{0}  {11}
+{0}})",
+                indent, result, remaining, lanes, elt, at, memref, masked,
+                lanesConstant, carried == elt ? "" : "i", carried, yield("%l"))
+            .str();
+    if (carried != elt)
+      text += formatv("\n{0}{1} = arith.bitcast {1}i : vector<{2}x{3}> to "
+                      "vector<{2}x{4}>",
+                      indent, result, lanes, carried, elt)
+                  .str();
+    return text;
+  };
   std::string text;
   raw_string_ostream os(text);
   if (parallel)
@@ -320,7 +431,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // sums rounded to bf16 into D instead of C (C's rounded reader,
   // --mpt-matmul-to-cpu-kernels); earlier K blocks still go through C.
   std::string dType = "memref<?x?xbf16, strided<[?, 1], offset: ?>>";
-  std::string name = dot ? kAVX512BF16KernelName.str() : avx512KernelName(elt);
+  const std::string &name = geometry.name;
   os << formatv("func.func private @{0}(%A: {1}, %B: {1}, %C: {2}, "
                 "%zeroC: i1{3}) {{\n",
                 name, in, out, dot ? ", %D: " + dType + ", %toD: i1" : "");
@@ -356,7 +467,7 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
   // one pack of all of a wide B (a convolution's thousands of positions)
   // would be read back from L3 for every panel.
   const int bpPanelBytes = kSteps * bpRow * (dot ? 2 : 4);
-  const int panelsPerRange = std::max(1, (512 << 10) / bpPanelBytes);
+  const int panelsPerRange = std::max(1, geometry.bPackBytes / bpPanelBytes);
   os << formatv("  %cPR = arith.constant {0} : index\n"
                 "  %colBlocks0 = arith.ceildivui %Nb, %cPR : index\n"
                 "  %colBlocks = arith.maxui %colBlocks0, %c1 : index\n",
@@ -420,9 +531,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
         %n = arith.muli %nb, %cNR : index
         %rem = arith.subi %N, %n : index
         %m = vector.create_mask %rem : vector<{2}xi1>
-        %v = vector.maskedload %B[%kg, %n], %m, %zin : {1}, vector<{2}xi1>, vector<{2}x{0}> into vector<{2}x{0}>
+{3}
 )",
-                  elt, in, cols);
+                  elt, in, cols,
+                  maskedLoad("        ", "%v", "%B[%kg, %n]", "%rem", "%m",
+                             "%zin", in, cols, elt, "%cNR"));
   if (widen)
     os << formatv("        %vf = arith.extf %v : vector<{0}x{1}> to "
                   "vector<{0}xf32>\n",
@@ -450,9 +563,11 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
               %kg = arith.addi %kb, %k : index
               %krem = arith.subi %kbl, %k : index
               %km = vector.create_mask %krem : vector<16xi1>
-              %x = vector.maskedload %A[%i, %kg], %km, %zin16 : {5}, vector<16xi1>, vector<16x{6}> into vector<16x{6}>
+{7}
 )",
-                widen ? "%vf" : "%v", bpType, bpRow, bpElt, rows, in, elt);
+                widen ? "%vf" : "%v", bpType, bpRow, bpElt, rows, in, elt,
+                maskedLoad("              ", "%x", "%A[%i, %kg]", "%krem",
+                           "%km", "%zin16", in, 16, elt, "%c16"));
   if (dot)
     os << formatv(R"(              %xd = vector.bitcast %x : vector<16xbf16> to vector<8xi32>
               %kh = arith.divui %k, %c2 : index
@@ -524,29 +639,37 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
       joined += (joined.empty() ? "" : ", ") + part(param, type);
     return joined;
   };
-  // A panel of at most 4 or 8 rows (a batch of 4 or 8 as M, the last panel
-  // of a ragged M) calls a register block of that many rows: the 14-row
-  // block would spend its FMAs on padding (M = 8: 6 of 14 rows).
+  // A panel of at most 4 or 8 rows (AVX2: 2 or 4; a batch of 4 or 8 as M,
+  // the last panel of a ragged M) calls a register block of that many rows:
+  // the full block would spend its FMAs on padding (M = 8: 6 of 14 rows).
   std::string args = joinParams([](StringRef n, StringRef) { return n.str(); });
   std::string argTypes =
       joinParams([](StringRef, StringRef t) { return t.str(); });
-  os << formatv(R"(          %panelEnd = arith.addi %pi0, %cMR : index
+  os << R"(          %panelEnd = arith.addi %pi0, %cMR : index
           %panelRows0 = arith.minui %panelEnd, %iend : index
           %panelRows = arith.subi %panelRows0, %pi0 : index
-          %upTo4 = arith.cmpi ule, %panelRows, %c4 : index
-          %upTo8 = arith.cmpi ule, %panelRows, %c8 : index
-          scf.if %upTo4 {{
-            func.call @{0}({3}) : ({4}) -> ()
-          } else {{
-            scf.if %upTo8 {{
-              func.call @{1}({3}) : ({4}) -> ()
-            } else {{
-              func.call @{2}({3}) : ({4}) -> ()
-            }
-          }
-)",
-                registerBlockName(name, 4), registerBlockName(name, 8),
-                registerBlockName(name, rows), args, argTypes);
+)";
+  for (int small : geometry.smallBlocks)
+    os << formatv(
+        "          %upTo{0} = arith.cmpi ule, %panelRows, %c{0} : index\n",
+        small);
+  std::string indent = "          ";
+  auto emitCall = [&](int blockRows) {
+    os << formatv("{0}  func.call @{1}({2}) : ({3}) -> ()\n", indent,
+                  mpt::cpu::registerBlockName(name, blockRows), args, argTypes);
+  };
+  for (int small : geometry.smallBlocks) {
+    os << formatv("{0}scf.if %upTo{1} {{\n", indent, small);
+    emitCall(small);
+    os << indent << "} else {\n";
+    indent += "  ";
+  }
+  indent.resize(indent.size() - 2);
+  emitCall(rows);
+  for (size_t i = 0; i < geometry.smallBlocks.size(); ++i) {
+    indent.resize(indent.size() - 2);
+    os << indent << "  }\n";
+  }
   // The register block of `blockRows` rows of the panel (its first rows),
   // as the body of a function.
   auto emitBlock = [&](const int blockRows) {
@@ -704,10 +827,12 @@ std::string mpt::cpu::avx512Kernel(StringRef elt, bool parallel, bool dot) {
                 bpType, apType, parallel ? "scf.reduce" : "");
   // The register blocks' functions (the same in the serial and the
   // parallel kernel).
-  for (int blockRows : {rows, 8, 4}) {
+  SmallVector<int> blockSizes = {rows};
+  blockSizes.append(geometry.smallBlocks.rbegin(), geometry.smallBlocks.rend());
+  for (int blockRows : blockSizes) {
     os << formatv("func.func private @{0}({1}) attributes "
                   "{{passthrough = [\"noinline\"]} {{\n",
-                  registerBlockName(name, blockRows),
+                  mpt::cpu::registerBlockName(name, blockRows),
                   joinParams([](StringRef n, StringRef t) {
                     return (n + ": " + t).str();
                   }));

@@ -370,8 +370,20 @@ std::string avx512BF16Kernel(bool parallel);
 /// Both of the above: `dot` selects the AVX512-BF16 form (bf16 only).
 std::string avx512Kernel(llvm::StringRef elementType, bool parallel, bool dot);
 
-/// The name of the AVX-512 kernels' register-block function of `rows` rows
-/// (14, 8 or 4): `<kernel>_block`, `<kernel>_block8`, `<kernel>_block4`.
+/// `elementType` (f32, f16 or bf16) x same -> f32 with AVX2 and FMA (a CPU
+/// without AVX-512): the AVX-512 kernel's algorithm and numerics (k in
+/// order, one FMA per multiply-add, f16 and bf16 widened to f32 exactly in
+/// the packs) with AVX2's blocking: a 6x16 register block (12 ymm
+/// accumulators, LLVM splitting each vector<16xf32> in two), 4- and 2-row
+/// blocks for short panels, K blocks of 256, row blocks of 96, 256 KiB of
+/// B's pack per task. The packs read full vectors with plain loads and mask
+/// only the edges (AVX2 has no masked load of 16-bit elements).
+std::string avx2KernelName(llvm::StringRef elementType);
+std::string avx2Kernel(llvm::StringRef elementType, bool parallel);
+
+/// The name of the vector kernels' register-block function of `rows` rows
+/// (14, 8 or 4; AVX2: 6, 4 or 2): `<kernel>_block` (14 rows),
+/// `<kernel>_block<rows>` otherwise.
 std::string registerBlockName(llvm::StringRef kernel, int rows);
 /// Whether `symbol` names a register-block function (shared by the serial
 /// and the parallel kernel, added once a module).

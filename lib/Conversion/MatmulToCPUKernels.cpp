@@ -27,10 +27,10 @@ using namespace mlir;
 
 namespace {
 
-enum class Kernel { AMX, AVX512, AVX512BF16 };
+enum class Kernel { AMX, AVX512, AVX512BF16, AVX2 };
 /// What the target has (the pass options).
 struct Targets {
-  bool amx, avx512, avx512bf16;
+  bool amx, avx512, avx512bf16, avx2;
 };
 /// A contraction a kernel covers: the kernel, the input element type and
 /// the loop dimension of each role.
@@ -51,6 +51,8 @@ StringRef describeKernel(Kernel kernel) {
            "block 512";
   case Kernel::AVX512:
     return "AVX-512: 14x32 f32 register block, FMA, K block 256";
+  case Kernel::AVX2:
+    return "AVX2: 6x16 f32 register block, FMA, K block 256";
   }
   llvm_unreachable("unknown kernel");
 }
@@ -105,9 +107,11 @@ std::optional<ContractionPlan> classify(linalg::LinalgOp op,
     plan.kernel = Kernel::AVX512BF16;
   } else if (targets.avx512) {
     plan.kernel = Kernel::AVX512;
+  } else if (targets.avx2) {
+    plan.kernel = Kernel::AVX2;
   } else {
-    whyNot = a.isBF16() ? "no AMX or AVX-512 on the target"
-                        : "no AVX-512 on the target";
+    whyNot = a.isBF16() ? "no AMX, AVX-512 or AVX2 on the target"
+                        : "no AVX-512 or AVX2 on the target";
     return std::nullopt;
   }
   plan.elementType = a;
@@ -458,6 +462,9 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     case Kernel::AVX512:
       name = mpt::cpu::avx512KernelName(elt);
       break;
+    case Kernel::AVX2:
+      name = mpt::cpu::avx2KernelName(elt);
+      break;
     }
     if (parallel && !parallelKernel)
       name += "_serial";
@@ -473,6 +480,9 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       break;
     case Kernel::AVX512:
       text = mpt::cpu::avx512Kernel(elt, parallelKernel);
+      break;
+    case Kernel::AVX2:
+      text = mpt::cpu::avx2Kernel(elt, parallelKernel);
       break;
     }
     OwningOpRef<ModuleOp> parsed =
@@ -757,7 +767,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                   "runs it along its output rows"
                 : "convolution: no kernel yet (scalar loops)";
       else
-        plan = classify(op, Targets{amx, avx512, avx512bf16}, whyNot);
+        plan = classify(op, Targets{amx, avx512, avx512bf16, avx2}, whyNot);
       if (!plan) {
         ++numWithoutKernel;
         entry.detail = whyNot;
@@ -770,14 +780,15 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
       std::optional<int64_t> work = workPerCall(op, *plan);
       int64_t batch =
           plan->batch ? op.getStaticLoopRanges()[*plan->batch] : 1;
-      // parallel-min-work counts AMX multiply-adds; the AVX512-BF16 and
-      // AVX-512 kernels do a quarter and an eighth as many in the same time
-      // (bench/cpu/bench.py, 1024^3), and a call of theirs pays for a fork
-      // at as many fewer.
+      // parallel-min-work counts AMX multiply-adds; the AVX512-BF16,
+      // AVX-512 and AVX2 kernels do a quarter, an eighth and a sixteenth as
+      // many in the same time (bench/cpu/bench.py, 1024^3), and a call of
+      // theirs pays for a fork at as many fewer.
       int64_t minWork =
           parallelMinWork / (plan->kernel == Kernel::AMX          ? 1
                              : plan->kernel == Kernel::AVX512BF16 ? 4
-                                                                  : 8);
+                             : plan->kernel == Kernel::AVX512     ? 8
+                                                                  : 16);
       bool small =
           work && !ShapedType::isDynamic(batch) && *work * batch < minWork;
       bool parallelBatch = parallel && plan->batch && !small;
@@ -792,7 +803,8 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
                  "serial: fewer than parallel-min-work multiply-adds";
       ++(plan->kernel == Kernel::AMX          ? numAmx
          : plan->kernel == Kernel::AVX512BF16 ? numAvx512Bf16
-                                               : numAvx512);
+         : plan->kernel == Kernel::AVX512     ? numAvx512
+                                              : numAvx2);
       entry.lowered = true;
       entry.detail = "@" + kernel->getSymName().str() + " (" +
                      describeKernel(plan->kernel).str() +
@@ -825,6 +837,7 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
           {"amx", amx.getValue()},
           {"avx512", avx512.getValue()},
           {"avx512bf16", avx512bf16.getValue()},
+          {"avx2", avx2.getValue()},
           {"lowered", lowered},
           {"not_lowered", static_cast<int64_t>(entries.size()) - lowered},
           {"contractions", std::move(list)}};
@@ -833,7 +846,8 @@ struct MatmulToCPUKernelsPass : mpt::impl::MatmulToCPUKernelsBase<MatmulToCPUKer
     }
     os << "CPU kernels (" << (amx ? "amx" : "no amx") << ", "
        << (avx512 ? "avx512" : "no avx512")
-       << (avx512bf16 ? ", avx512bf16" : "") << "): " << lowered << " of "
+       << (avx512bf16 ? ", avx512bf16" : "")
+       << (avx2 && !avx512 ? ", avx2" : "") << "): " << lowered << " of "
        << entries.size() << " contractions lowered\n";
     for (const Entry &e : entries) {
       os << "  " << e.location << ": " << e.op;

@@ -69,9 +69,10 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize)
     funcPm.addPass(mpt::createWidenBoolTensors());
   // Convolutions of the kernels' types become im2col + a contraction.
-  if (options.amx || options.avx512) {
+  if (options.amx || options.avx512 || options.avx2) {
     mpt::ConvToIm2ColOptions im2col;
-    im2col.avx512 = options.avx512;
+    // f32 and f16 convolutions too: the AVX-512 and AVX2 kernels take them.
+    im2col.avx512 = options.avx512 || options.avx2;
     im2col.parallel = options.parallel;
     funcPm.addPass(mpt::createConvToIm2Col(im2col));
   }
@@ -125,10 +126,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   ConvertToLLVMPassOptions mpiToLLVM;
   mpiToLLVM.filterDialects = {"mpi"};
   pm.addPass(createConvertToLLVMPass(mpiToLLVM));
-  if (options.amx || options.avx512 || !options.kernelReport.empty()) {
+  if (options.amx || options.avx512 || options.avx2 ||
+      !options.kernelReport.empty()) {
     mpt::MatmulToCPUKernelsOptions kernels;
     kernels.amx = options.amx;
     kernels.avx512 = options.avx512;
+    kernels.avx2 = options.avx2;
     kernels.avx512bf16 = options.avx512bf16;
     kernels.output = options.kernelReport;
     // A string option of the pipeline: the pass validates it.

@@ -7,6 +7,7 @@
 // RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0" | FileCheck %s --check-prefix=NOAMX
 // RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0 avx512=0" | FileCheck %s --check-prefix=NONE
 // RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0 avx512-bf16=1" | FileCheck %s --check-prefix=DOT
+// RUN: mpt-opt %s --split-input-file --mpt-matmul-to-cpu-kernels="amx=0 avx512=0 avx2=1" | FileCheck %s --check-prefix=AVX2
 
 // One kernel per module, however many contractions call it.
 // CHECK-LABEL: func.func private @__mpt_amx_matmul_bf16(
@@ -27,6 +28,28 @@
 // NOAMX-COUNT-2: call @__mpt_avx512_matmul_bf16
 // NONE-NOT: call
 // NONE-COUNT-2: linalg.matmul
+// Without AVX-512, the AVX2 kernel: 16-column panels, a full vector of a
+// pack loaded plainly (only the edges masked), carried across the branch as
+// i16, and widened; a panel of at most 2 or 4 rows calls the 2- or 4-row
+// register block, else the 6-row one (six vector<16xf32> accumulators).
+// AVX2-LABEL: func.func private @__mpt_avx2_matmul_bf16(
+// AVX2: %[[FULL:.*]] = arith.cmpi uge, %{{.*}}, %{{.*}} : index
+// AVX2: scf.if %[[FULL]] -> (vector<16xi16>) {
+// AVX2: vector.load {{.*}} vector<16xbf16>
+// AVX2: } else {
+// AVX2: vector.maskedload
+// AVX2: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// AVX2: func.call @__mpt_avx2_matmul_bf16_block2(
+// AVX2-NEXT: } else {
+// AVX2-NEXT: scf.if %{{.*}} {
+// AVX2-NEXT: func.call @__mpt_avx2_matmul_bf16_block4(
+// AVX2: } else {
+// AVX2-NEXT: func.call @__mpt_avx2_matmul_bf16_block6(
+// AVX2-LABEL: func.func private @__mpt_avx2_matmul_bf16_block6(
+// AVX2: scf.for {{.*}} iter_args({{[^)]*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AVX2-COUNT-6: vector.fma
+// AVX2-LABEL: func.func @two_matmuls(
+// AVX2-COUNT-2: call @__mpt_avx2_matmul_bf16(
 func.func @two_matmuls(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %c: memref<64x48xf32>) {
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%c : memref<64x48xf32>)

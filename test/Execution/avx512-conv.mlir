@@ -33,6 +33,16 @@
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.dot %}
 // RUN: %if avx512bf16 %{ diff %t.dot %t.loops %}
+// On the AVX2 kernels (avx2=1), which take the same convolutions.
+// RUN: mpt-opt %s --mpt-lower-to-cpu="avx2=1 vectorize=1 kernel-report=%t.avx2.report" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.avx2
+// RUN: diff %t.avx2 %t.loops
+// RUN: FileCheck %s --check-prefix=AVX2 < %t.avx2.report
+// AVX2: CPU kernels (no amx, no avx512, avx2): 8 of 8 contractions lowered
+// AVX2: linalg.matmul 40x50x27 f32 x f32 -> f32: @__mpt_avx2_matmul_f32
+// AVX2: linalg.matmul 4x98x54 bf16 x bf16 -> f32: @__mpt_avx2_matmul_bf16
+// AVX2-NOT: left as is
 // REPORT: CPU kernels (no amx, avx512): 8 of 8 contractions lowered
 // REPORT: linalg.matmul 40x50x27 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 33x108x64 f16 x f16 -> f32: @__mpt_avx512_matmul_f16

@@ -28,6 +28,14 @@
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.dot %}
 // RUN: %if avx512bf16 %{ diff %t.dot %t.loops %}
+// On the AVX2 kernels (avx2=1): the grouped bf16 ones on the AVX2 bf16 kernel.
+// RUN: mpt-opt %s --mpt-lower-to-cpu="avx2=1 vectorize=1 kernel-report=%t.avx2.report" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.avx2
+// RUN: diff %t.avx2 %t.loops
+// RUN: FileCheck %s --check-prefix=AVX2 < %t.avx2.report
+// AVX2: linalg.batch_matmul 3x8x18x72 bf16 x bf16 -> f32: @__mpt_avx2_matmul_bf16
+// AVX2: linalg.batch_matmul 2x16x50x24 bf16 x bf16 -> f32: @__mpt_avx2_matmul_bf16
 // REPORT: linalg.batch_matmul 3x8x18x72 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // REPORT: linalg.batch_matmul 2x16x50x24 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // REPORT: linalg.conv_2d_ngchw_gfchw 2x3x4x5x5x4x3x3 bf16 x bf16 -> f32: left as is: convolution: no kernel; --mpt-vectorize-cpu-loops runs it along its output rows

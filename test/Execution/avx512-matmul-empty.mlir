@@ -10,6 +10,9 @@
 // RUN: mpt-opt %S/amx-matmul-empty.mlir --mpt-lower-to-cpu="amx=0 avx512=1 deallocate=0 parallel=1 parallel-min-work=0" \
 // RUN:   | env OMP_NUM_THREADS=2 mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_libs,%omp_runtime | FileCheck %S/amx-matmul-empty.mlir
+// RUN: mpt-opt %S/amx-matmul-empty.mlir --mpt-lower-to-cpu="avx2=1 deallocate=0 parallel=1 parallel-min-work=0" \
+// RUN:   | env OMP_NUM_THREADS=2 mlir-runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_runner_libs,%omp_runtime | FileCheck %S/amx-matmul-empty.mlir
 // RUN: %if avx512bf16 %{ mpt-opt %S/amx-matmul-empty.mlir --mpt-lower-to-cpu="amx=0 avx512=1 avx512-bf16=1 deallocate=0 parallel=1 parallel-min-work=0" \
 // RUN:   | env OMP_NUM_THREADS=2 mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_libs,%omp_runtime | FileCheck %S/amx-matmul-empty.mlir %}

@@ -35,6 +35,19 @@
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | FileCheck %s %}
 // RUN: %if avx512bf16 %{ FileCheck %s --check-prefix=BF16 < %t.bf16.report %}
+// The AVX2 kernels (avx2=1, no avx512): the same cases and results, with
+// their 6x16 register block and its 4- and 2-row blocks (ragged rows 33 =
+// 5 x 6 + 3, 115 = 96 + 19 = 96 + 3 x 6 + 1, M = 1, 3, 5), 16-column panels
+// (1100 columns: 69 panels, five ranges of 256 KiB of B's pack), and the
+// packs' unmasked loads of full vectors beside the masked edges.
+// RUN: mpt-opt %s --mpt-lower-to-cpu="avx2=1 kernel-report=%t.avx2.report" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | FileCheck %s
+// RUN: FileCheck %s --check-prefix=AVX2 < %t.avx2.report
+// AVX2: CPU kernels (no amx, no avx512, avx2): 8 of 8 contractions lowered
+// AVX2: linalg.matmul ?x?x? f32 x f32 -> f32: @__mpt_avx2_matmul_f32 (AVX2: 6x16 f32 register block
+// AVX2: linalg.matmul ?x?x? f16 x f16 -> f32: @__mpt_avx2_matmul_f16
+// AVX2: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx2_matmul_bf16
 // BF16: CPU kernels (no amx, avx512, avx512bf16): 8 of 8 contractions lowered
 // BF16: linalg.matmul ?x?x? f16 x f16 -> f32: @__mpt_avx512_matmul_f16
 // BF16: linalg.matmul ?x?x? bf16 x bf16 -> f32: @__mpt_avx512bf16_matmul_bf16 (AVX512-BF16:

@@ -24,7 +24,7 @@
 using namespace llvm;
 
 namespace {
-enum class CPUPath { Auto, Generic, AVX512, AMX };
+enum class CPUPath { Auto, Generic, AVX2, AVX512, AMX };
 } // namespace
 
 static cl::opt<CPUPath> cpuPath(
@@ -38,6 +38,8 @@ static cl::opt<CPUPath> cpuPath(
                           "AVX-512"),
                clEnumValN(CPUPath::AVX512, "avx512",
                           "contractions on AVX-512 (no AMX)"),
+               clEnumValN(CPUPath::AVX2, "avx2",
+                          "contractions on AVX2 and FMA (no AVX-512)"),
                clEnumValN(CPUPath::Generic, "generic",
                           "no ISA-specific kernels: runs on any x86-64")),
     cl::init(CPUPath::Auto), cl::cat(mpt::getCPUCategory()));
@@ -127,6 +129,8 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
   auto has = [&](StringRef name) { return features.lookup(name); };
   bool amx = has("amx-tile") && has("amx-bf16");
   bool avx512 = has("avx512f");
+  // The AVX2 kernel's FMA, and F16C for f16 <-> f32 on vectors.
+  bool avx2 = has("avx2") && has("fma") && has("f16c");
 
   // Without --cpu-path, MPT_CPU_PATH chooses (so that a whole test suite
   // can run on the generic path: `lit --param cpu_path=generic`).
@@ -139,11 +143,12 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
             .Case("auto", CPUPath::Auto)
             .Case("amx", CPUPath::AMX)
             .Case("avx512", CPUPath::AVX512)
+            .Case("avx2", CPUPath::AVX2)
             .Case("generic", CPUPath::Generic)
             .Default(std::nullopt);
     if (!parsed) {
       error = std::string("MPT_CPU_PATH=") + fromEnv +
-              ": expected auto, amx, avx512 or generic";
+              ": expected auto, amx, avx512, avx2 or generic";
       return false;
     }
     path = *parsed;
@@ -164,12 +169,21 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
     error = pathSource + "=avx512: the CPU has no AVX-512 (avx512f)";
     return false;
   }
+  if (path == CPUPath::AVX2 && !avx2) {
+    error = pathSource + "=avx2: the CPU has no AVX2, FMA and F16C";
+    return false;
+  }
   bool automatic = path == CPUPath::Auto;
   if (automatic)
-    path = amx ? CPUPath::AMX : avx512 ? CPUPath::AVX512 : CPUPath::Generic;
+    path = amx      ? CPUPath::AMX
+           : avx512 ? CPUPath::AVX512
+           : avx2   ? CPUPath::AVX2
+                    : CPUPath::Generic;
 
   options.amx = path == CPUPath::AMX;
-  options.avx512 = path != CPUPath::Generic && avx512;
+  options.avx512 = (path == CPUPath::AMX || path == CPUPath::AVX512) && avx512;
+  // --cpu-path=avx2 on an AVX-512 CPU takes the AVX2 kernels (to test them).
+  options.avx2 = path == CPUPath::AVX2;
   // vdpbf16ps for bf16 contractions where AMX does not take them.
   options.avx512bf16 = options.avx512 && has("avx512bf16");
   // Vectorized loops give the scalar loops' results; the generic path stays
@@ -231,9 +245,13 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
            << ", no AMX"
            << (automatic ? ": " + amxUnavailable : "") << ")";
     break;
+  case CPUPath::AVX2:
+    errs() << "avx2 (contractions on AVX2 and FMA"
+           << (automatic ? ": the CPU has no AVX-512 (avx512f)" : "") << ")";
+    break;
   default:
     errs() << "generic (no ISA-specific kernels"
-           << (automatic ? ": no AMX or AVX-512" : "") << ")";
+           << (automatic ? ": no AMX, AVX-512 or AVX2" : "") << ")";
     break;
   }
   errs() << ", " << numThreads

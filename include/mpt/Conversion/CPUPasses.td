@@ -10,7 +10,7 @@ include "mlir/Pass/PassBase.td"
 include "mpt/Support/ReportOptions.td"
 
 def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
-  let summary = "Lower contractions to calls of vectorized CPU kernels (AMX, AVX-512)";
+  let summary = "Lower contractions to calls of vectorized CPU kernels (AMX, AVX-512, AVX2)";
   // The report's counts, for --mlir-pass-statistics.
   let statistics = [
     Statistic<"numAmx", "amx-contractions", "Contractions given the AMX kernel">,
@@ -18,6 +18,8 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
               "Contractions given the AVX512-BF16 kernel">,
     Statistic<"numAvx512", "avx512-contractions",
               "Contractions given the AVX-512 kernel">,
+    Statistic<"numAvx2", "avx2-contractions",
+              "Contractions given the AVX2 kernel">,
     Statistic<"numWithoutKernel", "without-kernel",
               "Contractions and convolutions left to the scalar loops">,
   ];
@@ -44,6 +46,12 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
       or 8 rows uses a 4x32 or 8x32 block. k runs in order as in
       the scalar loops, but each multiply-add is rounded once (FMA), so f32
       results differ from the generic path by rounding.
+    * `avx2` (f32, f16 or bf16 inputs -> f32, a target without AVX-512):
+      `@__mpt_avx2_matmul_<t>`, the AVX-512 kernel's algorithm and numerics
+      with AVX2's blocking: a 6x16 register block of 6 vector<16xf32>
+      accumulators (12 ymm registers), 4- and 2-row blocks for short
+      panels; the packs load full vectors unmasked (AVX2 has no masked
+      16-bit loads) and mask only the edges.
 
     The two bf16 kernels round C to bf16 themselves when C's only reader
     after the contraction reads it only rounded to bf16 (autocast's cast of
@@ -81,6 +89,9 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
     Option<"avx512", "avx512", "bool", /*default=*/"true",
            "Target has AVX-512F: f32 and f16 contractions (and bf16 ones "
            "without AMX) use the AVX-512 kernel">,
+    Option<"avx2", "avx2", "bool", /*default=*/"false",
+           "Target has AVX2 and FMA: without avx512, contractions use the "
+           "AVX2 kernel (bf16 and f16 widened to f32 in its packs)">,
     Option<"avx512bf16", "avx512-bf16", "bool", /*default=*/"false",
            "Target has AVX512-BF16: bf16 contractions that do not take the "
            "AMX kernel use the vdpbf16ps kernel (x86vector.avx512.dot; lower "
@@ -104,8 +115,9 @@ def MatmulToCPUKernels : Pass<"mpt-matmul-to-cpu-kernels", "mlir::ModuleOp"> {
            "With parallel: a contraction of fewer multiply-adds in all "
            "(static shapes; 2^23 by default, ~30 us on AMX) calls the serial "
            "kernel, where a fork and join would cost more than it saves. "
-           "The AVX512-BF16 kernel takes a quarter and the AVX-512 kernel "
-           "an eighth of it, about the same time">,
+           "The AVX512-BF16 kernel takes a quarter, the AVX-512 kernel "
+           "an eighth and the AVX2 kernel a sixteenth of it, about the same "
+           "time">,
   ];
   let dependentDialects = [
     "mlir::amx::AMXDialect", "mlir::arith::ArithDialect",
@@ -215,7 +227,7 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
            "bf16 x bf16 -> f32">,
     Option<"avx512", "avx512", "bool", /*default=*/"false",
            "Also rewrite f32 x f32 -> f32 and f16 x f16 -> f32 "
-           "convolutions (the AVX-512 kernel takes them)">,
+           "convolutions (the AVX-512 and AVX2 kernels take them)">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Fill the im2col's taps in parallel (an scf.forall) when there "
            "are many small ones (each under 32768 elements: a weight "

@@ -45,6 +45,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "ones too without AMX) call the AVX-512 kernel (FMA: "
                      "f32 rounding differs from the generic loops)"),
       llvm::cl::init(false)};
+  Option<bool> avx2{
+      *this, "avx2",
+      llvm::cl::desc("Target has AVX2 and FMA (and F16C): without avx512, "
+                     "f32, f16 and bf16 contractions call the AVX2 kernel "
+                     "(6x16 register block, FMA: f32 rounding differs from "
+                     "the generic loops)"),
+      llvm::cl::init(false)};
   Option<bool> avx512bf16{
       *this, "avx512-bf16",
       llvm::cl::desc("With avx512 and without amx: target has AVX512-BF16, "
@@ -77,7 +84,8 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       *this, "parallel-min-work",
       llvm::cl::desc("With parallel: contractions of fewer multiply-adds "
                      "(AMX's; an eighth of it for the AVX-512 kernel, a "
-                     "quarter for AVX512-BF16) call the serial kernel "
+                     "quarter for AVX512-BF16, a sixteenth for AVX2) call "
+                     "the serial kernel "
                      "(--mpt-matmul-to-cpu-kernels' parallel-min-work)"),
       llvm::cl::init(int64_t(1) << 23)};
   Option<std::string> kernelReport{
