@@ -328,15 +328,20 @@ std::string mpt::cpu::avx2Kernel(StringRef elt, bool parallel) {
   // AVX2 has 16 ymm registers: a 6 x 16 block is 12 accumulators (a
   // vector<16xf32> is two ymm), 2 for the B row, 1 for the broadcast.
   // A B panel of the K block (256 x 16 f32, 16 KiB) stays in L1d (32 KiB on
-  // the AVX2 CPUs this was measured on, AMD Zen 3); A's row block
-  // (96 x 256 f32, 96 KiB) and a task's B pack (256 KiB) share L2 (512 KiB).
+  // the AVX2 CPU this was measured on, AMD Zen 3, L2 512 KiB) while A's row
+  // block (48 x 256 f32, 48 KiB) passes. A task packs up to 1 MiB of B a K
+  // block: each panel is read back once per row block, and fewer column
+  // ranges pack A fewer times. Measured with bench/cpu/bench.py's kernel
+  // shapes, one thread, against row blocks of 24-192, K blocks of 128-384
+  // and B packs of 256 KiB-2 MiB: 0.72-0.86x PyTorch's f32 GFLOP/s at
+  // 1024^3 with 96-row blocks and 256 KiB packs, 0.89-0.93x with these.
   KernelGeometry geometry{avx2KernelName(elt),
                           /*rows=*/6,
                           /*vectors=*/1,
                           /*smallBlocks=*/{2, 4},
                           /*kBlock=*/256,
-                          /*rowBlockPanels=*/16,
-                          /*bPackBytes=*/256 << 10,
+                          /*rowBlockPanels=*/8,
+                          /*bPackBytes=*/1024 << 10,
                           /*nativeMaskedLoads=*/false};
   return vectorKernel(elt, parallel, /*dot=*/false, geometry);
 }

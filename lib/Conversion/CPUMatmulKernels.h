@@ -375,7 +375,7 @@ std::string avx512Kernel(llvm::StringRef elementType, bool parallel, bool dot);
 /// order, one FMA per multiply-add, f16 and bf16 widened to f32 exactly in
 /// the packs) with AVX2's blocking: a 6x16 register block (12 ymm
 /// accumulators, LLVM splitting each vector<16xf32> in two), 4- and 2-row
-/// blocks for short panels, K blocks of 256, row blocks of 96, 256 KiB of
+/// blocks for short panels, K blocks of 256, row blocks of 48, 1 MiB of
 /// B's pack per task. The packs read full vectors with plain loads and mask
 /// only the edges (AVX2 has no masked load of 16-bit elements).
 std::string avx2KernelName(llvm::StringRef elementType);

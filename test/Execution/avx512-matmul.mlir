@@ -37,8 +37,9 @@
 // RUN: %if avx512bf16 %{ FileCheck %s --check-prefix=BF16 < %t.bf16.report %}
 // The AVX2 kernels (avx2=1, no avx512): the same cases and results, with
 // their 6x16 register block and its 4- and 2-row blocks (ragged rows 33 =
-// 5 x 6 + 3, 115 = 96 + 19 = 96 + 3 x 6 + 1, M = 1, 3, 5), 16-column panels
-// (1100 columns: 69 panels, five ranges of 256 KiB of B's pack), and the
+// 5 x 6 + 3, 115 = 2 x 48 + 3 x 6 + 1, M = 1, 3, 5; 48-row blocks),
+// 16-column panels (1100 columns: 69 panels, two ranges of at most 1 MiB of
+// B's pack), and the
 // packs' unmasked loads of full vectors beside the masked edges.
 // RUN: mpt-opt %s --mpt-lower-to-cpu="avx2=1 kernel-report=%t.avx2.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
