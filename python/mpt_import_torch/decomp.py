@@ -22,9 +22,11 @@ Two mechanisms, torch's own first:
     - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
-    - convolution_backward of a transposed 2-D convolution: forward
+    - convolution_backward of a transposed 2-D or 3-D convolution: forward
       convolutions (its input gradient is one, its weight gradient that
-      one's weight gradient);
+      one's weight gradient); a 1-D convolution's backward as the 2-D one on
+      rows of height 1; a strided 3-D one's weight gradient as one dilated
+      convolution;
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (a per-channel sum of
       products for a depthwise convolution; torch-mlir's grouped
@@ -202,6 +204,17 @@ def _caller_line():
         if not is_library_path(frame.filename):
             return f" at {frame.filename}:{frame.lineno} ({frame.line})"
     return ""
+
+
+def _ntuple(v, n):
+    """A convolution parameter (an int, or a list of one or n) as n values."""
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(v)
+    return v * n if len(v) == 1 else v
+
+
+_CONV_ND = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 
 
 def _pair(v, default=None):
@@ -462,8 +475,9 @@ def _strided_conv_input_grad(grad_output, input, weight, stride, padding):
     return full[:, :, :h, :w]
 
 
-def _strided_conv_weight_grad(grad_output, input, kh, kw, stride, padding, dilation):
-    """The weight gradient of an ungrouped convolution as ONE convolution:
+def _strided_conv_weight_grad(grad_output, input, kernel, stride, padding, dilation):
+    """The weight gradient of an ungrouped convolution (any number of spatial
+    dimensions) as ONE convolution:
     gw[f, c, i, j] = sum_{n,y,x} go[n, f, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]
     is a convolution of xpad with batch and channels swapped ([C, N, H, W])
     by go as the filter ([F, N, OH, OW]) with stride d and dilation s, whose
@@ -473,36 +487,60 @@ def _strided_conv_weight_grad(grad_output, input, kh, kw, stride, padding, dilat
     some window reads, (KH-1)*d + (OH-1)*s + 1: past them the convolution
     would compute offsets beyond the kernel (KH' > KH), up to 4x the work
     of a 1x1 stride-2 convolution's gradient, only to crop them away."""
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    ho, wo = grad_output.shape[-2:]
-    rows, cols = (kh - 1) * dh + (ho - 1) * sh + 1, (kw - 1) * dw + (wo - 1) * sw + 1
-    xp = F.pad(input, (pw, pw, ph, ph))[:, :, :rows, :cols].transpose(0, 1)
-    go = grad_output.transpose(0, 1)
-    gw = F.conv2d(xp, go, None, (dh, dw), 0, (sh, sw))
+    spatial = grad_output.shape[2:]
+    pads = []
+    for p in reversed(padding):
+        pads += [p, p]
+    xp = F.pad(input, pads)
+    for dim, (k, o, s, d) in enumerate(zip(kernel, spatial, stride, dilation), start=2):
+        xp = xp.narrow(dim, 0, min(xp.shape[dim], (k - 1) * d + (o - 1) * s + 1))
+    gw = _CONV_ND[len(spatial)](xp.transpose(0, 1), grad_output.transpose(0, 1), None, tuple(dilation), 0,
+                                 tuple(stride))
     return gw.transpose(0, 1)
 
 
 def _transposed_conv_backward(grad_output, input, weight, stride, padding, dilation, groups, output_mask):
-    """Backward of a 2-D transposed convolution (ConvTranspose2d, a U-Net's
-    or a decoder's upsampling), which torch-mlir does not legalize.  The
-    transposed convolution is the input gradient of the forward convolution
-    z -> conv2d(z, w, s, p, d, groups), so its own gradients are that
-    convolution's: the input gradient is conv2d(grad_output, w) (w is
-    [C_in, C_out/G, KH, KW], which conv2d reads as [out, in/G, KH, KW]; the
-    output padding only adds rows that no window reaches), and the weight
-    gradient is that convolution's weight gradient with the roles of input
-    and output gradient swapped, per group."""
-    stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
-    gi = F.conv2d(grad_output, weight, None, stride, padding, dilation, groups) if output_mask[0] else None
+    """Backward of a 2-D or 3-D transposed convolution (ConvTranspose2d/3d, a
+    U-Net's or a decoder's upsampling), which torch-mlir does not legalize.
+    The transposed convolution is the input gradient of the forward
+    convolution z -> conv(z, w, s, p, d, groups), so its own gradients are
+    that convolution's: the input gradient is conv(grad_output, w) (w is
+    [C_in, C_out/G, *K], which conv reads as [out, in/G, *K]; the output
+    padding only adds rows that no window reaches), and the weight gradient
+    is that convolution's weight gradient with the roles of input and output
+    gradient swapped, per group."""
+    rank = input.dim() - 2
+    stride, padding, dilation = (_ntuple(v, rank) for v in (stride, padding, dilation))
+    gi = (_CONV_ND[rank](grad_output, weight, None, stride, padding, dilation, groups)
+          if output_mask[0] else None)
     gw = None
     if output_mask[1]:
-        kh, kw = weight.shape[-2:]
+        kernel = tuple(weight.shape[2:])
         cin, cout = input.shape[1] // groups, grad_output.shape[1] // groups
         gw = torch.cat([_strided_conv_weight_grad(input[:, g * cin:(g + 1) * cin],
-                                                  grad_output[:, g * cout:(g + 1) * cout], kh, kw, stride,
+                                                  grad_output[:, g * cout:(g + 1) * cout], kernel, stride,
                                                   padding, dilation) for g in range(groups)])
-    gb = grad_output.sum(dim=(0, 2, 3)) if output_mask[2] else None
+    gb = grad_output.sum(dim=[0] + list(range(2, grad_output.dim()))) if output_mask[2] else None
     return gi, gw, gb
+
+
+def _conv1d_backward_as_2d(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                           output_padding, groups, output_mask):
+    """A 1-D convolution's backward as the 2-D one of rows of height 1, so
+    that 1-D convolutions (audio, sequence models' Conv1d, ConvTranspose1d)
+    get what the 2-D decompositions give: transposed convolutions legalize,
+    strided ones get their input gradient by phases and no per-sample weight
+    gradient.  NotImplemented where the 2-D path leaves the op to torch-mlir,
+    which lowers the 1-D form directly."""
+    lift = lambda v, fill: [fill] + list(_ntuple(v, 1))
+    args = (lift(stride, 1), lift(padding, 0), lift(dilation, 1), transposed, lift(output_padding, 0), groups,
+            output_mask)
+    grads = convolution_backward(grad_output.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2), bias_sizes,
+                                 *args)
+    if grads is NotImplemented:
+        return NotImplemented
+    gi, gw, gb = grads
+    return (gi.squeeze(2) if gi is not None else None, gw.squeeze(2) if gw is not None else None, gb)
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
@@ -524,9 +562,23 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     s > 1 is a convolution with the batch as groups whose result holds one
     weight gradient per sample (N x |W| x s^2 elements: 128 MiB for one of
     ResNet-18's 3x3 stride-2 convolutions at batch 16) before summing it."""
-    if transposed and input.dim() == 4:
+    if input.dim() == 3:
+        return _conv1d_backward_as_2d(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                                      transposed, output_padding, groups, output_mask)
+    if transposed and input.dim() in (4, 5):
         return _transposed_conv_backward(grad_output, input, weight, stride, padding, dilation, groups,
                                          output_mask)
+    if input.dim() == 5 and groups == 1 and output_mask[1] and _ntuple(stride, 3) != (1, 1, 1):
+        # An ungrouped strided 3-D convolution: its weight gradient as one
+        # convolution (torch-mlir's holds one gradient per sample), the input
+        # gradient and the bias as torch-mlir lowers them.
+        gw = _strided_conv_weight_grad(grad_output, input, tuple(weight.shape[2:]), _ntuple(stride, 3),
+                                       _ntuple(padding, 3), _ntuple(dilation, 3))
+        gi = (aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                                        transposed, output_padding, groups, [True, False, False])[0]
+              if output_mask[0] else None)
+        gb = grad_output.sum(dim=(0, 2, 3, 4)) if output_mask[2] else None
+        return gi, gw, gb
     if transposed or input.dim() != 4:
         return NotImplemented
     # torch-mlir's own lowering is one convolution without blow-up for a
@@ -541,7 +593,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     ho, wo = grad_output.shape[-2:]
     gw = None
     if output_mask[1] and groups == 1:
-        gw = _strided_conv_weight_grad(grad_output, input, kh, kw, (sh, sw), (ph, pw), (dh, dw))
+        gw = _strided_conv_weight_grad(grad_output, input, (kh, kw), (sh, sw), (ph, pw), (dh, dw))
     elif output_mask[1]:
         xp = F.pad(input, (pw, pw, ph, ph))
         go = grad_output.reshape(n, groups, fg, ho, wo)

@@ -610,3 +610,50 @@ class FrozenMiddle(nn.Module):
 
 def frozen_middle():
     return FrozenMiddle()
+
+
+class Conv1dFamily(nn.Module):
+    """1-D convolutions (audio, sequence models): a strided one whose input
+    gradient is needed, a depthwise strided one, a transposed one with
+    stride, padding and output padding, and a grouped dilated transposed one."""
+    example_input_shape = (2, 4, 19)
+
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv1d(4, 4, 3, padding=1)
+        self.down = nn.Conv1d(4, 8, 4, stride=3, padding=1)
+        self.dw = nn.Conv1d(8, 8, 5, stride=2, padding=2, groups=8)
+        self.up = nn.ConvTranspose1d(8, 6, 3, stride=2, padding=1, output_padding=1)
+        self.grouped = nn.ConvTranspose1d(6, 4, 3, padding=2, dilation=2, groups=2)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = F.relu(self.dw(F.relu(self.down(F.relu(self.c0(x))))))
+        return self.out(F.relu(self.grouped(F.relu(self.up(y)))).mean(2))
+
+
+def conv1d_family():
+    return Conv1dFamily()
+
+
+class Conv3dFamily(nn.Module):
+    """3-D convolutions (video, volumes: a 3-D U-Net): stride 1, stride 2
+    after another layer, a transposed one with stride and output padding and
+    a grouped transposed one."""
+    example_input_shape = (2, 3, 6, 7, 5)
+
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv3d(3, 4, 3, padding=1)
+        self.down = nn.Conv3d(4, 6, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose3d(6, 4, 3, stride=2, padding=1, output_padding=1)
+        self.grouped = nn.ConvTranspose3d(4, 4, 2, groups=2, bias=False)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = F.relu(self.down(F.relu(self.c0(x))))
+        return self.out(self.grouped(F.relu(self.up(y))).mean((2, 3, 4)))
+
+
+def conv3d_family():
+    return Conv3dFamily()
