@@ -96,21 +96,31 @@ static bool isLayoutFreeElementwise(Operation *op) {
   return generic.getBody()->getOps<linalg::IndexOp>().empty();
 }
 
+/// The permutation [1, 0, 2, ..., rank - 1]: an NC... convolution's result
+/// to its product's [F, N, ...] layout and back.
+static SmallVector<int64_t> swapFirstTwoDims(int64_t rank) {
+  SmallVector<int64_t> permutation{1, 0};
+  for (int64_t d = 2; d < rank; ++d)
+    permutation.push_back(d);
+  return permutation;
+}
+
 /// When the convolution's only use is a chain of layout-free elementwise ops
-/// ending in a linalg.transpose [1, 0, 2, 3] into a tensor.empty, replaces
+/// ending in a linalg.transpose [1, 0, 2, ...] into a tensor.empty, replaces
 /// the transpose by the chain applied to `transposed` (the convolution's
 /// result with its first two dimensions swapped) and erases the rest.
-static LogicalResult foldTransposeBack(RewriterBase &rewriter,
-                                       linalg::Conv2DNchwFchwOp conv,
+static LogicalResult foldTransposeBack(RewriterBase &rewriter, Operation *conv,
                                        Value transposed) {
   SmallVector<linalg::GenericOp> chain;
-  Value value = conv.getResult(0);
+  Value value = conv->getResult(0);
+  SmallVector<int64_t> swapFirstTwo =
+      swapFirstTwoDims(cast<RankedTensorType>(value.getType()).getRank());
   linalg::TransposeOp back;
   while (value.hasOneUse()) {
     Operation *user = *value.getUsers().begin();
     if (auto transpose = dyn_cast<linalg::TransposeOp>(user)) {
       if (transpose.getInput() == value &&
-          transpose.getPermutation() == ArrayRef<int64_t>{1, 0, 2, 3} &&
+          transpose.getPermutation() == ArrayRef<int64_t>(swapFirstTwo) &&
           transpose.getInit().getDefiningOp<tensor::EmptyOp>())
         back = transpose;
       break;
@@ -705,6 +715,172 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
   return success();
 }
 
+/// `init` with a unit dimension inserted by `groups` (an expand_shape to
+/// `shape`); a fill is made anew in that shape, so that the rewrites still
+/// see a fill (and start the product from it instead of reading C).
+static Value expandInit(OpBuilder &b, Location loc, Value init,
+                        ArrayRef<int64_t> shape,
+                        ArrayRef<ReassociationIndices> groups) {
+  Type elem = getElementTypeOrSelf(init.getType());
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(b, loc, shape, elem);
+    return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, elem), init, groups);
+}
+
+/// A static 1-D NCW convolution as the 2-D NCHW one on rows of height 1
+/// (x [N, C, 1, W], w [F, C, 1, K], stride and dilation 1 in height), which
+/// rewriteFolded then takes with everything it does for 2-D convolutions
+/// (the by-position weight gradient, a flipped filter, parallel taps):
+/// Conv1d's sequence and audio models (a speech model's feature encoder).
+/// The sums are the 1-D convolution's, in the same order.
+static linalg::Conv2DNchwFchwOp liftConv1D(RewriterBase &rewriter,
+                                           linalg::Conv1DNcwFcwOp conv) {
+  Location loc = conv.getLoc();
+  SmallVector<ReassociationIndices> groups{{0}, {1}, {2, 3}};
+  auto lifted = [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(1), 1,
+                               type.getDimSize(2)};
+    return std::make_pair(shape, type.getElementType());
+  };
+  auto expand = [&](Value v) -> Value {
+    auto [shape, elem] = lifted(v);
+    return tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, elem), v, groups);
+  };
+  rewriter.setInsertionPoint(conv);
+  Value x = expand(conv.getInputs()[0]), w = expand(conv.getInputs()[1]);
+  auto [outShape, outElem] = lifted(conv.getOutputs()[0]);
+  Value init =
+      expandInit(rewriter, loc, conv.getOutputs()[0], outShape, groups);
+  auto pair = [&](DenseIntElementsAttr attr) {
+    return rewriter.getI64VectorAttr({1, *attr.getValues<int64_t>().begin()});
+  };
+  auto lifted2d = linalg::Conv2DNchwFchwOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w},
+      ValueRange{init}, pair(conv.getStrides()), pair(conv.getDilations()));
+  Value result = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                 conv.getResult(0).getType(),
+                                                 lifted2d.getResult(0), groups);
+  rewriter.replaceOp(conv, result);
+  return lifted2d;
+}
+
+/// Rewrites a static 3-D NCDHW convolution (3-D U-Nets, video models) into
+/// im2col + ONE matmul as rewriteFolded does for 2-D ones:
+///
+///   col[(c, kd, kh, kw), (n, od, oh, ow)]
+///       = x[n, c, od*sd + kd*dd, oh*sh + kh*dh, ow*sw + kw*dw]
+///   out2[f, (n, od, oh, ow)] = w[f, (c, kd, kh, kw)] . col
+///
+/// col filled tap by tap (an scf.for nest over kd, kh, kw), each tap a
+/// strided slice of x transposed (N, C) -> (C, N). The sums run over (c, kd,
+/// kh, kw) in the convolution loops' order. What rewriteFolded adds for
+/// weight gradients and flipped filters (by position, unflipped reads) is
+/// 2-D only: here they take the taps as they are.
+static LogicalResult rewriteFolded3D(RewriterBase &rewriter,
+                                     linalg::Conv3DNcdhwFcdhwOp conv) {
+  if (!hasStaticOperands(conv))
+    return failure();
+  auto xType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto wType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+  int64_t f = wType.getDimSize(0);
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  SmallVector<int64_t> outSpatial(outType.getShape().drop_front(2));
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Type xElem = xType.getElementType(), outElem = outType.getElementType();
+  rewriter.setInsertionPoint(conv);
+  // col as [C, KD, KH, KW, N, OD, OH, OW].
+  SmallVector<int64_t> colShape{c};
+  llvm::append_range(colShape, kernel);
+  colShape.push_back(n);
+  llvm::append_range(colShape, outSpatial);
+  Value col = tensor::EmptyOp::create(rewriter, loc, colShape, xElem);
+  SmallVector<int64_t> tapShape{c, n};
+  llvm::append_range(tapShape, outSpatial);
+  auto tapType = RankedTensorType::get(tapShape, xElem);
+  SmallVector<int64_t> colSizesInt{c, 1, 1, 1, n};
+  llvm::append_range(colSizesInt, outSpatial);
+  SmallVector<OpFoldResult> colSizes = getAsIndexOpFoldResult(ctx, colSizesInt);
+  SmallVector<OpFoldResult> unitStrides(8, rewriter.getIndexAttr(1));
+  SmallVector<int64_t> xSizesInt{n, c};
+  llvm::append_range(xSizesInt, outSpatial);
+  SmallVector<int64_t> xStridesInt{1, 1};
+  llvm::append_range(xStridesInt, strides);
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
+                       ValueRange iterArgs) -> scf::ValueVector {
+    SmallVector<OpFoldResult> xOffsets(2, b.getIndexAttr(0));
+    for (auto [tap, dilation] : llvm::zip(taps, dilations))
+      xOffsets.push_back(
+          dilation == 1 ? OpFoldResult(tap)
+                        : arith::MulIOp::create(b, loc, tap, index(b, dilation))
+                              .getResult());
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, conv.getInputs()[0], xOffsets,
+        getAsIndexOpFoldResult(ctx, xSizesInt),
+        getAsIndexOpFoldResult(ctx, xStridesInt));
+    SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0)};
+    llvm::append_range(colOffsets, getAsOpFoldResult(taps));
+    colOffsets.append(4, b.getIndexAttr(0));
+    Value dest = tensor::ExtractSliceOp::create(
+        b, loc, tapType, iterArgs[0], colOffsets, colSizes, unitStrides);
+    Value moved =
+        linalg::TransposeOp::create(b, loc, slice, dest, swapFirstTwoDims(5))
+            .getResult()[0];
+    return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
+                                          colOffsets, colSizes, unitStrides)};
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  SmallVector<Value> bounds;
+  for (int64_t k : kernel)
+    bounds.push_back(index(rewriter, k));
+  col = scf::buildLoopNest(rewriter, loc, {zero, zero, zero}, bounds,
+                           {one, one, one}, ValueRange{col}, gatherTap)
+            .results[0];
+  int64_t k = c * kernel[0] * kernel[1] * kernel[2];
+  int64_t p = n * outSpatial[0] * outSpatial[1] * outSpatial[2];
+  Value col2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({k, p}, xElem), col,
+      SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  Value w2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()),
+      conv.getInputs()[1],
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
+  Value init = initInLayout(rewriter, loc, conv.getOutputs()[0],
+                            swapFirstTwoDims(5), {{0}, {1, 2, 3, 4}});
+  Value product =
+      linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
+          .getResult(0);
+  SmallVector<int64_t> product5Shape{f, n};
+  llvm::append_range(product5Shape, outSpatial);
+  Value product5 = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(product5Shape, outElem), product,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
+  // A weight gradient written as a convolution is transposed back by its
+  // user (rewriteFolded's replaceByProduct).
+  if (succeeded(foldTransposeBack(rewriter, conv, product5)))
+    return success();
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, outType.getShape(), outElem);
+  rewriter.replaceOp(conv,
+                     linalg::TransposeOp::create(rewriter, loc, product5, empty,
+                                                 swapFirstTwoDims(5))
+                         .getResult()[0]);
+  return success();
+}
+
 struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
 
@@ -725,12 +901,29 @@ struct ConvToIm2ColPass : mpt::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     SmallVector<linalg::LinalgOp> convs;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
-              linalg::Conv2DNgchwGfchwOp>(op.getOperation()) &&
+              linalg::Conv2DNgchwGfchwOp, linalg::Conv1DNcwFcwOp,
+              linalg::Conv3DNcdhwFcdhwOp>(op.getOperation()) &&
           wanted(op))
         convs.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : convs) {
+      if (auto conv3d =
+              dyn_cast<linalg::Conv3DNcdhwFcdhwOp>(op.getOperation())) {
+        Operation *init = conv3d.getOutputs()[0].getDefiningOp();
+        if (succeeded(rewriteFolded3D(rewriter, conv3d)) &&
+            isa_and_nonnull<linalg::FillOp>(init) && init->use_empty())
+          rewriter.eraseOp(init);
+        continue;
+      }
+      if (auto conv1d = dyn_cast<linalg::Conv1DNcwFcwOp>(op.getOperation())) {
+        if (!hasStaticOperands(conv1d))
+          continue;
+        Operation *init = conv1d.getOutputs()[0].getDefiningOp();
+        op = liftConv1D(rewriter, conv1d);
+        if (isa_and_nonnull<linalg::FillOp>(init) && init->use_empty())
+          rewriter.eraseOp(init);
+      }
       rewriter.setInsertionPoint(op);
       // A convolution neither rewrite supports (upstream's says why in its
       // match failure) stays a convolution: loops, as before.

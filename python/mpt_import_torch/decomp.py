@@ -524,21 +524,65 @@ def _transposed_conv_backward(grad_output, input, weight, stride, padding, dilat
     return gi, gw, gb
 
 
+def _conv_input_grad_nd(grad_output, input, weight, stride, padding, dilation, groups):
+    """The input gradient of a convolution with any number of spatial
+    dimensions as one forward convolution: the output gradient with s - 1
+    zeros inserted between positions (stride s), padded by d*(k-1) - p
+    (cropped where negative), correlated with the kernel flipped in space and
+    its in/out channels swapped per group, dilation d (the 2-D
+    _grouped_conv_input_grad in any rank)."""
+    rank = input.dim() - 2
+    f, cg, kernel = weight.shape[0], weight.shape[1], tuple(weight.shape[2:])
+    go = grad_output
+    for i in range(rank):
+        dim, s, k, p, d = 2 + i, stride[i], kernel[i], padding[i], dilation[i]
+        if s > 1:
+            o = go.shape[dim]
+            go = torch.stack([go] + [torch.zeros_like(go)] * (s - 1), dim=dim + 1).flatten(dim, dim + 1)
+            go = go.narrow(dim, 0, (o - 1) * s + 1)
+        go = _pad_or_crop(go, dim, d * (k - 1) - p, input.shape[dim] + p - go.shape[dim])
+    fg = f // groups
+    wt = weight.reshape(groups, fg, cg, *kernel).transpose(1, 2).reshape(groups * cg, fg, *kernel)
+    wt = wt.flip(list(range(2, 2 + rank)))
+    return _CONV_ND[rank](go, wt, None, 1, 0, tuple(dilation), groups)
+
+
+def _conv3d_backward(grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+    """A 3-D convolution's backward as forward 3-D convolutions (3-D U-Nets,
+    video models): torch-mlir lowers it to convolution-shaped linalg.generic
+    ops (nine loops, scalar), where a linalg.conv_3d_ncdhw_fcdhw goes to the
+    CPU kernels through im2col. The weight gradient is one convolution
+    dilated by the stride per group (_strided_conv_weight_grad), the input
+    gradient a forward convolution (_conv_input_grad_nd; the zeros it
+    inserts for a stride are torch-mlir's form too)."""
+    stride, padding, dilation = (_ntuple(v, 3) for v in (stride, padding, dilation))
+    gi = (_conv_input_grad_nd(grad_output, input, weight, stride, padding, dilation, groups)
+          if output_mask[0] else None)
+    gw = None
+    if output_mask[1]:
+        cg, fg = input.shape[1] // groups, grad_output.shape[1] // groups
+        gw = torch.cat([_strided_conv_weight_grad(grad_output[:, g * fg:(g + 1) * fg],
+                                                  input[:, g * cg:(g + 1) * cg], tuple(weight.shape[2:]),
+                                                  stride, padding, dilation) for g in range(groups)])
+    gb = grad_output.sum(dim=(0, 2, 3, 4)) if output_mask[2] else None
+    return gi, gw, gb
+
+
 def _conv1d_backward_as_2d(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                            output_padding, groups, output_mask):
     """A 1-D convolution's backward as the 2-D one of rows of height 1, so
     that 1-D convolutions (audio, sequence models' Conv1d, ConvTranspose1d)
     get what the 2-D decompositions give: transposed convolutions legalize,
     strided ones get their input gradient by phases and no per-sample weight
-    gradient.  NotImplemented where the 2-D path leaves the op to torch-mlir,
-    which lowers the 1-D form directly."""
+    gradient; where the 2-D path leaves the op to torch-mlir, torch-mlir's
+    2-D form (convolutions; its 1-D form has convolution-shaped generics)."""
     lift = lambda v, fill: [fill] + list(_ntuple(v, 1))
     args = (lift(stride, 1), lift(padding, 0), lift(dilation, 1), transposed, lift(output_padding, 0), groups,
             output_mask)
-    grads = convolution_backward(grad_output.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2), bias_sizes,
-                                 *args)
+    lifted = (grad_output.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2), bias_sizes)
+    grads = convolution_backward(*lifted, *args)
     if grads is NotImplemented:
-        return NotImplemented
+        grads = aten.convolution_backward(*lifted, *args)
     gi, gw, gb = grads
     return (gi.squeeze(2) if gi is not None else None, gw.squeeze(2) if gw is not None else None, gb)
 
@@ -568,25 +612,16 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if transposed and input.dim() in (4, 5):
         return _transposed_conv_backward(grad_output, input, weight, stride, padding, dilation, groups,
                                          output_mask)
-    if input.dim() == 5 and groups == 1 and output_mask[1] and _ntuple(stride, 3) != (1, 1, 1):
-        # An ungrouped strided 3-D convolution: its weight gradient as one
-        # convolution (torch-mlir's holds one gradient per sample), the input
-        # gradient and the bias as torch-mlir lowers them.
-        gw = _strided_conv_weight_grad(grad_output, input, tuple(weight.shape[2:]), _ntuple(stride, 3),
-                                       _ntuple(padding, 3), _ntuple(dilation, 3))
-        gi = (aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
-                                        transposed, output_padding, groups, [True, False, False])[0]
-              if output_mask[0] else None)
-        gb = grad_output.sum(dim=(0, 2, 3, 4)) if output_mask[2] else None
-        return gi, gw, gb
+    if input.dim() == 5:
+        return _conv3d_backward(grad_output, input, weight, stride, padding, dilation, groups, output_mask)
     if transposed or input.dim() != 4:
         return NotImplemented
-    # torch-mlir's own lowering is one convolution without blow-up for a
-    # stride-1 convolution, and the input gradient alone of a strided dilated
-    # one (the call below re-enters here with that mask).
+    # torch-mlir's own lowering is one convolution without blow-up for an
+    # ungrouped stride-1 undilated convolution; a dilated one's gradients it
+    # lowers to convolution-shaped linalg.generic ops (scalar loops on the
+    # CPU), so those take the forms below too.
     phases = tuple(_pair(stride)) != (1, 1) and tuple(_pair(dilation)) == (1, 1)
-    if groups == 1 and (tuple(_pair(stride)) == (1, 1) or
-                        (not output_mask[1] and not (output_mask[0] and phases))):
+    if groups == 1 and tuple(_pair(stride)) == (1, 1) and tuple(_pair(dilation)) == (1, 1):
         return NotImplemented
     (n, c, h, w), (f, cg, kh, kw), fg, (sh, sw), (ph, pw), (dh, dw) = _conv2d_geometry(
         input, weight, stride, padding, dilation, groups)
@@ -613,13 +648,10 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         gw = torch.stack(parts, dim=-1).reshape(f, cg, kh, kw)
     gi = None
     if output_mask[0]:
-        if groups > 1:
-            gi = _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups)
-        elif (sh, sw) != (1, 1) and (dh, dw) == (1, 1):
+        if groups == 1 and phases:
             gi = _strided_conv_input_grad(grad_output, input, weight, (sh, sw), (ph, pw))
         else:
-            gi = aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
-                                           transposed, output_padding, groups, [True, False, False])[0]
+            gi = _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups)
     gb = grad_output.sum(dim=(0, 2, 3)) if output_mask[2] else None
     return gi, gw, gb
 

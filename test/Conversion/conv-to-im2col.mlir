@@ -318,3 +318,51 @@ func.func @weight_gradient_swapped_input(%x: tensor<2x3x4x4xbf16>, %gt: tensor<8
       ins(%xp, %gt : tensor<3x2x6x6xbf16>, tensor<8x2x4x4xbf16>) outs(%z : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
   return %r : tensor<3x8x3x3xf32>
 }
+
+// -----
+
+// A 1-D convolution is the 2-D one on rows of height 1 (stride and
+// dilation 1 in height), which is then rewritten as every 2-D one: a fill
+// init stays a fill, and the product is collapsed back to [N, F, OW].
+// CHECK-LABEL: func.func @conv_1d
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x17xbf16>, %[[W:.*]]: tensor<12x3x4xbf16>)
+// CHECK-NOT: linalg.conv_1d_ncw_fcw
+// CHECK-DAG: tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 3, 1, 17]
+// CHECK-DAG: tensor.expand_shape %[[W]] {{\[\[}}0], [1], [2, 3]] output_shape [12, 3, 1, 4]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, %{{.*}}, %{{.*}}] [2, 3, 1, 5] [1, 1, 1, 3]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<12x12xbf16>, tensor<12x10xbf16>) outs(%{{.*}} : tensor<12x10xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<2x12x1x5xf32> into tensor<2x12x5xf32>
+// CHECK-NOT: linalg.conv_
+func.func @conv_1d(%x: tensor<2x3x17xbf16>, %w: tensor<12x3x4xbf16>) -> tensor<2x12x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x12x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x12x5xf32>) -> tensor<2x12x5xf32>
+  %r = linalg.conv_1d_ncw_fcw {strides = dense<3> : tensor<1xi64>, dilations = dense<1> : tensor<1xi64>}
+      ins(%x, %w : tensor<2x3x17xbf16>, tensor<12x3x4xbf16>) outs(%z : tensor<2x12x5xf32>) -> tensor<2x12x5xf32>
+  return %r : tensor<2x12x5xf32>
+}
+
+// -----
+
+// A 3-D convolution: col [C, KD, KH, KW, N, OD, OH, OW] filled tap by tap by
+// a nest of three loops (each tap a strided slice with the depth, height
+// and width strides, transposed (N, C) -> (C, N)), one matmul of the filter
+// [F, C*KD*KH*KW] by col, and a transpose back to NCDHW.
+// CHECK-LABEL: func.func @conv_3d
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x7x8x6xbf16>, %[[W:.*]]: tensor<10x3x3x2x3xbf16>)
+// CHECK: scf.for {{.*}} -> (tensor<3x3x2x3x2x3x6x2xbf16>)
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[TAP:.*]] = tensor.extract_slice %[[X]][0, 0, %{{.*}}, %{{.*}}, %{{.*}}] [2, 3, 3, 6, 2] [1, 1, 2, 1, 2]
+// CHECK: linalg.transpose ins(%[[TAP]] : tensor<2x3x3x6x2xbf16>) outs(%{{.*}} : tensor<3x2x3x6x2xbf16>) permutation = [1, 0, 2, 3, 4]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<10x54xbf16>, tensor<54x72xbf16>) outs(%{{.*}} : tensor<10x72xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<10x2x3x6x2xf32>) outs(%{{.*}} : tensor<2x10x3x6x2xf32>) permutation = [1, 0, 2, 3, 4]
+// CHECK-NOT: linalg.conv_
+func.func @conv_3d(%x: tensor<2x3x7x8x6xbf16>, %w: tensor<10x3x3x2x3xbf16>) -> tensor<2x10x3x6x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x10x3x6x2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x10x3x6x2xf32>) -> tensor<2x10x3x6x2xf32>
+  %r = linalg.conv_3d_ncdhw_fcdhw {strides = dense<[2, 1, 2]> : tensor<3xi64>, dilations = dense<[1, 2, 1]> : tensor<3xi64>}
+      ins(%x, %w : tensor<2x3x7x8x6xbf16>, tensor<10x3x3x2x3xbf16>) outs(%z : tensor<2x10x3x6x2xf32>) -> tensor<2x10x3x6x2xf32>
+  return %r : tensor<2x10x3x6x2xf32>
+}

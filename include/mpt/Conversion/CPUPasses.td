@@ -186,7 +186,7 @@ def WidenBoolTensors : Pass<"mpt-widen-bool-tensors", "mlir::func::FuncOp"> {
 }
 
 def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
-  let summary = "Rewrite 2-d convolutions into im2col + one matmul";
+  let summary = "Rewrite 1-d, 2-d and 3-d convolutions into im2col + one matmul";
   let description = [{
     A static `linalg.conv_2d_nchw_fchw` on tensors becomes one
     `linalg.matmul` with the batch folded into its columns:
@@ -212,6 +212,12 @@ def ConvToIm2Col : Pass<"mpt-conv-to-im2col", "mlir::func::FuncOp"> {
     converts to f32. Fewer channels per group (the kernels' register block
     is 14 rows) and other element types (the window code runs FMA as the
     kernel would, without the copies) stay convolutions.
+    A static `linalg.conv_1d_ncw_fcw` (Conv1d: audio and sequence models) is
+    first made the 2-D convolution of rows of height 1 and then rewritten as
+    above. A static `linalg.conv_3d_ncdhw_fcdhw` (3-D U-Nets, video models)
+    becomes `col[(c,kd,kh,kw), (n,od,oh,ow)]`, gathered tap by tap by a nest
+    of three `scf.for`s, and one `linalg.matmul`; the by-position and
+    flipped-filter forms are 2-D only.
     `linalg.conv_2d_nhwc_hwcf` and dynamic shapes keep upstream's rewrite.
 
     By default only convolutions with bf16 inputs and an f32 accumulator are

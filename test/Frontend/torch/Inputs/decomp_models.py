@@ -613,14 +613,16 @@ def frozen_middle():
 
 
 class Conv1dFamily(nn.Module):
-    """1-D convolutions (audio, sequence models): a strided one whose input
-    gradient is needed, a depthwise strided one, a transposed one with
-    stride, padding and output padding, and a grouped dilated transposed one."""
+    """1-D convolutions (audio, sequence models): a dilated one (a temporal
+    convolutional network's), a strided one whose input gradient is needed,
+    a depthwise strided one, a transposed one with stride, padding and
+    output padding, and a grouped dilated transposed one."""
     example_input_shape = (2, 4, 19)
 
     def __init__(self):
         super().__init__()
         self.c0 = nn.Conv1d(4, 4, 3, padding=1)
+        self.tcn = nn.Conv1d(4, 4, 3, padding=2, dilation=2)
         self.down = nn.Conv1d(4, 8, 4, stride=3, padding=1)
         self.dw = nn.Conv1d(8, 8, 5, stride=2, padding=2, groups=8)
         self.up = nn.ConvTranspose1d(8, 6, 3, stride=2, padding=1, output_padding=1)
@@ -628,7 +630,8 @@ class Conv1dFamily(nn.Module):
         self.out = nn.Linear(4, 3)
 
     def forward(self, x):
-        y = F.relu(self.dw(F.relu(self.down(F.relu(self.c0(x))))))
+        y = F.relu(self.tcn(F.relu(self.c0(x))))
+        y = F.relu(self.dw(F.relu(self.down(y))))
         return self.out(F.relu(self.grouped(F.relu(self.up(y)))).mean(2))
 
 
@@ -657,3 +660,23 @@ class Conv3dFamily(nn.Module):
 
 def conv3d_family():
     return Conv3dFamily()
+
+
+class AtrousConv(nn.Module):
+    """Dilated ungrouped 2-D convolutions (DeepLab's atrous convolutions):
+    stride 1 with dilation 2, and stride 2 with dilation (2, 1)."""
+    example_input_shape = (2, 3, 13, 12)
+
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv2d(3, 4, 3, padding=1)
+        self.atrous = nn.Conv2d(4, 6, 3, padding=2, dilation=2)
+        self.strided = nn.Conv2d(6, 5, 3, stride=2, padding=2, dilation=(2, 1))
+        self.out = nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.out(self.strided(F.relu(self.atrous(F.relu(self.c0(x))))).mean((2, 3)))
+
+
+def atrous_conv():
+    return AtrousConv()
