@@ -25,8 +25,9 @@ Two mechanisms, torch's own first:
     - convolution_backward of a transposed 2-D or 3-D convolution: forward
       convolutions (its input gradient is one, its weight gradient that
       one's weight gradient); a 1-D convolution's backward as the 2-D one on
-      rows of height 1; a strided 3-D one's weight gradient as one dilated
-      convolution;
+      rows of height 1; a 3-D one's (and a dilated 2-D one's) as forward
+      convolutions (torch-mlir's are convolution-shaped generics); a grouped
+      3-D convolution's forward as one convolution per group;
     - convolution_backward with groups > 1 or stride > 1: the weight gradient
       as one batched contraction per kernel offset (a per-channel sum of
       products for a depthwise convolution; torch-mlir's grouped
@@ -568,6 +569,19 @@ def _conv3d_backward(grad_output, input, weight, stride, padding, dilation, grou
     return gi, gw, gb
 
 
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """A grouped 3-D convolution (video models' channel-separated and
+    depthwise 3-D convolutions) as one 3-D convolution per group,
+    concatenated: torch-mlir legalizes grouped convolutions in 2-D only.
+    Everything else is left to torch-mlir."""
+    if input.dim() != 5 or groups == 1 or transposed:
+        return NotImplemented
+    cg, fg = input.shape[1] // groups, weight.shape[0] // groups
+    return torch.cat([F.conv3d(input[:, g * cg:(g + 1) * cg], weight[g * fg:(g + 1) * fg],
+                               None if bias is None else bias[g * fg:(g + 1) * fg], stride, padding, dilation)
+                      for g in range(groups)], dim=1)
+
+
 def _conv1d_backward_as_2d(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                            output_padding, groups, output_mask):
     """A 1-D convolution's backward as the 2-D one of rows of height 1, so
@@ -817,6 +831,7 @@ OWN = {
     aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward,
     aten.avg_pool2d_backward.default: avg_pool2d_backward,
     aten.convolution_backward.default: convolution_backward,
+    aten.convolution.default: convolution,
     aten.embedding_dense_backward.default: embedding_dense_backward,
     aten.as_strided.default: as_strided,
     aten.native_layer_norm.default: native_layer_norm,

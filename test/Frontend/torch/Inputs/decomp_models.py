@@ -640,21 +640,22 @@ def conv1d_family():
 
 
 class Conv3dFamily(nn.Module):
-    """3-D convolutions (video, volumes: a 3-D U-Net): stride 1, stride 2
-    after another layer, a transposed one with stride and output padding and
-    a grouped transposed one."""
+    """3-D convolutions (video, volumes: a 3-D U-Net): stride 1, a grouped
+    one, stride 2 after another layer, a transposed one with stride and
+    output padding and a grouped transposed one."""
     example_input_shape = (2, 3, 6, 7, 5)
 
     def __init__(self):
         super().__init__()
         self.c0 = nn.Conv3d(3, 4, 3, padding=1)
+        self.dw = nn.Conv3d(4, 4, 3, padding=1, groups=2, bias=False)
         self.down = nn.Conv3d(4, 6, 3, stride=2, padding=1)
         self.up = nn.ConvTranspose3d(6, 4, 3, stride=2, padding=1, output_padding=1)
         self.grouped = nn.ConvTranspose3d(4, 4, 2, groups=2, bias=False)
         self.out = nn.Linear(4, 3)
 
     def forward(self, x):
-        y = F.relu(self.down(F.relu(self.c0(x))))
+        y = F.relu(self.down(F.relu(self.dw(F.relu(self.c0(x))))))
         return self.out(self.grouped(F.relu(self.up(y))).mean((2, 3, 4)))
 
 
