@@ -19,6 +19,9 @@ Two mechanisms, torch's own first:
 * `table()`: torch-mlir's decomposition table (torch's core aten
   decompositions, extended) plus our own where torch has none that lowers
   without torch-mlir's tm_tensor dialect (outside upstream MLIR):
+    - upsample_bilinear2d_backward (and nearest's to a size that is not a
+      whole multiple): two matmuls with the interpolation matrices;
+      upsample_bilinear2d itself: PyTorch's decomposition;
     - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
@@ -80,6 +83,7 @@ import os
 
 import torch
 import torch.nn.functional as F
+from torch._decomp import decomposition_table as torch_decompositions
 from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
@@ -341,6 +345,48 @@ def adaptive_avg_pool2d_backward(grad_output, self):
         a_h = _adaptive_pool_matrix(h, ho, grad_output.dtype)
         a_w = _adaptive_pool_matrix(w, wo, grad_output.dtype)
     return a_h.t() @ grad_output @ a_w
+
+
+def _upsample2d_backward(forward, grad_output, output_size, input_size, scales_h, scales_w, *mode):
+    """A 2-D upsampling is separable and linear, out = A_h @ x @ A_w^T, so
+    its backward is A_h^T @ g @ A_w: two matmuls. The matrices are the
+    forward op itself applied to unit vectors, in eager mode (constants of
+    the graph): PyTorch's own source indices and weights for the sizes,
+    scales and align_corners given. The matmuls do H*OH*OW + H*OW*W
+    multiply-adds per channel where a scatter does 4*OH*OW (at 64x64 ->
+    128x128, 48x as many), which the matmul kernels make up for at
+    training sizes; nearest upsampling's backward is torch-mlir's."""
+    h, w = input_size[-2:]
+    oh, ow = output_size
+    with disable_proxy_modes_tracing():
+        eye_h = torch.eye(h, dtype=grad_output.dtype).reshape(h, 1, h, 1)
+        eye_w = torch.eye(w, dtype=grad_output.dtype).reshape(w, 1, 1, w)
+        a_h_t = forward(eye_h, [oh, 1], *mode, scales_h, None)[:, 0, :, 0]  # [h, oh]
+        a_w = forward(eye_w, [1, ow], *mode, None, scales_w)[:, 0, 0, :].t().contiguous()  # [ow, w]
+    return a_h_t @ grad_output @ a_w
+
+
+def upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
+                                 scales_w=None):
+    """Bilinear upsampling's backward (segmentation heads, FPNs: DeepLab's
+    F.interpolate), which torch-mlir does not legalize: _upsample2d_backward."""
+    return _upsample2d_backward(aten.upsample_bilinear2d.default, grad_output, output_size, input_size, scales_h,
+                                scales_w, align_corners)
+
+
+def upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    """Nearest upsampling's backward to a size that is not a whole multiple
+    of the input's (7 -> 10): _upsample2d_backward. torch-mlir's lowering
+    sends some gradients to the wrong input rows there (a loss through amax
+    was off by 2.5e-2 against eager); whole multiples keep it (a sum of
+    strided views, cheaper than the matmuls)."""
+    h, w = input_size[-2:]
+    oh, ow = output_size
+    whole = (oh % h == 0 and ow % w == 0 and scales_h in (None, oh // h) and scales_w in (None, ow // w))
+    if whole:
+        return NotImplemented
+    return _upsample2d_backward(aten.upsample_nearest2d.default, grad_output, output_size, input_size, scales_h,
+                                scales_w)
 
 
 def _conv2d_geometry(input, weight, stride, padding, dilation, groups):
@@ -832,6 +878,11 @@ OWN = {
     aten.avg_pool2d_backward.default: avg_pool2d_backward,
     aten.convolution_backward.default: convolution_backward,
     aten.convolution.default: convolution,
+    aten.upsample_bilinear2d_backward.default: upsample_bilinear2d_backward,
+    aten.upsample_nearest2d_backward.default: upsample_nearest2d_backward,
+    # PyTorch's own (gathers and lerps); torch-mlir's lowering of the op
+    # leaves torch.constant.int behind.
+    aten.upsample_bilinear2d.default: torch_decompositions[aten.upsample_bilinear2d.default],
     aten.embedding_dense_backward.default: embedding_dense_backward,
     aten.as_strided.default: as_strided,
     aten.native_layer_norm.default: native_layer_norm,

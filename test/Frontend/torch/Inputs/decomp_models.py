@@ -681,3 +681,31 @@ class AtrousConv(nn.Module):
 
 def atrous_conv():
     return AtrousConv()
+
+
+class Upsample(nn.Module):
+    """F.interpolate as segmentation heads and FPNs use it: bilinear to a
+    size (align_corners False) and by a scale factor (align_corners True and
+    False), nearest by per-axis scale factors and to a size."""
+    example_input_shape = (2, 3, 7, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv2d(3, 4, 3, padding=1)
+        self.c1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = F.relu(self.c0(x))
+        a = self.c1(F.interpolate(y, size=(13, 11), mode="bilinear", align_corners=False))
+        b = F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=True)
+        c = F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False)
+        d = F.interpolate(y, scale_factor=(2, 3), mode="nearest")
+        e = F.interpolate(y, size=(10, 9), mode="nearest")
+        z = (a.mean((2, 3)) + (b[:, :, 3:, 1:] ** 2).mean((2, 3)) + (c[:, :, :13, :11] * a).mean((2, 3))
+             + (d * d).mean((2, 3)) + e.amax((2, 3)))
+        return self.out(z)
+
+
+def upsample():
+    return Upsample()
