@@ -53,10 +53,17 @@ def _strip_markers(func):
 # results were bit-identical at -O0 and -O2 for the decomposition test models
 # (LSTM, encoder, grouped, strided convolutions, adaptive pool).
 O0_MAX_ELEMENTS = 1 << 20
+# Steps of more lines than this are compiled at -O0 whatever their size: the
+# upstream pipeline below makes the step one function of loop nests, on which
+# LLVM's -O2 loop passes are far from linear (docs/CompileTime.md): DeepLabV3
+# (MobileNetV3 backbone, 24590 lines) did not finish its --run-check in 15
+# minutes at -O2 and took about 2 minutes, import included, at -O0.
+O0_MIN_LINES = 3000
 
 
-def _opt_level(inputs):
-    return 0 if sum(int(np.asarray(a).size) for a in inputs) < O0_MAX_ELEMENTS else 2
+def _opt_level(inputs, text):
+    small = sum(int(np.asarray(a).size) for a in inputs) < O0_MAX_ELEMENTS
+    return 0 if small or text.count("\n") > O0_MIN_LINES else 2
 
 
 def run_step(text, inputs, func_name="step"):
@@ -89,7 +96,7 @@ def run_step(text, inputs, func_name="step"):
         wmod = ir.Module.parse(decl + wrapper)
         mod.body.append(list(wmod.body.operations)[1].operation)
         passmanager.PassManager.parse(PIPELINE).run(mod.operation)
-        engine = ExecutionEngine(mod, opt_level=_opt_level(inputs), shared_libs=RUNNER_LIBS)
+        engine = ExecutionEngine(mod, opt_level=_opt_level(inputs, text), shared_libs=RUNNER_LIBS)
     keep, ptrs = [], []
     for a in inputs:
         a = np.ascontiguousarray(a)
