@@ -424,6 +424,64 @@ def hf_git():
     return _hf_tiny("git", "AutoModelForCausalLM")
 
 
+# 1-D and 3-D convolutions, dilated convolutions and upsampling (December
+# 2026): a video model, a segmentation model and a speech model.
+def tv_r3d_18():
+    """torchvision r3d_18 (a 3-D ResNet-18 for video), 4 frames of 32x32."""
+    m = _tv().video.r3d_18(num_classes=N_CLASSES)
+    m.example_input_shape = (2, 3, 4, 32, 32)
+    return m
+
+
+class PixelLogits(nn.Module):
+    """A torchvision segmentation model's output["out"] [N, C, H, W] as
+    per-pixel logits [N, H, W, C] (the importer's cross-entropy is over the
+    last dimension, one target class per pixel)."""
+
+    def __init__(self, model, shape):
+        super().__init__()
+        self.model = model
+        self.example_input_shape = shape
+
+    def forward(self, x):
+        return self.model(x)["out"].permute(0, 2, 3, 1)
+
+
+def tv_deeplabv3():
+    # Dilated (atrous) convolutions in the backbone's last stage and ASPP,
+    # bilinear upsampling of the logits to the input size.
+    m = _tv().segmentation.deeplabv3_mobilenet_v3_large(num_classes=N_CLASSES, weights=None,
+                                                        weights_backbone=None, aux_loss=False)
+    return PixelLogits(m, (4, 3, 64, 64))
+
+
+class AudioLogits(nn.Module):
+    """An HF audio model as a model of raw audio [N, T] -> logits."""
+
+    def __init__(self, model, samples):
+        super().__init__()
+        self.model = model
+        self.example_input_shape = (2, samples)
+
+    def forward(self, audio):
+        return self.model(input_values=audio).logits
+
+
+def hf_wav2vec2():
+    """transformers Wav2Vec2ForSequenceClassification, tiny: its
+    convolutional feature encoder (Conv1d, kernels 10/3/3, strides 5/2/2)
+    and grouped convolutional position embedding (Conv1d, 4 groups, kernel
+    16), 2 transformer layers of width 32. SpecAugment masking and layer drop
+    are off: both draw with numpy / Python randomness outside the traced
+    step."""
+    from transformers import Wav2Vec2Config, Wav2Vec2ForSequenceClassification
+    cfg = Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                         conv_dim=(16, 16, 16), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3),
+                         num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4, num_labels=N_CLASSES,
+                         classifier_proj_size=16, apply_spec_augment=False, mask_time_prob=0.0, layerdrop=0.0)
+    return AudioLogits(Wav2Vec2ForSequenceClassification(cfg), 1600)
+
+
 class Entry:
     """A zoo model: factory, optimizer flags, what it is, `fast` (runs in
     the lit suite), and `requires`: optional packages
@@ -473,6 +531,11 @@ ZOO = {
     "timm resnet10t": Entry(timm_resnet10t, SGD, "timm resnet10t (ResNet-D), 64x64, batch 8", requires=("timm",)),
     "timm vit_tiny (small)": Entry(timm_vit_tiny, ADAMW, "timm vit_tiny_patch16_224 config at 32x32/8, depth 2",
                                    requires=("timm",)),
+    "r3d_18": Entry(tv_r3d_18, SGD, "torchvision r3d_18 (video, 3-D convolutions), 4x32x32, batch 2"),
+    "deeplabv3_mobilenet_v3_large": Entry(tv_deeplabv3, SGD, "torchvision DeepLabV3 (MobileNetV3-large, dilated "
+                                          "convolutions, bilinear upsampling), 64x64, batch 4, per-pixel classes"),
+    "hf wav2vec2 (tiny)": Entry(hf_wav2vec2, ADAMW, "transformers Wav2Vec2ForSequenceClassification, tiny, "
+                                "1600 samples (Conv1d encoder)", requires=("transformers",)),
     # The held-out list (above): run as drawn, never tuned to pass.
     "swin_t": Entry(tv_swin_t, ADAMW, "torchvision swin_t, 64x64", held_out=True),
     "maxvit_t": Entry(tv_maxvit_t, ADAMW, "torchvision MaxVit (maxvit_t's), 64x64, partition 2", held_out=True),

@@ -770,6 +770,94 @@ static linalg::Conv2DNchwFchwOp liftConv1D(RewriterBase &rewriter,
   return lifted2d;
 }
 
+/// The product [F, N, OD, OH, OW] of a 3-D convolution with fewer output
+/// positions than taps (a weight gradient's), as productByPosition for 2-D
+/// ones: colT[(n, od, oh, ow), (c, kd, kh, kw)] filled one output position at
+/// a time by a copy of the window x[:, :, od*sd + kd*dd, ...] (runs of KW),
+/// outT = colT . w2^T, moved to [F, P]. The sums are the tap gather's, in
+/// the same order.
+static Value productByPosition3D(RewriterBase &rewriter, Location loc, Value x,
+                                 Value w, Value init, int64_t n, int64_t c,
+                                 int64_t f, ArrayRef<int64_t> kernel,
+                                 ArrayRef<int64_t> outSpatial,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations, Type outElem) {
+  Type xElem = getElementTypeOrSelf(x.getType());
+  Type wElem = getElementTypeOrSelf(w.getType());
+  MLIRContext *ctx = rewriter.getContext();
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<int64_t> colTShape{n};
+  llvm::append_range(colTShape, outSpatial);
+  colTShape.push_back(c);
+  llvm::append_range(colTShape, kernel);
+  Value colT = tensor::EmptyOp::create(rewriter, loc, colTShape, xElem);
+  SmallVector<int64_t> windowShape{n, c};
+  llvm::append_range(windowShape, kernel);
+  auto windowType = RankedTensorType::get(windowShape, xElem);
+  SmallVector<int64_t> colSizesInt{n, 1, 1, 1, c};
+  llvm::append_range(colSizesInt, kernel);
+  SmallVector<OpFoldResult> colSizes = getAsIndexOpFoldResult(ctx, colSizesInt);
+  SmallVector<OpFoldResult> unitStrides(8, rewriter.getIndexAttr(1));
+  SmallVector<int64_t> xStridesInt{1, 1};
+  llvm::append_range(xStridesInt, dilations);
+  auto copyWindow = [&](OpBuilder &b, Location, ValueRange pos,
+                        ValueRange iterArgs) -> scf::ValueVector {
+    SmallVector<OpFoldResult> xOffsets(2, b.getIndexAttr(0));
+    for (auto [p, stride] : llvm::zip(pos, strides))
+      xOffsets.push_back(
+          stride == 1
+              ? OpFoldResult(p)
+              : arith::MulIOp::create(b, loc, p, index(b, stride)).getResult());
+    Value window = tensor::ExtractSliceOp::create(
+        b, loc, x, xOffsets, getAsIndexOpFoldResult(ctx, windowShape),
+        getAsIndexOpFoldResult(ctx, xStridesInt));
+    SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0)};
+    llvm::append_range(colOffsets, getAsOpFoldResult(pos));
+    colOffsets.append(4, b.getIndexAttr(0));
+    Value dest = tensor::ExtractSliceOp::create(
+        b, loc, windowType, iterArgs[0], colOffsets, colSizes, unitStrides);
+    Value copied = linalg::CopyOp::create(b, loc, window, dest).getResult(0);
+    return {tensor::InsertSliceOp::create(b, loc, copied, iterArgs[0],
+                                          colOffsets, colSizes, unitStrides)};
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  SmallVector<Value> bounds;
+  for (int64_t o : outSpatial)
+    bounds.push_back(index(rewriter, o));
+  colT = scf::buildLoopNest(rewriter, loc, {zero, zero, zero}, bounds,
+                            {one, one, one}, ValueRange{colT}, copyWindow)
+             .results[0];
+  int64_t k = c * kernel[0] * kernel[1] * kernel[2];
+  int64_t p = n * outSpatial[0] * outSpatial[1] * outSpatial[2];
+  Value colT2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({p, k}, xElem), colT,
+      SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  Value w2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, k}, wElem), w,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
+  Value w2T = linalg::TransposeOp::create(
+                  rewriter, loc, w2,
+                  tensor::EmptyOp::create(rewriter, loc, {k, f}, wElem), {1, 0})
+                  .getResult()[0];
+  Value initT =
+      initInLayout(rewriter, loc, init, {0, 2, 3, 4, 1}, {{0, 1, 2, 3}, {4}});
+  Value productT =
+      linalg::MatmulOp::create(rewriter, loc, ValueRange{colT2, w2T}, initT)
+          .getResult(0);
+  Value product =
+      linalg::TransposeOp::create(
+          rewriter, loc, productT,
+          tensor::EmptyOp::create(rewriter, loc, {f, p}, outElem), {1, 0})
+          .getResult()[0];
+  SmallVector<int64_t> product5Shape{f, n};
+  llvm::append_range(product5Shape, outSpatial);
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(product5Shape, outElem), product,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
+}
+
 /// Rewrites a static 3-D NCDHW convolution (3-D U-Nets, video models) into
 /// im2col + ONE matmul as rewriteFolded does for 2-D ones:
 ///
@@ -779,9 +867,9 @@ static linalg::Conv2DNchwFchwOp liftConv1D(RewriterBase &rewriter,
 ///
 /// col filled tap by tap (an scf.for nest over kd, kh, kw), each tap a
 /// strided slice of x transposed (N, C) -> (C, N). The sums run over (c, kd,
-/// kh, kw) in the convolution loops' order. What rewriteFolded adds for
-/// weight gradients and flipped filters (by position, unflipped reads) is
-/// 2-D only: here they take the taps as they are.
+/// kh, kw) in the convolution loops' order. A weight gradient's shape goes
+/// by position (productByPosition3D); the flipped-filter reads of
+/// rewriteFolded are 2-D only.
 static LogicalResult rewriteFolded3D(RewriterBase &rewriter,
                                      linalg::Conv3DNcdhwFcdhwOp conv) {
   if (!hasStaticOperands(conv))
@@ -799,75 +887,89 @@ static LogicalResult rewriteFolded3D(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   Type xElem = xType.getElementType(), outElem = outType.getElementType();
   rewriter.setInsertionPoint(conv);
-  // col as [C, KD, KH, KW, N, OD, OH, OW].
-  SmallVector<int64_t> colShape{c};
-  llvm::append_range(colShape, kernel);
-  colShape.push_back(n);
-  llvm::append_range(colShape, outSpatial);
-  Value col = tensor::EmptyOp::create(rewriter, loc, colShape, xElem);
-  SmallVector<int64_t> tapShape{c, n};
-  llvm::append_range(tapShape, outSpatial);
-  auto tapType = RankedTensorType::get(tapShape, xElem);
-  SmallVector<int64_t> colSizesInt{c, 1, 1, 1, n};
-  llvm::append_range(colSizesInt, outSpatial);
-  SmallVector<OpFoldResult> colSizes = getAsIndexOpFoldResult(ctx, colSizesInt);
-  SmallVector<OpFoldResult> unitStrides(8, rewriter.getIndexAttr(1));
-  SmallVector<int64_t> xSizesInt{n, c};
-  llvm::append_range(xSizesInt, outSpatial);
-  SmallVector<int64_t> xStridesInt{1, 1};
-  llvm::append_range(xStridesInt, strides);
-  auto index = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
+  auto productByTaps = [&]() -> Value {
+    // col as [C, KD, KH, KW, N, OD, OH, OW].
+    SmallVector<int64_t> colShape{c};
+    llvm::append_range(colShape, kernel);
+    colShape.push_back(n);
+    llvm::append_range(colShape, outSpatial);
+    Value col = tensor::EmptyOp::create(rewriter, loc, colShape, xElem);
+    SmallVector<int64_t> tapShape{c, n};
+    llvm::append_range(tapShape, outSpatial);
+    auto tapType = RankedTensorType::get(tapShape, xElem);
+    SmallVector<int64_t> colSizesInt{c, 1, 1, 1, n};
+    llvm::append_range(colSizesInt, outSpatial);
+    SmallVector<OpFoldResult> colSizes =
+        getAsIndexOpFoldResult(ctx, colSizesInt);
+    SmallVector<OpFoldResult> unitStrides(8, rewriter.getIndexAttr(1));
+    SmallVector<int64_t> xSizesInt{n, c};
+    llvm::append_range(xSizesInt, outSpatial);
+    SmallVector<int64_t> xStridesInt{1, 1};
+    llvm::append_range(xStridesInt, strides);
+    auto index = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
+                         ValueRange iterArgs) -> scf::ValueVector {
+      SmallVector<OpFoldResult> xOffsets(2, b.getIndexAttr(0));
+      for (auto [tap, dilation] : llvm::zip(taps, dilations))
+        xOffsets.push_back(dilation == 1 ? OpFoldResult(tap)
+                                         : arith::MulIOp::create(
+                                               b, loc, tap, index(b, dilation))
+                                               .getResult());
+      Value slice = tensor::ExtractSliceOp::create(
+          b, loc, conv.getInputs()[0], xOffsets,
+          getAsIndexOpFoldResult(ctx, xSizesInt),
+          getAsIndexOpFoldResult(ctx, xStridesInt));
+      SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0)};
+      llvm::append_range(colOffsets, getAsOpFoldResult(taps));
+      colOffsets.append(4, b.getIndexAttr(0));
+      Value dest = tensor::ExtractSliceOp::create(
+          b, loc, tapType, iterArgs[0], colOffsets, colSizes, unitStrides);
+      Value moved =
+          linalg::TransposeOp::create(b, loc, slice, dest, swapFirstTwoDims(5))
+              .getResult()[0];
+      return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
+                                            colOffsets, colSizes, unitStrides)};
+    };
+    Value zero = index(rewriter, 0), one = index(rewriter, 1);
+    SmallVector<Value> bounds;
+    for (int64_t k : kernel)
+      bounds.push_back(index(rewriter, k));
+    col = scf::buildLoopNest(rewriter, loc, {zero, zero, zero}, bounds,
+                             {one, one, one}, ValueRange{col}, gatherTap)
+              .results[0];
+    int64_t k = c * kernel[0] * kernel[1] * kernel[2];
+    int64_t p = n * outSpatial[0] * outSpatial[1] * outSpatial[2];
+    Value col2 = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({k, p}, xElem), col,
+        SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+    Value w2 = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()),
+        conv.getInputs()[1],
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
+    Value init = initInLayout(rewriter, loc, conv.getOutputs()[0],
+                              swapFirstTwoDims(5), {{0}, {1, 2, 3, 4}});
+    Value product =
+        linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
+            .getResult(0);
+    SmallVector<int64_t> product5Shape{f, n};
+    llvm::append_range(product5Shape, outSpatial);
+    return tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(product5Shape, outElem), product,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
   };
-  auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
-                       ValueRange iterArgs) -> scf::ValueVector {
-    SmallVector<OpFoldResult> xOffsets(2, b.getIndexAttr(0));
-    for (auto [tap, dilation] : llvm::zip(taps, dilations))
-      xOffsets.push_back(
-          dilation == 1 ? OpFoldResult(tap)
-                        : arith::MulIOp::create(b, loc, tap, index(b, dilation))
-                              .getResult());
-    Value slice = tensor::ExtractSliceOp::create(
-        b, loc, conv.getInputs()[0], xOffsets,
-        getAsIndexOpFoldResult(ctx, xSizesInt),
-        getAsIndexOpFoldResult(ctx, xStridesInt));
-    SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0)};
-    llvm::append_range(colOffsets, getAsOpFoldResult(taps));
-    colOffsets.append(4, b.getIndexAttr(0));
-    Value dest = tensor::ExtractSliceOp::create(
-        b, loc, tapType, iterArgs[0], colOffsets, colSizes, unitStrides);
-    Value moved =
-        linalg::TransposeOp::create(b, loc, slice, dest, swapFirstTwoDims(5))
-            .getResult()[0];
-    return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
-                                          colOffsets, colSizes, unitStrides)};
-  };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
-  SmallVector<Value> bounds;
-  for (int64_t k : kernel)
-    bounds.push_back(index(rewriter, k));
-  col = scf::buildLoopNest(rewriter, loc, {zero, zero, zero}, bounds,
-                           {one, one, one}, ValueRange{col}, gatherTap)
-            .results[0];
-  int64_t k = c * kernel[0] * kernel[1] * kernel[2];
-  int64_t p = n * outSpatial[0] * outSpatial[1] * outSpatial[2];
-  Value col2 = tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({k, p}, xElem), col,
-      SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5, 6, 7}});
-  Value w2 = tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({f, k}, wType.getElementType()),
-      conv.getInputs()[1],
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
-  Value init = initInLayout(rewriter, loc, conv.getOutputs()[0],
-                            swapFirstTwoDims(5), {{0}, {1, 2, 3, 4}});
-  Value product =
-      linalg::MatmulOp::create(rewriter, loc, ValueRange{w2, col2}, init)
-          .getResult(0);
-  SmallVector<int64_t> product5Shape{f, n};
-  llvm::append_range(product5Shape, outSpatial);
-  Value product5 = tensor::ExpandShapeOp::create(
-      rewriter, loc, RankedTensorType::get(product5Shape, outElem), product,
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}});
+  // By output position where that gathers longer runs in fewer copies (a
+  // weight gradient's shape: rewriteFolded's condition).
+  int64_t positions = outSpatial[0] * outSpatial[1] * outSpatial[2];
+  int64_t taps = kernel[0] * kernel[1] * kernel[2];
+  Value product5 = dilations[2] == 1 && positions < taps &&
+                           kernel[2] > outSpatial[2] && n * positions > f
+                       ? productByPosition3D(
+                             rewriter, loc, conv.getInputs()[0],
+                             conv.getInputs()[1], conv.getOutputs()[0], n, c, f,
+                             kernel, outSpatial, strides, dilations, outElem)
+                       : productByTaps();
   // A weight gradient written as a convolution is transposed back by its
   // user (rewriteFolded's replaceByProduct).
   if (succeeded(foldTransposeBack(rewriter, conv, product5)))

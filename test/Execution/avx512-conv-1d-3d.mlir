@@ -9,8 +9,10 @@
 // into an init that is not a fill; a 1-D weight gradient's shape (3 output
 // positions, 28 taps: the by-position product) negated; 3-D strides
 // (2, 1, 2) and dilations (1, 2, 1) into a fill (f32); 3-D in bf16 into an
-// init that is not a fill; a 3-D weight gradient's shape negated and
-// transposed back to [F, C, ...] (the rewrite folds the transpose away).
+// init that is not a fill; a 3-D weight gradient's shape (27 output
+// positions, 64 taps: by position, the product transposed, 81x5x128)
+// negated and transposed back to [F, C, ...] (the rewrite folds the
+// transpose away).
 // RUN: mpt-opt %s --mpt-lower-to-cpu="avx512=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.kernel
@@ -35,7 +37,7 @@
 // REPORT: linalg.matmul 9x8x56 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 10x72x54 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 6x64x32 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
-// REPORT: linalg.matmul 5x81x128 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 81x5x128 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT-NOT: left as is
 // CHECK: sizes = [2, 12, 5]
 // CHECK: sizes = [3, 7, 16]
