@@ -87,3 +87,45 @@ def unet_small():
     up, a skip connection by concatenation), pooled: input N,3,H,W, H and W
     even."""
     return _UNet()
+
+
+class _AudioEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv1d(1, 64, 10, stride=5), nn.Conv1d(64, 128, 3, stride=2),
+                                    nn.Conv1d(128, 128, 3, stride=2), nn.Conv1d(128, 128, 2, stride=2)])
+        self.head = nn.Linear(128, 10)
+
+    def forward(self, x):
+        for conv in self.convs:
+            x = F.gelu(conv(x))
+        return self.head(x.mean(2))
+
+
+def audio_encoder():
+    """A speech model's convolutional feature encoder (wav2vec-like, four
+    Conv1d of 64-128 channels, strides 5/2/2/2): input N,1,T (raw audio)."""
+    return _AudioEncoder()
+
+
+class _UNet3D(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c0 = nn.Conv3d(2, 16, 3, padding=1)
+        self.c1 = nn.Conv3d(16, 32, 3, stride=2, padding=1)
+        self.c2 = nn.Conv3d(32, 32, 3, padding=1)
+        self.up = nn.ConvTranspose3d(32, 16, 2, stride=2)
+        self.c3 = nn.Conv3d(32, 16, 3, padding=1)
+        self.out = nn.Conv3d(16, 4, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        b = F.relu(self.c2(F.relu(self.c1(a))))
+        u = F.relu(self.up(b))
+        return self.out(F.relu(self.c3(torch.cat([a, u], 1)))).mean((2, 3, 4))
+
+
+def unet3d_small():
+    """A 3-D U-Net (16 and 32 channels, one strided convolution down, one
+    transposed convolution up, a skip connection): input N,2,D,H,W."""
+    return _UNet3D()
