@@ -334,20 +334,37 @@ static LogicalResult replaceByProduct(RewriterBase &rewriter,
   return success();
 }
 
-/// Fills `init` by `body` over the positions [0, d0) x [0, d1) (an scf.for
-/// nest carrying the tensor): the im2col's taps or output positions.
-static Value fillByPositions(RewriterBase &rewriter, Location loc, int64_t d0,
-                             int64_t d1, Value init,
-                             function_ref<scf::ValueVector(
-                                 OpBuilder &, Location, ValueRange, ValueRange)>
-                                 body) {
+/// Fills `init` by `body` over the positions [0, bounds[0]) x [0, bounds[1])
+/// x ... (an scf.for nest carrying the tensor): the im2col's taps or output
+/// positions.
+static Value
+fillByPositions(RewriterBase &rewriter, Location loc, ArrayRef<int64_t> bounds,
+                Value init,
+                function_ref<scf::ValueVector(OpBuilder &, Location, ValueRange,
+                                              ValueRange)>
+                    body) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
   Value zero = index(0), one = index(1);
-  return scf::buildLoopNest(rewriter, loc, {zero, zero}, {index(d0), index(d1)},
-                            {one, one}, ValueRange{init}, body)
+  SmallVector<Value> upper;
+  for (int64_t bound : bounds)
+    upper.push_back(index(bound));
+  SmallVector<Value> lower(bounds.size(), zero), steps(bounds.size(), one);
+  return scf::buildLoopNest(rewriter, loc, lower, upper, steps,
+                            ValueRange{init}, body)
       .results[0];
+}
+
+/// `v * factor` as an index (`v` itself for a factor of 1): a tap's or an
+/// output position's offset in the input.
+static OpFoldResult scaledIndex(OpBuilder &b, Location loc, Value v,
+                                int64_t factor) {
+  if (factor == 1)
+    return v;
+  return arith::MulIOp::create(b, loc, v,
+                               arith::ConstantIndexOp::create(b, loc, factor))
+      .getResult();
 }
 
 /// The product [F, N, OH, OW] of a convolution whose output positions are
@@ -372,9 +389,6 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
   Type xElem = getElementTypeOrSelf(x.getType());
   Type wElem = getElementTypeOrSelf(w.getType());
   MLIRContext *ctx = rewriter.getContext();
-  auto index = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
   Value colT = tensor::EmptyOp::create(rewriter, loc, {n, oh, ow, c, kh, kw},
                                        xElem);
   SmallVector<OpFoldResult> colSizes =
@@ -410,14 +424,9 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
   }
   auto copyWindow = [&](OpBuilder &b, Location, ValueRange pos,
                         ValueRange iterArgs) -> scf::ValueVector {
-    auto scaled = [&](Value v, int64_t s) -> OpFoldResult {
-      if (s == 1)
-        return v;
-      return arith::MulIOp::create(b, loc, v, index(b, s)).getResult();
-    };
     SmallVector<OpFoldResult> xOffsets{b.getIndexAttr(0), b.getIndexAttr(0),
-                                       scaled(pos[0], strides[0]),
-                                       scaled(pos[1], strides[1])};
+                                       scaledIndex(b, loc, pos[0], strides[0]),
+                                       scaledIndex(b, loc, pos[1], strides[1])};
     SmallVector<OpFoldResult> xSizes = getAsIndexOpFoldResult(
         ctx, {swap ? c : n, swap ? n : c, kh, kw});
     SmallVector<OpFoldResult> xStrides =
@@ -436,7 +445,7 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
     return {tensor::InsertSliceOp::create(b, loc, copied, iterArgs[0],
                                           colOffsets, colSizes, unitStrides)};
   };
-  colT = fillByPositions(rewriter, loc, oh, ow, colT, copyWindow);
+  colT = fillByPositions(rewriter, loc, {oh, ow}, colT, copyWindow);
   int64_t k = c * kh * kw, p = n * oh * ow;
   Value colT2 = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({p, k}, xElem), colT,
@@ -530,9 +539,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
                        int64_t dilation) -> OpFoldResult {
     if (flipped)
       tap = arith::SubIOp::create(b, loc, index(b, size - 1), tap);
-    if (dilation == 1)
-      return tap;
-    return arith::MulIOp::create(b, loc, tap, index(b, dilation)).getResult();
+    return scaledIndex(b, loc, tap, dilation);
   };
   // Tap (i, j) of `current`: the transposed slice and where it goes.
   SmallVector<OpFoldResult> colSizes =
@@ -586,7 +593,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
       return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
                                             colOffsets, colSizes, colStrides)};
     };
-    col = fillByPositions(rewriter, loc, kh, kw, col, gatherTap);
+    col = fillByPositions(rewriter, loc, {kh, kw}, col, gatherTap);
   }
 
   int64_t k = c * kh * kw, p = n * oh * ow;
@@ -653,14 +660,6 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
   Type xElem = xType.getElementType(), outElem = outType.getElementType();
   MLIRContext *ctx = rewriter.getContext();
   rewriter.setInsertionPoint(conv);
-  auto index = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto scaled = [&](OpBuilder &b, Value tap, int64_t dilation) -> OpFoldResult {
-    if (dilation == 1)
-      return tap;
-    return arith::MulIOp::create(b, loc, tap, index(b, dilation)).getResult();
-  };
   // col as [G, C, KH, KW, N, OH, OW], one tap (i, j) at a time: the strided
   // slice x[:, :, :, i*dh :: sh, j*dw :: sw] (N x G x C x OH x OW)
   // transposed into col[:, :, i, j], rows of OW kept whole.
@@ -673,8 +672,8 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
   auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
                        ValueRange iterArgs) -> scf::ValueVector {
     SmallVector<OpFoldResult> xOffsets(3, b.getIndexAttr(0));
-    xOffsets.push_back(scaled(b, taps[0], dilations[0]));
-    xOffsets.push_back(scaled(b, taps[1], dilations[1]));
+    xOffsets.push_back(scaledIndex(b, loc, taps[0], dilations[0]));
+    xOffsets.push_back(scaledIndex(b, loc, taps[1], dilations[1]));
     Value tap = tensor::ExtractSliceOp::create(
         b, loc, x, xOffsets, getAsIndexOpFoldResult(ctx, {n, g, c, oh, ow}),
         getAsIndexOpFoldResult(ctx, {1, 1, 1, strides[0], strides[1]}));
@@ -689,7 +688,7 @@ LogicalResult rewriteGrouped(RewriterBase &rewriter,
     return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
                                           colOffsets, colSizes, unitStrides)};
   };
-  col = fillByPositions(rewriter, loc, kh, kw, col, gatherTap);
+  col = fillByPositions(rewriter, loc, {kh, kw}, col, gatherTap);
 
   int64_t k = c * kh * kw, p = n * oh * ow;
   Value col3 = tensor::CollapseShapeOp::create(
@@ -785,9 +784,6 @@ static Value productByPosition3D(RewriterBase &rewriter, Location loc, Value x,
   Type xElem = getElementTypeOrSelf(x.getType());
   Type wElem = getElementTypeOrSelf(w.getType());
   MLIRContext *ctx = rewriter.getContext();
-  auto index = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
   SmallVector<int64_t> colTShape{n};
   llvm::append_range(colTShape, outSpatial);
   colTShape.push_back(c);
@@ -806,10 +802,7 @@ static Value productByPosition3D(RewriterBase &rewriter, Location loc, Value x,
                         ValueRange iterArgs) -> scf::ValueVector {
     SmallVector<OpFoldResult> xOffsets(2, b.getIndexAttr(0));
     for (auto [p, stride] : llvm::zip(pos, strides))
-      xOffsets.push_back(
-          stride == 1
-              ? OpFoldResult(p)
-              : arith::MulIOp::create(b, loc, p, index(b, stride)).getResult());
+      xOffsets.push_back(scaledIndex(b, loc, p, stride));
     Value window = tensor::ExtractSliceOp::create(
         b, loc, x, xOffsets, getAsIndexOpFoldResult(ctx, windowShape),
         getAsIndexOpFoldResult(ctx, xStridesInt));
@@ -822,13 +815,7 @@ static Value productByPosition3D(RewriterBase &rewriter, Location loc, Value x,
     return {tensor::InsertSliceOp::create(b, loc, copied, iterArgs[0],
                                           colOffsets, colSizes, unitStrides)};
   };
-  Value zero = index(rewriter, 0), one = index(rewriter, 1);
-  SmallVector<Value> bounds;
-  for (int64_t o : outSpatial)
-    bounds.push_back(index(rewriter, o));
-  colT = scf::buildLoopNest(rewriter, loc, {zero, zero, zero}, bounds,
-                            {one, one, one}, ValueRange{colT}, copyWindow)
-             .results[0];
+  colT = fillByPositions(rewriter, loc, outSpatial, colT, copyWindow);
   int64_t k = c * kernel[0] * kernel[1] * kernel[2];
   int64_t p = n * outSpatial[0] * outSpatial[1] * outSpatial[2];
   Value colT2 = tensor::CollapseShapeOp::create(
@@ -906,17 +893,11 @@ static LogicalResult rewriteFolded3D(RewriterBase &rewriter,
     llvm::append_range(xSizesInt, outSpatial);
     SmallVector<int64_t> xStridesInt{1, 1};
     llvm::append_range(xStridesInt, strides);
-    auto index = [&](OpBuilder &b, int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
     auto gatherTap = [&](OpBuilder &b, Location, ValueRange taps,
                          ValueRange iterArgs) -> scf::ValueVector {
       SmallVector<OpFoldResult> xOffsets(2, b.getIndexAttr(0));
       for (auto [tap, dilation] : llvm::zip(taps, dilations))
-        xOffsets.push_back(dilation == 1 ? OpFoldResult(tap)
-                                         : arith::MulIOp::create(
-                                               b, loc, tap, index(b, dilation))
-                                               .getResult());
+        xOffsets.push_back(scaledIndex(b, loc, tap, dilation));
       Value slice = tensor::ExtractSliceOp::create(
           b, loc, conv.getInputs()[0], xOffsets,
           getAsIndexOpFoldResult(ctx, xSizesInt),
@@ -932,13 +913,7 @@ static LogicalResult rewriteFolded3D(RewriterBase &rewriter,
       return {tensor::InsertSliceOp::create(b, loc, moved, iterArgs[0],
                                             colOffsets, colSizes, unitStrides)};
     };
-    Value zero = index(rewriter, 0), one = index(rewriter, 1);
-    SmallVector<Value> bounds;
-    for (int64_t k : kernel)
-      bounds.push_back(index(rewriter, k));
-    col = scf::buildLoopNest(rewriter, loc, {zero, zero, zero}, bounds,
-                             {one, one, one}, ValueRange{col}, gatherTap)
-              .results[0];
+    col = fillByPositions(rewriter, loc, kernel, col, gatherTap);
     int64_t k = c * kernel[0] * kernel[1] * kernel[2];
     int64_t p = n * outSpatial[0] * outSpatial[1] * outSpatial[2];
     Value col2 = tensor::CollapseShapeOp::create(

@@ -449,34 +449,6 @@ def cumsum(self, dim, dtype=None):
     return x if x is not self else x.clone()
 
 
-def _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
-    """The input gradient of a grouped 2-D convolution as a forward grouped
-    convolution: the output gradient with zeros inserted between strided
-    positions (stride s), padded by d*(k-1) - p (cropped where negative), correlated
-    with the kernel flipped in space and with its in/out channels swapped per
-    group (w'[g*cg + c, f] = w[g*fg + f, c], flipped), dilation d.  torch-mlir's
-    own lowering (a transposed convolution) builds an invalid
-    tensor.collapse_shape whenever a group has one input channel (depthwise
-    convolutions: MobileNet, EfficientNet, ShuffleNet)."""
-    (n, c, h, w), (f, cg, kh, kw), fg, (sh, sw), (ph, pw), (dh, dw) = _conv2d_geometry(
-        input, weight, stride, padding, dilation, groups)
-    go = grad_output
-    _, _, ho, wo = go.shape
-    if sw > 1:
-        go = torch.stack([go] + [torch.zeros_like(go)] * (sw - 1), dim=-1).reshape(n, f, ho, wo * sw)
-        go = go[:, :, :, : (wo - 1) * sw + 1]
-    if sh > 1:
-        go = torch.stack([go] + [torch.zeros_like(go)] * (sh - 1), dim=3).reshape(n, f, ho * sh, go.shape[-1])
-        go = go[:, :, : (ho - 1) * sh + 1]
-    # Rows of the padded input gradient: h + 2p; the correlation needs
-    # d*(k-1) more, of which d*(k-1) - p before the first output position.
-    go = _pad_or_crop(go, 2, dh * (kh - 1) - ph, h + ph - go.shape[2])
-    go = _pad_or_crop(go, 3, dw * (kw - 1) - pw, w + pw - go.shape[3])
-    wt = weight.reshape(groups, fg, cg, kh, kw).transpose(1, 2).reshape(groups * cg, fg, kh, kw)
-    wt = wt.flip(2, 3)
-    return F.conv2d(go, wt, None, 1, 0, (dh, dw), groups)
-
-
 def _strided_conv_input_grad(grad_output, input, weight, stride, padding):
     """The input gradient of an ungrouped, undilated strided 2-D convolution
     by phases: the rows h = s*q + a of one phase a receive the kernel rows i
@@ -576,8 +548,11 @@ def _conv_input_grad_nd(grad_output, input, weight, stride, padding, dilation, g
     dimensions as one forward convolution: the output gradient with s - 1
     zeros inserted between positions (stride s), padded by d*(k-1) - p
     (cropped where negative), correlated with the kernel flipped in space and
-    its in/out channels swapped per group, dilation d (the 2-D
-    _grouped_conv_input_grad in any rank)."""
+    its in/out channels swapped per group, dilation d.  torch-mlir's own
+    lowering (a transposed convolution) builds an invalid
+    tensor.collapse_shape whenever a group has one input channel (depthwise
+    convolutions: MobileNet, EfficientNet, ShuffleNet), and lowers the
+    dilated and 3-D ones to convolution-shaped generics."""
     rank = input.dim() - 2
     f, cg, kernel = weight.shape[0], weight.shape[1], tuple(weight.shape[2:])
     go = grad_output
@@ -658,7 +633,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     convolution (one input and one output channel per group) one per-channel
     sum of products per kernel offset.  The input gradient of a
     grouped convolution is a forward grouped convolution
-    (_grouped_conv_input_grad), of an ungrouped strided one s*s phases
+    (_conv_input_grad_nd), of an ungrouped strided one s*s phases
     (_strided_conv_input_grad); a stride-1 one and the bias gradient are
     left to torch-mlir, which lowers them correctly (checked against eager by
     the tests).  Ungrouped strided
@@ -711,7 +686,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         if groups == 1 and phases:
             gi = _strided_conv_input_grad(grad_output, input, weight, (sh, sw), (ph, pw))
         else:
-            gi = _grouped_conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups)
+            gi = _conv_input_grad_nd(grad_output, input, weight, (sh, sw), (ph, pw), (dh, dw), groups)
     gb = grad_output.sum(dim=(0, 2, 3)) if output_mask[2] else None
     return gi, gw, gb
 
