@@ -368,15 +368,18 @@ static OpFoldResult scaledIndex(OpBuilder &b, Location loc, Value v,
 }
 
 /// The product [F, N, OH, OW] of a convolution whose output positions are
-/// fewer than its taps (OH*OW < KH*KW, stride-1 columns, filter not
-/// flipped, N*OH*OW > F): a weight gradient's, whose "filter" is the output
-/// gradient (ResNet-18: 16x16 taps, 3x3 positions). Gathered tap by tap, col's runs
-/// would be OW elements long (3) in KH*KW copies (256); here col's
-/// transpose is filled per output position instead,
+/// fewer than its taps (OH*OW < KH*KW, filter not flipped, N*OH*OW > F): a
+/// weight gradient's, whose "filter" is the output gradient (ResNet-18:
+/// 16x16 taps, 3x3 positions) and whose dilation is the forward stride.
+/// Gathered tap by tap, col's runs would be OW elements long (3) in KH*KW
+/// copies (256); here col's transpose is filled per output position
+/// instead,
 ///
-///   colT[(n, oh, ow), (c, kh, kw)] = x[n, c, oh*sh + kh*dh, ow*sw + kw],
+///   colT[(n, oh, ow), (c, kh, kw)] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw],
 ///
-/// OH*OW plain copies whose runs are KW long, and the contraction is
+/// OH*OW copies whose runs are KW long (DW apart: a Conv1d of stride 2
+/// has 400 taps of 3 positions, 400 x N*C runs of 3 one way, 3 x N*C runs
+/// of 400 the other), and the contraction is
 /// computed transposed, outT[(n, oh, ow), f] = colT . w2^T: the same
 /// products summed over k in the same order, so the result is the tap
 /// gather's bit for bit. The [P, F] result (P = N*OH*OW) is then moved to
@@ -430,7 +433,7 @@ static Value productByPosition(RewriterBase &rewriter, Location loc, Value x,
     SmallVector<OpFoldResult> xSizes = getAsIndexOpFoldResult(
         ctx, {swap ? c : n, swap ? n : c, kh, kw});
     SmallVector<OpFoldResult> xStrides =
-        getAsIndexOpFoldResult(ctx, {1, 1, dilations[0], 1});
+        getAsIndexOpFoldResult(ctx, {1, 1, dilations[0], dilations[1]});
     Value window = tensor::ExtractSliceOp::create(b, loc, src, xOffsets,
                                                   xSizes, xStrides);
     SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), pos[0], pos[1],
@@ -518,8 +521,7 @@ LogicalResult rewriteFolded(RewriterBase &rewriter,
   // (F x K): a weight gradient's shape, not a deep stage's forward
   // convolution (ResNet-18's last: 2x2 positions of 3x3 taps, but
   // P = 64 against F = 512).
-  if (!flipped && dilations[1] == 1 && oh * ow < kh * kw && kw > ow &&
-      n * oh * ow > f) {
+  if (!flipped && oh * ow < kh * kw && kw > ow && n * oh * ow > f) {
     return replaceByProduct(
         rewriter, conv,
         productByPosition(rewriter, loc, x, w, conv.getOutputs()[0], n, c, f,
@@ -938,13 +940,13 @@ static LogicalResult rewriteFolded3D(RewriterBase &rewriter,
   // weight gradient's shape: rewriteFolded's condition).
   int64_t positions = outSpatial[0] * outSpatial[1] * outSpatial[2];
   int64_t taps = kernel[0] * kernel[1] * kernel[2];
-  Value product5 = dilations[2] == 1 && positions < taps &&
-                           kernel[2] > outSpatial[2] && n * positions > f
-                       ? productByPosition3D(
-                             rewriter, loc, conv.getInputs()[0],
-                             conv.getInputs()[1], conv.getOutputs()[0], n, c, f,
-                             kernel, outSpatial, strides, dilations, outElem)
-                       : productByTaps();
+  Value product5 =
+      positions < taps && kernel[2] > outSpatial[2] && n * positions > f
+          ? productByPosition3D(rewriter, loc, conv.getInputs()[0],
+                                conv.getInputs()[1], conv.getOutputs()[0], n, c,
+                                f, kernel, outSpatial, strides, dilations,
+                                outElem)
+          : productByTaps();
   // A weight gradient written as a convolution is transposed back by its
   // user (rewriteFolded's replaceByProduct).
   if (succeeded(foldTransposeBack(rewriter, conv, product5)))

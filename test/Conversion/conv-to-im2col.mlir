@@ -321,6 +321,27 @@ func.func @weight_gradient_swapped_input(%x: tensor<2x3x4x4xbf16>, %gt: tensor<8
 
 // -----
 
+// A stride-2 convolution's weight gradient as the importer writes it: the
+// forward stride is this convolution's dilation (2x2), 3x3 positions of 4x4
+// taps. By position too: each window is read at the dilation (runs of KW
+// elements two apart) instead of 16 taps of 3-element runs.
+// CHECK-LABEL: func.func @strided_weight_gradient
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[WIN:.*]] = tensor.extract_slice %{{.*}}[0, 0, %{{.*}}, %{{.*}}] [3, 2, 4, 4] [1, 1, 2, 2] : tensor<3x2x9x9xbf16> to tensor<3x2x4x4xbf16>
+// CHECK: linalg.copy ins(%[[WIN]] : tensor<3x2x4x4xbf16>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<27x32xbf16>, tensor<32x8xbf16>) outs(%{{.*}} : tensor<27x8xf32>)
+func.func @strided_weight_gradient(%xt: tensor<3x2x9x9xbf16>, %gt: tensor<8x2x4x4xbf16>) -> tensor<3x8x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x8x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
+      ins(%xt, %gt : tensor<3x2x9x9xbf16>, tensor<8x2x4x4xbf16>) outs(%z : tensor<3x8x3x3xf32>) -> tensor<3x8x3x3xf32>
+  return %r : tensor<3x8x3x3xf32>
+}
+
+// -----
+
 // A 1-D convolution is the 2-D one on rows of height 1 (stride and
 // dilation 1 in height), which is then rewritten as every 2-D one: a fill
 // init stays a fill, and the product is collapsed back to [N, F, OW].

@@ -12,7 +12,9 @@
 // init that is not a fill; a 3-D weight gradient's shape (27 output
 // positions, 64 taps: by position, the product transposed, 81x5x128)
 // negated and transposed back to [F, C, ...] (the rewrite folds the
-// transpose away).
+// transpose away); a strided convolution's weight gradient in 1-D and 3-D
+// (the importer's: the forward stride is this convolution's dilation; by
+// position, each window's runs read at that stride), bf16 in 1-D.
 // RUN: mpt-opt %s --mpt-lower-to-cpu="avx512=1 kernel-report=%t.report" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.kernel
@@ -31,13 +33,15 @@
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.avx2
 // RUN: diff %t.avx2 %t.loops
 // The rewrite's form: test/Conversion/conv-to-im2col.mlir.
-// REPORT: CPU kernels (no amx, avx512): 6 of 6 contractions lowered
+// REPORT: CPU kernels (no amx, avx512): 8 of 8 contractions lowered
 // REPORT: linalg.matmul 12x10x12 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 7x48x15 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // REPORT: linalg.matmul 9x8x56 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 10x72x54 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT: linalg.matmul 6x64x32 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
 // REPORT: linalg.matmul 81x5x128 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
+// REPORT: linalg.matmul 9x8x56 bf16 x bf16 -> f32: @__mpt_avx512_matmul_bf16
+// REPORT: linalg.matmul 12x5x64 f32 x f32 -> f32: @__mpt_avx512_matmul_f32
 // REPORT-NOT: left as is
 // CHECK: sizes = [2, 12, 5]
 // CHECK: sizes = [3, 7, 16]
@@ -45,6 +49,8 @@
 // CHECK: sizes = [2, 10, 3, 6, 2]
 // CHECK: sizes = [1, 6, 4, 4, 4]
 // CHECK: sizes = [5, 3, 3, 3, 3]
+// CHECK: sizes = [3, 8, 3]
+// CHECK: sizes = [3, 5, 1, 2, 2]
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
@@ -213,5 +219,45 @@ func.func @main() {
   %back = linalg.transpose ins(%n6 : tensor<3x5x3x3x3xf32>) outs(%eb : tensor<5x3x3x3x3xf32>) permutation = [1, 0, 2, 3, 4]
   %p6 = tensor.cast %back : tensor<5x3x3x3x3xf32> to tensor<*xf32>
   func.call @printMemrefF32(%p6) : (tensor<*xf32>) -> ()
+
+  // A stride-2 1-D convolution's weight gradient, in bf16: 3 positions, 28
+  // taps at dilation 2.
+  %x7 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index):
+    %v = func.call @values(%k, %j, %i, %c0) : (index, index, index, index) -> f32
+    %b = arith.truncf %v : f32 to bf16
+    tensor.yield %b : bf16
+  } : tensor<3x2x57xbf16>
+  %w7 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index):
+    %v = func.call @values(%j, %i, %k, %k) : (index, index, index, index) -> f32
+    %b = arith.truncf %v : f32 to bf16
+    tensor.yield %b : bf16
+  } : tensor<8x2x28xbf16>
+  %e7 = tensor.empty() : tensor<3x8x3xf32>
+  %f7 = linalg.fill ins(%zero : f32) outs(%e7 : tensor<3x8x3xf32>) -> tensor<3x8x3xf32>
+  %r7 = linalg.conv_1d_ncw_fcw {strides = dense<1> : tensor<1xi64>, dilations = dense<2> : tensor<1xi64>}
+      ins(%x7, %w7 : tensor<3x2x57xbf16>, tensor<8x2x28xbf16>) outs(%f7 : tensor<3x8x3xf32>) -> tensor<3x8x3xf32>
+  %p7 = tensor.cast %r7 : tensor<3x8x3xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%p7) : (tensor<*xf32>) -> ()
+
+  // A 3-D weight gradient with dilations (1, 2, 3): 1x2x2 positions of
+  // 2x4x4 taps.
+  %x8 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    %v = func.call @values5(%j, %i, %k, %l, %m) : (index, index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<3x2x2x8x11xf32>
+  %w8 = tensor.generate {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    %v = func.call @values5(%l, %i, %m, %j, %k) : (index, index, index, index, index) -> f32
+    tensor.yield %v : f32
+  } : tensor<5x2x2x4x4xf32>
+  %e8 = tensor.empty() : tensor<3x5x1x2x2xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<3x5x1x2x2xf32>) -> tensor<3x5x1x2x2xf32>
+  %r8 = linalg.conv_3d_ncdhw_fcdhw {strides = dense<1> : tensor<3xi64>, dilations = dense<[1, 2, 3]> : tensor<3xi64>}
+      ins(%x8, %w8 : tensor<3x2x2x8x11xf32>, tensor<5x2x2x4x4xf32>) outs(%f8 : tensor<3x5x1x2x2xf32>) -> tensor<3x5x1x2x2xf32>
+  %p8 = tensor.cast %r8 : tensor<3x5x1x2x2xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%p8) : (tensor<*xf32>) -> ()
   return
 }
