@@ -126,6 +126,77 @@ struct BroadcastReadToLoad : OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
+/// A 1-d read of 16- or 32-bit elements two apart (a stride-2
+/// convolution's taps, a strided weight gradient's windows), which LLVM
+/// conversion would read one lane at a time: one masked load of the
+/// contiguous run of 2 x lanes elements, read as lanes elements of twice
+/// the width whose low halves are the wanted ones (a truncation: vpmovdw /
+/// vpmovqd). The run's last element is not wanted and may lie past the
+/// buffer: its lane is masked off. The same values.
+struct StridedReadToTruncation : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<MemRefType>(read.getBase().getType());
+    VectorType vectorType = read.getVectorType();
+    if (!type || read.getMask() || vectorType.getRank() != 1 ||
+        vectorType.isScalable() ||
+        !read.getPermutationMap().isMinorIdentity() ||
+        !read.getInBoundsValues()[0])
+      return failure();
+    Type element = type.getElementType();
+    if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 16 &&
+                                    element.getIntOrFloatBitWidth() != 32))
+      return failure();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 2)
+      return failure();
+    Location loc = read.getLoc();
+    int64_t lanes = vectorType.getNumElements();
+    unsigned bits = element.getIntOrFloatBitWidth();
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(rewriter, loc, read.getBase());
+    // The element's position in the buffer: offset + sum(index * stride).
+    Value position = metadata.getOffset();
+    for (auto [i, index] : llvm::enumerate(read.getIndices())) {
+      Value stride = metadata.getStrides()[i];
+      position = arith::AddIOp::create(
+          rewriter, loc, position,
+          arith::MulIOp::create(rewriter, loc, index, stride));
+    }
+    auto runType =
+        MemRefType::get({2 * lanes}, element,
+                        StridedLayoutAttr::get(rewriter.getContext(),
+                                               ShapedType::kDynamic, {1}));
+    Value run = memref::ReinterpretCastOp::create(
+        rewriter, loc, runType, metadata.getBaseBuffer(),
+        OpFoldResult(position),
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(2 * lanes)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    SmallVector<bool> lastOff(2 * lanes, true);
+    lastOff.back() = false;
+    auto maskType = VectorType::get({2 * lanes}, rewriter.getI1Type());
+    Value mask = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(maskType, lastOff));
+    auto pairType = VectorType::get({2 * lanes}, element);
+    Value zeros = arith::ConstantOp::create(rewriter, loc,
+                                            rewriter.getZeroAttr(pairType));
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value loaded = vector::MaskedLoadOp::create(rewriter, loc, pairType, run,
+                                                ValueRange{zero}, mask, zeros);
+    Value pairs = vector::BitCastOp::create(
+        rewriter, loc,
+        VectorType::get({lanes}, rewriter.getIntegerType(2 * bits)), loaded);
+    Value low = arith::TruncIOp::create(
+        rewriter, loc, VectorType::get({lanes}, rewriter.getIntegerType(bits)),
+        pairs);
+    rewriter.replaceOpWithNewOp<vector::BitCastOp>(read, vectorType, low);
+    return success();
+  }
+};
+
 /// The trailing loops of `op` that can become one loop: all of `kind`
 /// (parallel by default; the reductions over a feature map's [H, W]), and each
 /// operand reads them as one run of its own dimensions that is contiguous in
@@ -503,9 +574,16 @@ struct VectorizeCPULoopsPass
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    // What is left of a transposed access, a transfer along a strided
-    // dimension, becomes one scalar load or store per lane (LLVM conversion
-    // takes contiguous transfers only).
+    // A read of every other element is one load and a truncation; what is
+    // left of a transposed access, a transfer along a strided dimension,
+    // becomes one scalar load or store per lane (LLVM conversion takes
+    // contiguous transfers only).
+    if (stridedLoads) {
+      RewritePatternSet everyOther(&getContext());
+      everyOther.add<StridedReadToTruncation>(&getContext());
+      if (failed(applyPatternsGreedily(getOperation(), std::move(everyOther))))
+        return signalPassFailure();
+    }
     RewritePatternSet strided(&getContext());
     populateVectorToSCFConversionPatterns(
         strided, VectorTransferToSCFOptions().enableFullUnroll());

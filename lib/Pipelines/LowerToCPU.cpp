@@ -148,6 +148,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     mpt::VectorizeCPULoopsOptions vectorize;
     vectorize.approximateMath = options.approximateMath;
+    vectorize.stridedLoads = options.avx512;
     vectorize.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));
   }

@@ -302,6 +302,11 @@ def VectorizeCPULoops : Pass<"mpt-vectorize-cpu-loops", "mlir::func::FuncOp"> {
            "polynomial approximations (math-polynomial-approximation) "
            "instead of one libm call per lane: results differ from libm's "
            "by rounding (test/Execution/vectorize-cpu-math.mlir bounds it)">,
+    Option<"stridedLoads", "strided-loads", "bool", /*default=*/"false",
+           "Read 16- or 32-bit elements two apart (stride-2 taps and "
+           "windows) as one masked load of the contiguous run and a "
+           "truncation instead of one load per lane (for CPUs with native "
+           "masked loads of those elements: AVX-512BW)">,
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Tile the parallel loops of ops with at least `parallel-min` "
            "iterations as one scf.parallel (for convert-scf-to-openmp; each "
