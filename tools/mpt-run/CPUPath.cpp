@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -19,7 +20,6 @@
 #endif
 #include <cstdlib>
 #include <optional>
-#include <thread>
 
 using namespace llvm;
 
@@ -56,7 +56,8 @@ static bool threadsGiven = false;
 static cl::extrahelp threadsHelp(
     "\nmpt-run threads:\n\n"
     "  --threads=<N>           - Threads that run the step (default: one per "
-    "core). With more than one, the kernels' row blocks and the outer loops "
+    "CPU the process may run on, as its affinity mask allows). With more than "
+    "one, the kernels' row blocks and the outer loops "
     "of large vectorized ops run on an OpenMP runtime (libomp); results are "
     "those of one thread, bit for bit. The generic path runs on one\n");
 
@@ -67,11 +68,17 @@ static cl::opt<unsigned> compileThreads(
              "on one thread). The code is the same, bit for bit"),
     cl::value_desc("N"), cl::init(0), cl::cat(mpt::getCPUCategory()));
 
+/// One thread per CPU this process may run on: the cores its affinity mask
+/// allows (`taskset -c 1` gives 1), not all of the machine's, whose extra
+/// OpenMP threads would take turns on the allowed cores (a step 30x slower).
+static unsigned defaultThreads() {
+  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
 unsigned mpt::getCompileThreads() {
   if (compileThreads)
     return compileThreads;
-  return requestedThreads ? requestedThreads
-                          : std::max(1u, std::thread::hardware_concurrency());
+  return requestedThreads ? requestedThreads : defaultThreads();
 }
 
 bool mpt::takeThreadsOption(SmallVectorImpl<const char *> &args,
@@ -200,11 +207,9 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
   options.expandBF16 = !(options.vectorize && has("avx512bf16"));
   options.kernelReport = kernelReport;
 
-  // Threads: one per core unless asked; the generic path, the reference,
+  // Threads: one per allowed CPU unless asked; the generic path, the reference,
   // stays on one.
-  unsigned numThreads = requestedThreads
-                            ? requestedThreads
-                            : std::max(1u, std::thread::hardware_concurrency());
+  unsigned numThreads = requestedThreads ? requestedThreads : defaultThreads();
 #ifdef MPT_OPENMP_RUNTIME
   openmpRuntime = MPT_OPENMP_RUNTIME;
 #else
