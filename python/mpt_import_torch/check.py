@@ -95,6 +95,22 @@ def _eager_f64(spec):
                            [h.double() for h in spec.values("hyperparameter")])
 
 
+def _adam_distance_off_noise(spec, k, r, w64, ref64):
+    """Adam's first update is lr * sign(g) wherever |g| >> eps: an element
+    whose gradient is zero up to float32 rounding (|g| below 1e-5 of the
+    largest, a sum of cancelling terms) gets +-lr with a sign that any
+    summation order may flip (the float64 rerun of --check says the same).
+    The distance of parameter k's result to float64 over its other elements,
+    the gradient read from the float64 step's first moment exp_avg."""
+    name = "exp_avg." + spec.param_names[k]
+    state_names = [a.name for a in spec.args if a.role in ("rng_state", "buffer", "optimizer_state")]
+    if name not in state_names:
+        return float((r - w64).abs().max())
+    m64 = ref64[1 + spec.n_params + state_names.index(name)].detach().abs()
+    keep = m64 > 1e-5 * float(m64.max())
+    return float(((r - w64).abs() * keep).max())
+
+
 def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     """Runs the imported MLIR (markers stripped) with torch-mlir's
     ExecutionEngine on the step's initial arguments and compares the loss
@@ -129,6 +145,8 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
             w64 = ref64[i].detach()
             d_mlir = float((r.double() - w64).abs().max())
             d_eager = float((w.double() - w64).abs().max())
+            if d_mlir > 2 * d_eager + atol and 1 <= i <= spec.n_params and spec.opt.name in ("adam", "adamw"):
+                d_mlir = _adam_distance_off_noise(spec, i - 1, r.double(), w64, ref64)
             if d_mlir > 2 * d_eager + atol:
                 raise UserError(f"imported step result #{i} differs from eager PyTorch: max |diff| {d:.3g} "
                                 f"(vs float64: imported {d_mlir:.3g}, eager float32 {d_eager:.3g})")

@@ -81,6 +81,17 @@ def bernoulli_mask(seed, subsequence, shape, p, dtype):
     return (u < threshold).reshape(tuple(shape)).to(dtype)
 
 
+def uniform(seed, subsequence, shape, dtype):
+    """Uniform [0, 1) numbers on the 2^-24 grid (the 24-bit uniforms the
+    Bernoulli draw compares), as `dtype`: aten.rand (HF's and timm's
+    drop_path: keep_prob + rand, floored)."""
+    n = 1
+    for d in shape:
+        n *= d
+    u = random_words(seed, subsequence, n) >> (32 - UNIFORM_BITS)
+    return (u.to(torch.float64) * (1.0 / (1 << UNIFORM_BITS))).reshape(tuple(shape)).to(dtype)
+
+
 class Stream:
     """The state one step (or an eager run) draws from: each call takes the
     next subsequence."""
@@ -94,6 +105,12 @@ class Stream:
         subsequence = self.state[1] + self.calls
         self.calls += 1
         return bernoulli_mask(seed, subsequence, like.shape, p, like.dtype)
+
+    def uniform(self, shape, dtype):
+        seed = self.state[0]
+        subsequence = self.state[1] + self.calls
+        self.calls += 1
+        return uniform(seed, subsequence, shape, dtype)
 
 
 # The stream of the step being traced (set by step.trace around fwd_bwd).
@@ -117,6 +134,13 @@ def bernoulli_p(self, p=0.5, generator=None):
     return _ACTIVE.bernoulli(self, p)
 
 
+def rand(size, *, dtype=None, layout=None, device=None, pin_memory=None, generator=None):
+    """The decomposition of aten.rand.default while a step is traced."""
+    if _ACTIVE is None:
+        raise RuntimeError("aten.rand outside a step with an rng_state")
+    return _ACTIVE.uniform(size, dtype or torch.get_default_dtype())
+
+
 class PhiloxMode(TorchDispatchMode):
     """Eager PyTorch drawing its Bernoulli masks as the imported step does
     from `state` = [seed, offset]; `stream.calls` counts the calls, so a
@@ -138,4 +162,7 @@ class PhiloxMode(TorchDispatchMode):
             if func is aten.bernoulli_.float:
                 return like.copy_(mask)
             return mask
+        if func is aten.rand.default and kwargs.get("generator") is None:
+            size = args[0] if args else kwargs["size"]
+            return self.stream.uniform(size, kwargs.get("dtype") or torch.get_default_dtype())
         return func(*args, **kwargs)

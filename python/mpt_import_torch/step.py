@@ -400,6 +400,7 @@ def trace(spec, decomposition_table=None):
 
     table = dict(decomposition_table or {})
     table[torch.ops.aten.bernoulli.p] = rng.bernoulli_p
+    table[torch.ops.aten.rand.default] = rng.rand
     values = ValueSpecializer()
     table[torch.ops.aten._local_scalar_dense.default] = values
     try:

@@ -2,6 +2,7 @@
 func.func that follows the mpt training-graph contract."""
 
 import contextlib
+import faulthandler
 import os
 import re
 import sys
@@ -39,8 +40,9 @@ def is_library_path(path):
 # What an op outside upstream MLIR comes from, for the error message.
 _OP_ORIGIN = {
     "tm_tensor.scatter": "a scatter / index_put (no decomposition for this one yet)",
-    "ml_program.global": "random numbers other than a Bernoulli draw (rand, randn, randint...): only "
-                         "aten.bernoulli.p (dropout, stochastic depth) draws from the step's rng_state",
+    "ml_program.global": "random numbers other than a Bernoulli draw or torch.rand (rand_like, randn, "
+                         "randint...): only aten.bernoulli.p (dropout, stochastic depth) and aten.rand "
+                         "(drop_path) draw from the step's rng_state",
 }
 
 
@@ -74,19 +76,57 @@ def _captured_stderr():
     into the exception: capture them, to report one line instead."""
     sys.stderr.flush()
     saved = os.dup(2)
+    real_stderr = os.fdopen(os.dup(saved), "w")
     with tempfile.TemporaryFile(mode="w+") as tmp:
         os.dup2(tmp.fileno(), 2)
+        # A crash in torch-mlir's C++ (a segfault) would otherwise end the
+        # process with nothing printed: say where, on the real stderr.
+        faulthandler.enable(file=real_stderr)
         out = []
         try:
             yield out
         finally:
+            faulthandler.enable(file=sys.stderr)
+            real_stderr.close()
             os.dup2(saved, 2)
             os.close(saved)
             tmp.seek(0)
             out.append(tmp.read())
 
 
+# aten ops torch-mlir lowers only to tm_tensor (or crashes on): stopped before
+# lowering, with the model line.  aten.sort (also topk's decomposition, a
+# MoE router's top-k): tm_tensor.sort; with its backward (aten.scatter.src
+# of the sort's indices) torch-mlir's convert-torch-to-tmtensor segfaults.
+_NO_LOWERING = {"aten.sort": "sorting (torch.sort, argsort, topk: tm_tensor.sort, no upstream form)",
+                "aten.topk": "top-k (tm_tensor.sort, no upstream form)"}
+
+
+def _check_lowerable(gm, name):
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        op = str(getattr(node.target, "_name", node.target)).replace("::", ".")
+        base = op.rsplit(".", 1)[0] if op.count(".") > 1 else op
+        what = _NO_LOWERING.get(base) or _NO_LOWERING.get(op)
+        if what:
+            where = model_line_of_trace(node.meta.get("stack_trace", ""))
+            at = f" at {where}" if where else ""
+            raise UserError(f"torch-mlir cannot lower {base}{at} ({name} graph): {what}")
+
+
+def model_line_of_trace(stack_trace):
+    """The innermost frame of an FX node's stack_trace outside torch,
+    torch-mlir and this importer."""
+    frames = re.findall(r'File "([^"]+)", line (\d+)', stack_trace or "")
+    for path, line in reversed(frames):
+        if not is_library_path(path):
+            return f"{path}:{line}"
+    return ""
+
+
 def import_graph(gm, name):
+    _check_lowerable(gm, name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

@@ -709,3 +709,21 @@ class Upsample(nn.Module):
 
 def upsample():
     return Upsample()
+
+
+class TopKRouter(nn.Module):
+    """A mixture of experts' router: top-k of a softmax (for the error test)."""
+    example_input_shape = (2, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.out = nn.Linear(16, 5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return self.out(torch.cat([torch.topk(h.softmax(-1), 2, -1)[0], h[:, 2:]], 1))
+
+
+def unsupported_topk():
+    return TopKRouter()

@@ -43,3 +43,26 @@ class DropoutNet(nn.Module):
 
 def dropout_net():
     return DropoutNet()
+
+
+class DropPathNet(nn.Module):
+    """Stochastic depth as transformers' drop_path writes it (Segformer, Swin,
+    BEiT, ConvNeXt with drop_path_rate > 0): keep_prob + torch.rand per
+    sample, floored, scaling a residual branch."""
+    example_input_shape = (16, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.branch = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        keep = 0.5
+        mask = (keep + torch.rand((h.shape[0], 1), dtype=h.dtype, device=h.device)).floor_()
+        return self.out(h + self.branch(h).div(keep) * mask)
+
+
+def drop_path_net():
+    return DropPathNet()
