@@ -79,9 +79,13 @@ def _compare_with_torch_optim(spec, n_steps, rtol, atol, dtype):
     return type(opt).__name__, worst, losses_diff, mismatch
 
 
-def _state(spec):
+def _state_args(spec):
     """Every state argument in step order: rng_state, buffers, optimizer state."""
-    return [a.value for a in spec.args if a.role in ("rng_state", "buffer", "optimizer_state")]
+    return [a for a in spec.args if a.role in ("rng_state", "buffer", "optimizer_state")]
+
+
+def _state(spec):
+    return [a.value for a in _state_args(spec)]
 
 
 def _eager_f64(spec):
@@ -103,7 +107,7 @@ def _adam_distance_off_noise(spec, k, r, w64, ref64):
     The distance of parameter k's result to float64 over its other elements,
     the gradient read from the float64 step's first moment exp_avg."""
     name = "exp_avg." + spec.param_names[k]
-    state_names = [a.name for a in spec.args if a.role in ("rng_state", "buffer", "optimizer_state")]
+    state_names = [a.name for a in _state_args(spec)]
     if name not in state_names:
         return float((r - w64).abs().max())
     m64 = ref64[1 + spec.n_params + state_names.index(name)].detach().abs()

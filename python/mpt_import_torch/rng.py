@@ -71,25 +71,26 @@ def random_words(seed, subsequence, n):
     return words.reshape(blocks * 4)[:n]
 
 
-def bernoulli_mask(seed, subsequence, shape, p, dtype):
-    """1 with probability p (quantised to 2^-24), else 0, as `dtype`."""
+def _uniform_bits(seed, subsequence, shape):
+    """The stream's 24-bit uniform integers (int64) in `shape`."""
     n = 1
     for d in shape:
         n *= d
+    return (random_words(seed, subsequence, n) >> (32 - UNIFORM_BITS)).reshape(tuple(shape))
+
+
+def bernoulli_mask(seed, subsequence, shape, p, dtype):
+    """1 with probability p (quantised to 2^-24), else 0, as `dtype`."""
     threshold = round(float(p) * (1 << UNIFORM_BITS))
-    u = random_words(seed, subsequence, n) >> (32 - UNIFORM_BITS)
-    return (u < threshold).reshape(tuple(shape)).to(dtype)
+    return (_uniform_bits(seed, subsequence, shape) < threshold).to(dtype)
 
 
 def uniform(seed, subsequence, shape, dtype):
     """Uniform [0, 1) numbers on the 2^-24 grid (the 24-bit uniforms the
-    Bernoulli draw compares), as `dtype`: aten.rand (HF's and timm's
+    Bernoulli draw compares; exact in float32), as `dtype`: aten.rand (HF's
     drop_path: keep_prob + rand, floored)."""
-    n = 1
-    for d in shape:
-        n *= d
-    u = random_words(seed, subsequence, n) >> (32 - UNIFORM_BITS)
-    return (u.to(torch.float64) * (1.0 / (1 << UNIFORM_BITS))).reshape(tuple(shape)).to(dtype)
+    bits = _uniform_bits(seed, subsequence, shape)
+    return (bits.to(torch.float32) * (1.0 / (1 << UNIFORM_BITS))).to(dtype)
 
 
 class Stream:
@@ -100,17 +101,17 @@ class Stream:
         self.state = state      # int64 [2] tensor: [seed, offset]
         self.calls = 0
 
-    def bernoulli(self, like, p):
-        seed = self.state[0]
+    def _next(self):
+        """(seed, subsequence) of the next call."""
         subsequence = self.state[1] + self.calls
         self.calls += 1
-        return bernoulli_mask(seed, subsequence, like.shape, p, like.dtype)
+        return self.state[0], subsequence
+
+    def bernoulli(self, like, p):
+        return bernoulli_mask(*self._next(), like.shape, p, like.dtype)
 
     def uniform(self, shape, dtype):
-        seed = self.state[0]
-        subsequence = self.state[1] + self.calls
-        self.calls += 1
-        return uniform(seed, subsequence, shape, dtype)
+        return uniform(*self._next(), shape, dtype)
 
 
 # The stream of the step being traced (set by step.trace around fwd_bwd).
