@@ -137,11 +137,11 @@ def run_tool(cmd):
         raise CompareError(f"cannot run {cmd[0]}: {e.strerror} (build it, or pass --mpt-run/--mpt-opt)")
 
 
-def run_mpt(mpt_run, out, mode, steps, growth_interval, passes):
+def run_mpt(mpt_run, out, mode, steps, growth_interval, passes, extra_args=()):
     log = os.path.join(out, f"mpt_{mode}.csv")
     cmd = [mpt_run, os.path.join(out, "step.mlir"), "--inputs", os.path.join(out, "mpt_init.npz"),
            "--data", os.path.join(out, "data.npz"), "--steps", str(steps), "--log", log,
-           "--no-progress"]
+           "--no-progress"] + list(extra_args)
     if passes is None:
         passes = MPT_PASSES[mode] and MPT_PASSES[mode].format(gi=growth_interval)
     if passes:
@@ -241,6 +241,9 @@ def main(argv=None):
     p.add_argument("--mpt-passes", action="append", metavar="MODE=PIPELINE",
                    help="run mpt-run --passes=PIPELINE (empty: none) for MODE instead of the default "
                    "(repeatable); e.g. to try a policy, or to see the check fail")
+    p.add_argument("--mpt-run-arg", action="append", default=[], metavar="ARG",
+                   help="pass ARG to every mpt-run (repeatable), e.g. --mpt-run-arg=--excess-precision=0 "
+                   "for PyTorch eager's op-by-op rounding inside fused ops")
     p.add_argument("--no-decisions", action="store_true", help="skip the decision comparison")
     p.add_argument("--mpt-run", default=default_tool("mpt-run"), help="mpt-run binary")
     p.add_argument("--mpt-opt", default=default_tool("mpt-opt"), help="mpt-opt binary")
@@ -286,7 +289,7 @@ def run(args):
     mpt_curves, commands = {}, {}
     for m in modes:
         mpt_curves[m], commands[m] = run_mpt(args.mpt_run, out, m, args.steps, args.growth_interval,
-                                             override.get(m))
+                                             override.get(m), args.mpt_run_arg)
 
     # 3. Curves side by side.
     print(f"peer comparison: {args.model}, {args.steps} steps, {man['reference']['distinct_batches']} "

@@ -51,9 +51,14 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // A chain of elementwise ops (a decomposed GELU's backward, autocast's
   // casts into their users) becomes one loop nest: its intermediates are
   // never allocated, and the step reads and writes memory once. Each scalar
-  // op still rounds as before, so results are unchanged.
-  if (options.fuseElementwise)
-    funcPm.addPass(mpt::createFuseElementwise());
+  // op still rounds as before, unless excess-precision.
+  if (options.fuseElementwise) {
+    mpt::FuseElementwiseOptions fusion;
+    // What fusion puts in one body no longer needs autocast's roundings
+    // between its ops (stored results keep theirs).
+    fusion.excessPrecision = options.excessPrecision;
+    funcPm.addPass(mpt::createFuseElementwise(fusion));
+  }
   // After fusion, which gives a fused op a fresh init when its body ignores
   // the old one.
   if (options.updateInPlace)

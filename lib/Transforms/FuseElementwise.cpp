@@ -7,9 +7,12 @@
 //===----------------------------------------------------------------------===//
 #include "mpt/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -167,8 +170,59 @@ struct FuseIntoOnlyLinalgReader : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Marks the widenings that read an op's stored bf16 or f16 input: an
+/// `arith.extf` to f32 of a block argument of a `linalg.generic` body.
+/// Fusion clones body ops with their attributes, so after it a marked
+/// widening whose operand is a rounding reads a fused producer's result
+/// (excess precision may drop that pair); a round trip written inside one
+/// op is never marked.
+static constexpr llvm::StringLiteral kWidensInput = "mpt.widens_input";
+
+static void markInputWidenings(func::FuncOp func) {
+  func.walk([](linalg::GenericOp generic) {
+    for (BlockArgument arg : generic.getRegion().getArguments()) {
+      if (!isa<BFloat16Type, Float16Type>(arg.getType()))
+        continue;
+      for (Operation *user : arg.getUsers())
+        if (auto widen = dyn_cast<arith::ExtFOp>(user);
+            widen && widen.getType().isF32())
+          widen->setAttr(kWidensInput, UnitAttr::get(widen.getContext()));
+    }
+  });
+}
+
+/// Excess precision: a marked widening of a rounding of a computed f32
+/// value (in one body, i.e. fused) is replaced by that value; the rounding goes
+/// when nothing else (a yield: a stored result) reads it. Every mark is
+/// removed.
+static void useUnroundedValues(func::FuncOp func) {
+  SmallVector<arith::ExtFOp> marked;
+  func.walk([&](arith::ExtFOp widen) {
+    if (widen->hasAttr(kWidensInput))
+      marked.push_back(widen);
+  });
+  for (arith::ExtFOp widen : marked) {
+    widen->removeAttr(kWidensInput);
+    auto round = widen.getIn().getDefiningOp<arith::TruncFOp>();
+    // A rounding of an input or a constant as it is (a cast op: autocast's
+    // cast of an f32 value for a low op, an explicit cast; fusion folds a
+    // splat operand into the body as a constant) is what the reader was
+    // meant to see; only a computed result's rounding goes.
+    if (!round || isa<BlockArgument>(round.getIn()) ||
+        matchPattern(round.getIn(), m_Constant()) ||
+        round.getIn().getType() != widen.getType() ||
+        round->getBlock() != widen->getBlock())
+      continue;
+    widen.getResult().replaceAllUsesWith(round.getIn());
+    widen->erase();
+    if (round->use_empty())
+      round->erase();
+  }
+}
+
 struct FuseElementwisePass
     : public mpt::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
   void runOnOperation() override {
     if (getOperation()
             .walk([](linalg::LinalgOp op) {
@@ -177,6 +231,8 @@ struct FuseElementwisePass
             })
             .wasInterrupted())
       return signalPassFailure();
+    if (excessPrecision)
+      markInputWidenings(getOperation());
     RewritePatternSet patterns(&getContext());
     // Fuse a producer into its single reader here; a producer that other
     // ops read too goes to FuseIntoOnlyLinalgReader.
@@ -197,6 +253,8 @@ struct FuseElementwisePass
              "report it with this step)";
       return signalPassFailure();
     }
+    if (excessPrecision)
+      useUnroundedValues(getOperation());
     IRRewriter rewriter(&getContext());
     getOperation().walk([&](Block *block) { placeBeforeUsers(*block, rewriter); });
   }

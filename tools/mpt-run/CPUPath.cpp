@@ -49,6 +49,14 @@ static cl::opt<std::string> kernelReport(
              "did not, to this file ('-': stderr)"),
     cl::value_desc("file"), cl::cat(mpt::getCPUCategory()));
 
+static cl::opt<bool> excessPrecision(
+    "excess-precision",
+    cl::desc("Inside a fused loop body, keep an f32 value where autocast "
+             "rounded it to bf16 or f16 and the next op widened it back "
+             "(--mpt-lower-to-cpu's excess-precision): what is stored keeps "
+             "its type and rounding"),
+    cl::init(true), cl::cat(mpt::getCPUCategory()));
+
 // --threads is read by takeThreadsOption before the command line is parsed:
 // libLLVM registers an option named "threads" of its own.
 static unsigned requestedThreads = 0;
@@ -206,6 +214,7 @@ bool mpt::selectCPUPath(LowerToCPUOptions &options,
   // every op.
   options.expandBF16 = !(options.vectorize && has("avx512bf16"));
   options.kernelReport = kernelReport;
+  options.excessPrecision = excessPrecision;
 
   // Threads: one per allowed CPU unless asked; the generic path, the reference,
   // stays on one.

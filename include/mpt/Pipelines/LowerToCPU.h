@@ -112,6 +112,16 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "before bufferization: fewer, shorter-lived temporary "
                      "buffers, the same results"),
       llvm::cl::init(true)};
+  Option<bool> excessPrecision{
+      *this, "excess-precision",
+      llvm::cl::desc("With fuse-elementwise: where fusion puts an op that "
+                     "rounds to bf16 or f16 before one that widens the value "
+                     "back, the reader takes the f32 value "
+                     "(--mpt-fuse-elementwise's excess-precision): fewer "
+                     "conversions, more exact intermediates, results that "
+                     "differ from op-by-op rounding; stored values keep "
+                     "their rounding"),
+      llvm::cl::init(true)};
   Option<bool> updateInPlace{
       *this, "update-in-place",
       llvm::cl::desc("Write updated parameters and optimizer state "

@@ -245,8 +245,32 @@ def FuseElementwise : Pass<"mpt-fuse-elementwise", "mlir::func::FuncOp"> {
       sweep per block.
 
     Every scalar op of the fused bodies still rounds as before, so results
-    are unchanged (the execution tests run with it).
+    are unchanged (the execution tests run with it), unless:
+
+    - `excess-precision` (`--mpt-lower-to-cpu` sets it by default): where
+      fusion put an op that rounds its f32 result to bf16 or f16 in front
+      of an op that widens that input back to f32 (autocast's op-by-op
+      rounding), the reader takes the f32 value. The rounded value is never
+      stored; it only made the next op read a less exact input, at the
+      cost of a conversion each way. What a fused op yields (what is
+      stored) keeps its rounding; so does a cast op's (autocast's cast of
+      an f32 value into a low op, any explicit cast of an input: the reader
+      sees the value it was meant to see) and a round trip written inside
+      one op (a quantize-dequantize, a reference rounded on purpose): only
+      the rounding of a computed result, wired by fusion to a widening of
+      another op's input, is dropped. XLA does the same by default (`xla_allow_excess_precision`)
+      and so does PyTorch Inductor's code for fused bf16 ops; autocast's
+      eager kernels round after every op. Results then differ from the
+      op-by-op ones (closer to FP32: a decomposed GELU's backward rounds
+      once instead of after each of its ops, a depthwise filter gradient
+      sums unrounded products), and which roundings go depends on what was
+      fused.
   }];
+  let options = [
+    Option<"excessPrecision", "excess-precision", "bool", /*default=*/"false",
+           "A widening of a fused producer's bf16 or f16 rounding reads the "
+           "unrounded f32 value (stored results keep their rounding)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }
