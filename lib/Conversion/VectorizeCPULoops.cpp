@@ -1274,6 +1274,19 @@ struct VectorizeCPULoopsPass
           filterBlock = candidate;
           break;
         }
+    // A depthwise filter's taps of the plane's channel, widened and
+    // broadcast once per plane (set by `rows`): inside the row loops each
+    // tap's weight would be loaded again (LLVM cannot hoist the load past
+    // the output's stores, which may alias the filter as far as it knows),
+    // and for bf16 widened too.
+    SmallVector<Value> planeWeights;
+    // The tap (kh, kw)'s weight of channel `c`, as a vector.
+    auto weightVector = [&](OpBuilder &b, ArrayRef<Value> w) -> Value {
+      Value weight = memref::LoadOp::create(b, loc, filter, w);
+      if (weight.getType() != computeType)
+        weight = arith::ExtFOp::create(b, loc, computeType, weight);
+      return vector::BroadcastOp::create(b, loc, vectorOf(computeType), weight);
+    };
     // ivs: the plane (n, c; or n, g, f, the first of `filterBlock`), oh, ow
     // (the first of `width` outputs).
     auto tile = [&](OpBuilder &b, ValueRange ivs) {
@@ -1314,17 +1327,18 @@ struct VectorizeCPULoopsPass
             for (int64_t i = 0; i < filterBlock; ++i) {
               // [C, KH, KW] at (c, kh, kw); [G, F, C, KH, KW] at (g, f + i,
               // c, kh, kw).
-              SmallVector<Value> w;
-              if (grouped)
-                w.append({ivs[1], outputAt(b, i)[2], channel});
-              else
-                w.push_back(ivs[1]);
-              w.append({index(b, kh), index(b, kw)});
-              Value weight = memref::LoadOp::create(b, loc, filter, w);
-              if (weight.getType() != computeType)
-                weight = arith::ExtFOp::create(b, loc, computeType, weight);
-              Value weights = vector::BroadcastOp::create(
-                  b, loc, vectorOf(computeType), weight);
+              Value weights;
+              if (!planeWeights.empty()) {
+                weights = planeWeights[kh * windowWidth + kw];
+              } else {
+                SmallVector<Value> w;
+                if (grouped)
+                  w.append({ivs[1], outputAt(b, i)[2], channel});
+                else
+                  w.push_back(ivs[1]);
+                w.append({index(b, kh), index(b, kw)});
+                weights = weightVector(b, w);
+              }
               Value product = arith::MulFOp::create(b, loc, tap, weights);
               accs[i] = arith::AddFOp::create(b, loc, accs[i], product);
             }
@@ -1360,6 +1374,12 @@ struct VectorizeCPULoopsPass
     };
     Value zero = index(rewriter, 0), one = index(rewriter, 1);
     auto rows = [&](OpBuilder &b, ValueRange plane) {
+      planeWeights.clear();
+      if (depthwise)
+        for (int64_t kh = 0; kh < windowHeight; ++kh)
+          for (int64_t kw = 0; kw < windowWidth; ++kw)
+            planeWeights.push_back(
+                weightVector(b, {plane[1], index(b, kh), index(b, kw)}));
       scf::buildLoopNest(
           b, loc, {zero, zero},
           {index(b, outShape[rank - 2]), index(b, outShape[rank - 1])},

@@ -3,7 +3,8 @@
 // --mpt-vectorize-cpu-loops: as max pooling, 16 outputs
 // along OW at a time (8 or 4 when OW is not a multiple of 16), one vector
 // per window tap in the window's order; each tap is multiplied by its
-// weight (one scalar of the [C, KH, KW] filter, broadcast) and added to the
+// weight (one scalar of the [C, KH, KW] filter, broadcast; for a depthwise
+// convolution once per plane, outside the row loops) and added to the
 // accumulator, mulf then addf as the scalar loops do (no FMA). A tap with
 // stride 2 is one load of a contiguous run read as elements of twice the
 // width (masked where the last run reaches past the row); bf16 inputs are
@@ -56,14 +57,19 @@ func.func private @printMemrefI32(memref<*xi32>)
 
 // IR-LABEL: func.func @kernels
 // IR-NOT: linalg.depthwise
-// IR: vector.load {{.*}} vector<8xf32>
+// A depthwise filter's weights are broadcast once per (n, c) plane, before
+// its row loops.
 // IR: vector.broadcast {{.*}} : f32 to vector<8xf32>
+// IR: scf.for
+// IR: vector.load {{.*}} vector<8xf32>
 // IR: arith.mulf {{.*}} : vector<8xf32>
 // IR: arith.addf {{.*}} : vector<8xf32>
+// IR: arith.extf {{.*}} : bf16 to f32
+// IR-NEXT: vector.broadcast {{.*}} : f32 to vector<16xf32>
+// IR: scf.for
 // IR: vector.load {{.*}} vector<32xbf16>
 // IR: vector.bitcast {{.*}} vector<32xbf16> to vector<16xi32>
 // IR: arith.shli
-// IR: arith.extf {{.*}} : bf16 to f32
 // IR: arith.mulf {{.*}} : vector<16xf32>
 // IR: arith.addf {{.*}} : vector<16xf32>
 // IR: vector.store {{.*}} vector<16xf32>
