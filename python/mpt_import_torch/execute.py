@@ -16,7 +16,7 @@ from torch_mlir.execution_engine import ExecutionEngine
 from torch_mlir.runtime import np_to_memref
 
 PIPELINE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map}, "
+            "function-boundary-type-conversion=identity-layout-map{copy}}, "
             "func.func(convert-linalg-to-loops), convert-scf-to-cf, expand-strided-metadata, "
             "lower-affine, convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm, "
             "convert-index-to-llvm, convert-cf-to-llvm, finalize-memref-to-llvm, "
@@ -61,6 +61,20 @@ O0_MAX_ELEMENTS = 1 << 20
 O0_MIN_LINES = 3000
 
 
+# Steps of more lines than this are bufferized without one-shot-bufferize's
+# analysis (copy-before-write: every op that writes a tensor writes a copy).
+# The analysis is far from linear in the step: 1.6 s on ResNeXt-50's step
+# (19k lines), 8 s on Inception v3's (34k), more than 20 minutes on
+# EfficientNet-V2-S's (69k lines; without it 0.6 s). The copies cost memory
+# and time only when the step runs, once. MPT_IMPORT_BUFFERIZE_ANALYSIS_MAX_LINES
+# overrides it (a test forces copies on a small step).
+BUFFERIZE_ANALYSIS_MAX_LINES = int(os.environ.get("MPT_IMPORT_BUFFERIZE_ANALYSIS_MAX_LINES", 40000))
+
+
+def _pipeline(text):
+    return PIPELINE.replace("{copy}", " copy-before-write" if text.count("\n") > BUFFERIZE_ANALYSIS_MAX_LINES else "")
+
+
 def _opt_level(inputs, text):
     small = sum(int(np.asarray(a).size) for a in inputs) < O0_MAX_ELEMENTS
     return 0 if small or text.count("\n") > O0_MIN_LINES else 2
@@ -95,7 +109,7 @@ def run_step(text, inputs, func_name="step"):
                 f"({', '.join(map(str, out_types))})\n")
         wmod = ir.Module.parse(decl + wrapper)
         mod.body.append(list(wmod.body.operations)[1].operation)
-        passmanager.PassManager.parse(PIPELINE).run(mod.operation)
+        passmanager.PassManager.parse(_pipeline(text)).run(mod.operation)
         engine = ExecutionEngine(mod, opt_level=_opt_level(inputs, text), shared_libs=RUNNER_LIBS)
     keep, ptrs = [], []
     for a in inputs:
