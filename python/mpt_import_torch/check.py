@@ -95,11 +95,12 @@ def _float64_spec(spec):
     return dataclasses.replace(spec, model=copy.deepcopy(spec.model).double(), args=args, guards=[])
 
 
-def _eager_f64(spec):
-    """The eager step in float64: the reference both f32 executions approximate."""
-    spec64 = _float64_spec(spec)
-    return step.eager_step(spec64, spec64.values("param"), *spec64.values("data"), _state(spec64),
-                           spec64.values("hyperparameter"))
+def _eager_results(spec):
+    """The eager step's results in the imported step's order: loss, new
+    parameters, new state."""
+    loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"), _state(spec),
+                                          spec.values("hyperparameter"))
+    return [loss] + list(params) + list(state)
 
 
 def _adam_distance_off_noise(spec, k, r, w64, ref64):
@@ -127,7 +128,7 @@ NOISE_FACTOR = 2
 F64_FRACTION = 1e-6
 
 
-def _check_in_float64(spec, func_name, suspects, ref64, names):
+def _check_in_float64(spec64, func_name, suspects, ref64, names):
     """Each suspect (index, distance to float64 of the imported float32
     step, of eager float32) is a result further from eager float64 than
     float32 rounding explains.  In a deep network that is also what rounding
@@ -136,10 +137,10 @@ def _check_in_float64(spec, func_name, suspects, ref64, names):
     below it (torchvision GoogLeNet, RegNetX, ResNeXt, Inception v3 at
     batch 4-8).  The step imported and run in float64 has no such flips: a
     correct import matches eager float64 to float64 rounding, a wrong one
-    stays as far off as in float32.  Raises UserError for the first suspect
-    that the float64 step does not clear."""
+    stays as far off as in float32.  spec64 is the step in float64
+    (_float64_spec), ref64 eager's float64 results.  Raises UserError for the
+    first suspect that the float64 step does not clear."""
     from . import execute, stitch
-    spec64 = _float64_spec(spec)
     i0, d0, e0 = suspects[0]
     try:
         mod = stitch.import_step(spec64, func_name=func_name)
@@ -173,18 +174,16 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
     imported in float64 (_check_in_float64)."""
     from . import execute
     res = execute.run_step(text, [a.value.numpy() for a in spec.args], func_name)
-    loss, params, state = step.eager_step(spec, spec.values("param"), *spec.values("data"),
-                                          _state(spec), spec.values("hyperparameter"))
+    want = _eager_results(spec)
     if spec.opt.name != "sgd":
         atol = max(atol, 0.1 * spec.opt.lr)
-    want = [loss] + list(params) + list(state)
     if len(res) != len(want) + len(spec.guards):
         raise UserError(f"imported step returns {len(res)} results, expected {len(want) + len(spec.guards)}")
     for g, msg in zip(res[len(want):], spec.guards):
         if not bool(g):
             raise UserError(f"guard false on the traced batch: {msg}")
     res = res[:len(want)]
-    ref64 = ref32 = None
+    spec64 = ref64 = ref32 = None
     names = ["loss"] + list(spec.param_names) + [a.name for a in _state_args(spec)]
     worst, n_f64, suspects = 0.0, 0, []
     for i, (r, w) in enumerate(zip(res, want)):
@@ -192,17 +191,15 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
         d = float((r.double() - w.double()).abs().max()) if r.numel() else 0.0
         if not torch.allclose(r, w, rtol=rtol, atol=atol):
             if ref64 is None:
-                l64, p64, s64 = _eager_f64(spec)
-                ref64 = [l64] + list(p64) + list(s64)
+                spec64 = _float64_spec(spec)
+                ref64 = _eager_results(spec64)
             w64 = ref64[i].detach()
             d_mlir = float((r.double() - w64).abs().max())
             d_eager = float((w.double() - w64).abs().max())
             if d_mlir > NOISE_FACTOR * d_eager + atol:
                 if ref32 is None:
                     with torch.backends.mkldnn.flags(enabled=False):
-                        l32, p32, s32 = step.eager_step(spec, spec.values("param"), *spec.values("data"),
-                                                        _state(spec), spec.values("hyperparameter"))
-                    ref32 = [l32] + list(p32) + list(s32)
+                        ref32 = _eager_results(spec)
                 d_eager = max(d_eager, float((ref32[i].detach().double() - w64).abs().max()))
             if d_mlir > NOISE_FACTOR * d_eager + atol and 1 <= i <= spec.n_params and spec.opt.name in ("adam", "adamw"):
                 d_mlir = _adam_distance_off_noise(spec, i - 1, r.double(), w64, ref64)
@@ -212,7 +209,7 @@ def check_imported_step(spec, text, func_name="step", rtol=1e-4, atol=1e-5):
                 n_f64 += 1
         worst = max(worst, d)
     if suspects:
-        _check_in_float64(spec, func_name, suspects, ref64, names)
+        _check_in_float64(spec64, func_name, suspects, ref64, names)
     extra = (f"; {n_f64} results differ from eager f32 by more than rounding but are as close to the "
              f"float64 step as eager f32 is (ill-conditioned)") if n_f64 else ""
     if suspects:

@@ -813,6 +813,18 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     return d_input, d_weight, d_bias
 
 
+def batch_statistics_f64(input):
+    """A batch's per-channel mean (keepdim, f64) and sum of squared
+    deviations from it (f64), summed in f64 as PyTorch's CPU kernel sums
+    them.  native_batch_norm normalises with them and step.loss_fn updates
+    the running statistics from them: the same ops, which CSE merges."""
+    dims = [0] + list(range(2, input.dim()))
+    x64 = input.to(torch.float64)
+    mean64 = x64.sum(dims, keepdim=True) / (input.numel() // input.shape[1])
+    centered64 = x64 - mean64
+    return mean64, (centered64 * centered64).sum(dims)
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Training-mode batch norm of an f32 input with the batch mean summed in
     f64, as PyTorch's CPU kernel sums it (batch_norm_cpu_collect_stats:
@@ -835,13 +847,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if (input.dtype != torch.float32 or not training or running_mean is not None or running_var is not None
             or input.numel() == 0):
         return NotImplemented
-    dims = [0] + list(range(2, input.dim()))
     n = input.numel() // input.shape[1]
     shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
-    x64 = input.to(torch.float64)
-    mean64 = x64.sum(dims, keepdim=True) / n
-    centered64 = x64 - mean64
-    var = (centered64 * centered64).sum(dims) / n
+    mean64, squares64 = batch_statistics_f64(input)
+    var = squares64 / n
     mean = mean64.reshape(-1).to(torch.float32)
     rstd = torch.rsqrt(var.to(torch.float32) + eps)
     out = (input - mean.reshape(shape)) * rstd.reshape(shape)

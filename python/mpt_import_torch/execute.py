@@ -15,12 +15,11 @@ from torch_mlir import ir, passmanager
 from torch_mlir.execution_engine import ExecutionEngine
 from torch_mlir.runtime import np_to_memref
 
-PIPELINE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map{copy}}, "
-            "func.func(convert-linalg-to-loops), convert-scf-to-cf, expand-strided-metadata, "
-            "lower-affine, convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm, "
-            "convert-index-to-llvm, convert-cf-to-llvm, finalize-memref-to-llvm, "
-            "convert-func-to-llvm, reconcile-unrealized-casts)")
+BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map%s}"
+LOWER_TO_LLVM = ("func.func(convert-linalg-to-loops), convert-scf-to-cf, expand-strided-metadata, "
+                 "lower-affine, convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm, "
+                 "convert-index-to-llvm, convert-cf-to-llvm, finalize-memref-to-llvm, "
+                 "convert-func-to-llvm, reconcile-unrealized-casts")
 
 
 # memref.copy of strided views lowers to a call to memrefCopy (C runner utils).
@@ -72,7 +71,8 @@ BUFFERIZE_ANALYSIS_MAX_LINES = int(os.environ.get("MPT_IMPORT_BUFFERIZE_ANALYSIS
 
 
 def _pipeline(text):
-    return PIPELINE.replace("{copy}", " copy-before-write" if text.count("\n") > BUFFERIZE_ANALYSIS_MAX_LINES else "")
+    copies = " copy-before-write" if text.count("\n") > BUFFERIZE_ANALYSIS_MAX_LINES else ""
+    return f"builtin.module({BUFFERIZE % copies}, {LOWER_TO_LLVM})"
 
 
 def _opt_level(inputs, text):

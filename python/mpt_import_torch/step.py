@@ -185,19 +185,15 @@ def loss_fn(spec):
         stats = {m: (buffers[2 * i], buffers[2 * i + 1]) for i, m in enumerate(bns)}
         for m, h in inputs:
             h = h.detach()
-            dims = [d for d in range(h.dim()) if d != 1]
             momentum = m.mpt_running_stats[2]
             mean, var = stats[m]
-            # Mean and variance summed in f64, as torch's kernel sums them
-            # (and as decomp.native_batch_norm sums the ones it normalises
-            # with: the same ops, which CSE merges): summed in f32 element
-            # after element over N*H*W the running means were 7-11x further
-            # from float64 than eager's (ResNeXt-50, batch 4).
+            # Mean and variance summed in f64 (decomp.batch_statistics_f64):
+            # summed in f32 element after element over N*H*W the running
+            # means were 7-11x further from float64 than eager's (ResNeXt-50,
+            # batch 4).
             count = h.numel() // h.shape[1]
-            h64 = h.to(torch.float64)
-            batch_mean = h64.sum(dims, keepdim=True) / count
-            centered = h64 - batch_mean
-            batch_var = (centered * centered).sum(dims) / (count - 1)
+            batch_mean, squares = decomp.batch_statistics_f64(h)
+            batch_var = squares / (count - 1)
             stats[m] = ((1 - momentum) * mean + momentum * batch_mean.flatten().to(h.dtype),
                         (1 - momentum) * var + momentum * batch_var.to(h.dtype))
         return lf(output_tensor(out), y), [v for m in bns for v in stats[m]]
