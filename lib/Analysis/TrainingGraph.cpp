@@ -295,6 +295,12 @@ private:
     }
     // Opaque: every result depends on every operand and on every value the
     // body reads from above.
+    if (op->getNumRegions() == 0) {
+      // (A repeated operand repeats an edge; slices do not mind.)
+      for (Value result : op->getResults())
+        addEdges(op->getOperands(), result);
+      return;
+    }
     llvm::SetVector<Value> inputs;
     inputs.insert(op->operand_begin(), op->operand_end());
     getUsedValuesDefinedAbove(op->getRegions(), inputs);
@@ -543,14 +549,9 @@ LogicalResult TrainingGraph::lint() {
           "the step has a backward seed but no result marked mpt.role = "
           "\"loss\": no op counts as forward");
   }
-  func->walk([&](Operation *op) {
-    for (NamedAttribute attr : op->getDiscardableAttrs()) {
-      StringRef name = attr.getName().strref();
-      check(name.starts_with("mpt.") && !isKnownMptAttribute(name),
-            op->getLoc(),
-            "attribute '" + name + "' is read by no mpt rule");
-    }
-  });
+  for (auto [op, name] : unknownMptAttributes)
+    check(true, op->getLoc(),
+          "attribute '" + name.strref() + "' is read by no mpt rule");
   return success(!(strict && found));
 }
 
@@ -580,8 +581,14 @@ LogicalResult TrainingGraph::collectMarkers() {
     lossGradArg = i;
   }
 
+  // One walk of the step for the markers and for the lint's attribute
+  // check (the walk enters every linalg body).
   LogicalResult status = success();
   func.walk([&](Operation *op) {
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (attr.getName().strref().starts_with("mpt.") &&
+          !isKnownMptAttribute(attr.getName().strref()))
+        unknownMptAttributes.push_back({op, attr.getName()});
     if (auto seedCandidate = dyn_cast<GradSeedOp>(op)) {
       if (seedOp) {
         FindingBuilder diag =

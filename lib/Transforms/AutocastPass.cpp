@@ -125,10 +125,15 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
         ++numF32Ops;
       if (!remarks)
         continue;
-      remark::analysis(op->getLoc(), remark::RemarkOpts::name("Precision")
-                                         .category(getArgument())
-                                         .function(func.getSymName()))
-          << StringRef(describeDecision(plan, AutocastSummary(), op));
+      // mpt-opt installs a remark engine whether or not a filter asks for
+      // remarks; the remark is null when this category is filtered out,
+      // and the description is only built for a remark that is emitted.
+      auto remark =
+          remark::analysis(op->getLoc(), remark::RemarkOpts::name("Precision")
+                                             .category(getArgument())
+                                             .function(func.getSymName()));
+      if (remark)
+        remark << StringRef(describeDecision(plan, AutocastSummary(), op));
     }
   }
 

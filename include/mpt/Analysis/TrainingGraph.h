@@ -164,6 +164,10 @@ private:
   /// that do not reach the loss (a lint warning).
   llvm::SmallVector<GradientOp> zeroGradients;
   llvm::SmallVector<unsigned> params;
+  /// Discardable `mpt.` attributes no rule reads, in program order: found
+  /// by collectMarkers' walk, reported by the lint.
+  llvm::SmallVector<std::pair<mlir::Operation *, mlir::StringAttr>, 0>
+      unknownMptAttributes;
   llvm::DenseMap<mlir::Operation *, TrainingRegion> regions;
   llvm::DenseMap<mlir::Operation *, unsigned> gradientParam;
 };
