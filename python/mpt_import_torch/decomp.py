@@ -62,6 +62,10 @@ Two mechanisms, torch's own first:
       normalises with a second mean summed in f32, element after element,
       whose error deep BatchNorm networks amplify);
     - cumsum: log2(n) shifted additions (torch-mlir: tm_tensor.scan);
+    - topk and sort by ranks (torch-mlir: tm_tensor.sort), scatter and
+      scatter_add by comparing every index with every position (torch-mlir
+      crashed on aten.scatter: the backward of torch.max over a dimension
+      and of topk, F.one_hot), each up to SELECTION_ELEMENTS comparisons;
     - constant_pad_nd with a negative amount (the backward of any padding):
       a crop, then the non-negative padding (torch-mlir builds a tensor.pad
       with negative high padding, invalid when run).
@@ -451,6 +455,125 @@ def cumsum(self, dim, dtype=None):
         x = x + _pad_or_crop(x.narrow(dim, 0, n - shift), dim, shift, 0)
         shift *= 2
     return x if x is not self else x.clone()
+
+
+# Largest comparison tensor (rows x n x n, or index elements x n for a
+# scatter) the selection decompositions below build at once: 2^24 elements.
+# Beyond it the op is left to the importer's error (top-k over a vocabulary
+# would need n^2 per row).  MPT_IMPORT_SELECTION_ELEMENTS overrides it.
+SELECTION_ELEMENTS = int(os.environ.get("MPT_IMPORT_SELECTION_ELEMENTS", 1 << 24))
+
+
+def _rank_select(self, k, dim, largest):
+    """The k first of `self` along `dim` in order (largest or smallest
+    first) and their indices, by ranks instead of a sort: element i's rank
+    is the number of elements j that come before it (a greater key, or an
+    equal key and j < i; NaN is the greatest key, as torch.topk and
+    torch.sort order it), and the element of rank r is picked by a one-hot
+    of the ranks.  torch-mlir lowers topk and sort only to tm_tensor.sort
+    (outside upstream MLIR); comparisons, sums and a gather are upstream
+    linalg.  Exact: the values are gathered, not computed.  Costs n^2
+    comparisons per row: for the short rows of a mixture of experts' router
+    (top-2 of 8 experts), not for a vocabulary."""
+    if self.dim() == 0 or self.is_complex():
+        return NotImplemented
+    dim = dim % self.dim()
+    n = self.shape[dim]
+    if k > n or self.numel() * n > SELECTION_ELEMENTS:
+        return NotImplemented
+    x = self.movedim(dim, -1)
+    xi, xj = x.unsqueeze(-1), x.unsqueeze(-2)          # [.., i, 1], [.., 1, j]
+    if self.is_floating_point():
+        nan_i, nan_j = xi.isnan(), xj.isnan()
+    else:
+        nan_i = nan_j = torch.zeros((), dtype=torch.bool)
+    if largest:
+        first = (xj > xi) | (nan_j & ~nan_i)
+    else:
+        first = (xj < xi) | (nan_i & ~nan_j)
+    position = torch.arange(n, dtype=torch.int64)
+    tie = ((xj == xi) | (nan_j & nan_i)) & (position.view(1, n) < position.view(n, 1))
+    rank = (first | tie).sum(-1)                        # [.., i]: a permutation of 0..n-1
+    picked = rank.unsqueeze(-2) == torch.arange(k, dtype=torch.int64).view(k, 1)  # [.., r, i]
+    indices = torch.where(picked, position, 0).sum(-1)  # [.., r]
+    values = torch.gather(x, -1, indices)
+    return values.movedim(-1, dim), indices.movedim(-1, dim)
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """torch.topk by ranks (_rank_select); unsorted top-k may come in any
+    order, sorted is one."""
+    return _rank_select(self, k, dim, largest)
+
+
+def sort(self, dim=-1, descending=False):
+    """torch.sort (stable: equal keys keep their order) by ranks."""
+    return _rank_select(self, self.shape[dim] if self.dim() else 1, dim, descending)
+
+
+def sort_stable(self, *, stable=None, dim=-1, descending=False):
+    return sort(self, dim, descending)
+
+
+def _scatter_dense(self, dim, index, written_value, accumulate=False):
+    """self.scatter(dim, index, ...) as a comparison of every index with
+    every position along `dim`: the backward of a value-selecting reduction
+    (torch.max(x, dim), topk: grad.new_zeros().scatter(dim, indices, grad))
+    and F.one_hot write one position per row this way.  torch-mlir's
+    convert-torch-to-tmtensor crashes on aten.scatter (the importer died
+    with a segfault, nothing printed).  Where several indices of a row name
+    one position, the last one writes it, as ATen's CPU kernel writes in
+    order.  Only for an index as large as `self` in every other dimension
+    (else: the importer's error)."""
+    if self.dim() == 0 or index.dim() != self.dim():
+        return NotImplemented
+    dim = dim % self.dim()
+    if any(index.shape[d] != self.shape[d] for d in range(self.dim()) if d != dim):
+        return NotImplemented
+    n, m = self.shape[dim], index.shape[dim]
+    if index.numel() * n > SELECTION_ELEMENTS:
+        return NotImplemented
+    target = index.movedim(dim, -1).unsqueeze(-1)       # [.., j, 1]
+    hits = target == torch.arange(n, dtype=index.dtype)  # [.., j, position]
+    order = torch.arange(m, dtype=torch.int64).view(m, 1)
+    last = torch.where(hits, order, -1).amax(-2)         # [.., position]
+    written = last >= 0
+    writer = hits & (order == last.unsqueeze(-2))        # one j per written position
+    if accumulate:
+        return (self.movedim(dim, -1) + written_value(hits).to(self.dtype)).movedim(-1, dim)
+    value = written_value(writer).to(self.dtype)
+    return torch.where(written, value, self.movedim(dim, -1)).movedim(-1, dim)
+
+
+def _scatter_src(self, dim, index, src, accumulate):
+    dim = dim % max(self.dim(), 1)
+    if src.dim() != index.dim():
+        return NotImplemented
+    src = src[tuple(slice(0, s) for s in index.shape)].movedim(dim, -1)
+    # The sum over the writers of each position (where, not a product, so
+    # that inf and NaN elsewhere in the row stay out): the one writer's
+    # value, or for scatter_add all of theirs.
+    return _scatter_dense(self, dim, index,
+                          lambda writers: torch.where(writers, src.unsqueeze(-1),
+                                                      torch.zeros((), dtype=src.dtype)).sum(-2),
+                          accumulate)
+
+
+def scatter_src(self, dim, index, src):
+    return _scatter_src(self, dim, index, src, accumulate=False)
+
+
+def scatter_add(self, dim, index, src):
+    """scatter_add (the backward of torch.gather) the same way: each
+    position adds the sum of its writers (exact with one writer per
+    position, as an argsort's index; with several, their sum is rounded
+    once before it is added, where ATen adds them one by one)."""
+    return _scatter_src(self, dim, index, src, accumulate=True)
+
+
+def scatter_value(self, dim, index, value):
+    return _scatter_dense(self, dim, index,
+                          lambda writer: torch.full((), value, dtype=self.dtype))
 
 
 def _strided_conv_input_grad(grad_output, input, weight, stride, padding):
@@ -921,6 +1044,12 @@ OWN = {
     aten._unsafe_index_put.default: index_put,
     aten.constant_pad_nd.default: constant_pad_nd,
     aten.cumsum.default: cumsum,
+    aten.topk.default: topk,
+    aten.sort.default: sort,
+    aten.sort.stable: sort_stable,
+    aten.scatter.src: scatter_src,
+    aten.scatter.value: scatter_value,
+    aten.scatter_add.default: scatter_add,
 }
 
 

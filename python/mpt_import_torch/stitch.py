@@ -94,12 +94,18 @@ def _captured_stderr():
             out.append(tmp.read())
 
 
-# aten ops torch-mlir lowers only to tm_tensor (or crashes on): stopped before
-# lowering, with the model line.  aten.sort (also topk's decomposition, a
-# MoE router's top-k): tm_tensor.sort; with its backward (aten.scatter.src
-# of the sort's indices) torch-mlir's convert-torch-to-tmtensor segfaults.
-_NO_LOWERING = {"aten.sort": "sorting (torch.sort, argsort, topk: tm_tensor.sort, no upstream form)",
-                "aten.topk": "top-k (tm_tensor.sort, no upstream form)"}
+# aten ops torch-mlir lowers only to tm_tensor (or crashes on), where the
+# decomposition layer (decomp.py) does not take them: stopped before
+# lowering, with the model line.  aten.sort and aten.topk: tm_tensor.sort;
+# decomposed by ranks up to decomp.SELECTION_ELEMENTS comparisons.
+# aten.scatter: torch-mlir's convert-torch-to-tmtensor segfaults on it;
+# decomposed where the index spans the tensor in every other dimension.
+_SELECTION = f"more than {decomp.SELECTION_ELEMENTS} comparisons (rows x n x n) for the importer's decomposition"
+_NO_LOWERING = {"aten.sort": f"sorting (torch.sort, argsort) with {_SELECTION}; torch-mlir: tm_tensor.sort, no upstream form",
+                "aten.topk": f"top-k with {_SELECTION}; torch-mlir: tm_tensor.sort, no upstream form",
+                "aten.scatter": "a scatter whose index is shorter than the tensor in a dimension other than dim, or "
+                                f"with more than {decomp.SELECTION_ELEMENTS} index x position comparisons "
+                                "(torch-mlir's convert-torch-to-tmtensor crashes on aten.scatter)"}
 
 
 def _check_lowerable(gm, name):

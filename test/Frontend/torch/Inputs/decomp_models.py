@@ -727,3 +727,77 @@ class TopKRouter(nn.Module):
 
 def unsupported_topk():
     return TopKRouter()
+
+
+def topk_router():
+    return TopKRouter()
+
+
+class MoE(nn.Module):
+    """A mixture of experts as Mixtral routes it: softmax over 4 experts,
+    top-2, the two weights renormalised, each token's output the weighted
+    sum of its experts' (computed densely: every expert on every token, the
+    gates zero where an expert was not picked, as transformers'
+    batched_mm experts do); the gates are a scatter of the top-2 weights
+    into the 4 experts."""
+    example_input_shape = (2, 8, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.router = nn.Linear(16, 4, bias=False)
+        self.experts = nn.ModuleList(nn.Sequential(nn.Linear(16, 32), nn.SiLU(), nn.Linear(32, 16))
+                                     for _ in range(4))
+        self.out = nn.Linear(16, 5)
+
+    def forward(self, x):
+        probs = self.router(x).softmax(-1)
+        weights, chosen = torch.topk(probs, 2, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        gates = torch.zeros_like(probs).scatter(-1, chosen, weights)
+        y = sum(gates[..., e:e + 1] * expert(x) for e, expert in enumerate(self.experts))
+        return self.out((x + y).mean(1))
+
+
+def moe():
+    return MoE()
+
+
+class Selections(nn.Module):
+    """Value-selecting reductions and sorts: torch.max over a dimension (its
+    backward scatters the gradient to the argmax), the smallest 3 of each
+    row, a descending sort and an argsort used as an index, a one-hot."""
+    example_input_shape = (4, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 24)
+        self.out = nn.Linear(6 + 3 + 4 + 4, 5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        top = h.view(-1, 6, 4).max(dim=-1).values
+        low = torch.topk(h, 3, dim=1, largest=False).values
+        ordered = torch.sort(h[:, :4], dim=1, descending=True).values
+        ranked = torch.gather(h[:, 4:8], 1, torch.argsort(h[:, 8:12], dim=1))
+        return self.out(torch.cat([top, low, ordered, ranked], 1))
+
+
+def selections():
+    return Selections()
+
+
+class ShortScatter(nn.Module):
+    """A scatter whose index covers 2 of the 4 rows: not decomposed."""
+    example_input_shape = (4, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h.scatter(1, torch.zeros(2, 3, dtype=torch.int64), 1.0)
+
+
+def unsupported_short_scatter():
+    return ShortScatter()
