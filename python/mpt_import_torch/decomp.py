@@ -66,6 +66,9 @@ Two mechanisms, torch's own first:
       scatter_add by comparing every index with every position (torch-mlir
       crashed on aten.scatter: the backward of torch.max over a dimension
       and of topk, F.one_hot), each up to SELECTION_ELEMENTS comparisons;
+    - histc (counts as sums of comparisons), torch._grouped_mm (dense
+      matmuls masked by group) and a non-accumulating index_put with one
+      index tensor (a scatter): transformers' grouped_mm experts (Mixtral);
     - constant_pad_nd with a negative amount (the backward of any padding):
       a crop, then the non-negative padding (torch-mlir builds a tensor.pad
       with negative high padding, invalid when run).
@@ -576,6 +579,52 @@ def scatter_value(self, dim, index, value):
                           lambda writer: torch.full((), value, dtype=self.dtype))
 
 
+def histc(self, bins=100, min=0, max=0):
+    """torch.histc over a given range (transformers' grouped experts count
+    their tokens per expert with it; torch-mlir does not legalize it): each
+    element's bin as ATen's CPU kernel computes it, (x - min) * bins / (max
+    - min) truncated, max itself in the last bin, elements outside the range
+    and NaN in none; the counts are sums of comparisons (bins per element,
+    up to SELECTION_ELEMENTS).  The data's own range (min == max) is left to
+    the importer's error."""
+    if not self.is_floating_point() or not min < max or self.numel() * bins > SELECTION_ELEMENTS:
+        return NotImplemented
+    x = self.reshape(-1)
+    inside = (x >= min) & (x <= max)
+    position = ((x - min) * bins / (max - min)).clamp(0, bins - 1).to(torch.int64)
+    hits = (position.unsqueeze(-1) == torch.arange(bins, dtype=torch.int64)) & inside.unsqueeze(-1)
+    return hits.sum(0).to(self.dtype)
+
+
+def grouped_mm(self, mat2, offs=None, bias=None, out_dtype=None):
+    """torch._grouped_mm (F.grouped_mm: transformers' grouped experts, and
+    its own backward) as dense matmuls masked by group: group g holds rows
+    (or, for the weight gradient, the contracted positions) offs[g-1] <= i <
+    offs[g]; rows past the last offset are zero.  G times the FLOPs of the
+    grouped kernel, as transformers' batched_mm experts; torch-mlir has no
+    lowering of the op."""
+    if offs is None or bias is not None or out_dtype not in (None, self.dtype) or offs.dim() != 1:
+        return NotImplemented
+    groups = offs.shape[0]
+    ends = offs.to(torch.int64)
+    starts = torch.cat([ends.new_zeros(1), ends[:-1]])
+
+    def member(n):  # [G, n]: position i in group g
+        i = torch.arange(n, dtype=torch.int64)
+        return (i >= starts.unsqueeze(-1)) & (i < ends.unsqueeze(-1))
+
+    zero = torch.zeros((), dtype=self.dtype)
+    if self.dim() == 2 and mat2.dim() == 3 and mat2.shape[0] == groups:
+        # [S, K] x [G, K, N] -> [S, N]: each row times its group's matrix.
+        products = torch.matmul(self.unsqueeze(0), mat2)        # [G, S, N]
+        return torch.where(member(self.shape[0]).unsqueeze(-1), products, zero).sum(0)
+    if self.dim() == 2 and mat2.dim() == 2:
+        # [K, S] x [S, N] -> [G, K, N]: each group's part of the contraction.
+        masked = torch.where(member(self.shape[1]).unsqueeze(1), self.unsqueeze(0), zero)  # [G, K, S]
+        return torch.matmul(masked, mat2)
+    return NotImplemented
+
+
 def _strided_conv_input_grad(grad_output, input, weight, stride, padding):
     """The input gradient of an ungrouped, undilated strided 2-D convolution
     by phases: the rows h = s*q + a of one phase a receive the kernel rows i
@@ -846,9 +895,21 @@ def index_put(self, indices, values, accumulate=False):
     rows; on another dimension, x[..., [i], :]: Falcon's fused QKV split):
     self + onehot(index)^T @ values over the indexed dimension, the
     embedding gradient's contraction (embedding_dense_backward).  Other
-    forms (several index tensors, no accumulation: duplicates are
-    last-write-wins) are left to torch-mlir."""
+    forms (several index tensors) are left to torch-mlir.  Without
+    accumulation, one 1-D index tensor (x[perm] = v; transformers' grouped
+    experts invert their sort's permutation so) is a scatter of whole
+    slices (the last write of a repeated index wins, as on the CPU)."""
     tensors = [k for k, i in enumerate(indices) if i is not None]
+    if not accumulate and len(tensors) == 1 and indices[tensors[0]].dim() == 1 \
+            and indices[tensors[0]].dtype in (torch.int64, torch.int32):
+        dim, idx = tensors[0], indices[tensors[0]].to(torch.int64)
+        target = self.movedim(dim, 0)
+        idx = torch.where(idx < 0, idx + target.shape[0], idx)
+        full = (idx.shape[0],) + tuple(target.shape[1:])
+        vals = values.to(self.dtype).expand(tuple(self.shape[:dim]) + (idx.shape[0],) + tuple(self.shape[dim + 1:]))
+        index = idx.view((-1,) + (1,) * (target.dim() - 1)).expand(full)
+        out = _scatter_src(target, 0, index, vals.movedim(dim, 0), accumulate=False)
+        return NotImplemented if out is NotImplemented else out.movedim(0, dim)
     if not accumulate or len(tensors) != 1 or not self.is_floating_point():
         return NotImplemented
     dim = tensors[0]
@@ -1050,6 +1111,8 @@ OWN = {
     aten.scatter.src: scatter_src,
     aten.scatter.value: scatter_value,
     aten.scatter_add.default: scatter_add,
+    aten.histc.default: histc,
+    aten._grouped_mm.default: grouped_mm,
 }
 
 

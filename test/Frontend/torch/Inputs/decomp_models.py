@@ -762,6 +762,38 @@ def moe():
     return MoE()
 
 
+class GroupedMoE(MoE):
+    """The same routing with the experts run as transformers' grouped_mm
+    experts run them (its default): the (token, expert) pairs sorted by
+    expert, counted per expert with histc, their offsets a cumsum, one
+    F.grouped_mm per projection, the sort's permutation inverted by an
+    index_put, each token's two outputs summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Parameter(torch.randn(4, 16, 32) / 4)
+        self.down = nn.Parameter(torch.randn(4, 32, 16) / 6)
+
+    def forward(self, x):
+        tokens = x.reshape(-1, 16)
+        probs = self.router(tokens).softmax(-1)
+        weights, chosen = torch.topk(probs, 2, dim=-1)
+        weights = (weights / weights.sum(-1, keepdim=True)).reshape(-1)
+        expert, perm = torch.sort(chosen.reshape(-1))
+        counts = torch.histc(expert.float(), bins=4, min=0, max=3)
+        offsets = torch.cumsum(counts, dim=0, dtype=torch.int32)
+        h = F.silu(F.grouped_mm(tokens[perm // 2], self.up, offs=offsets))
+        h = F.grouped_mm(h, self.down, offs=offsets) * weights[perm].unsqueeze(-1)
+        inverse = torch.empty_like(perm)
+        inverse[perm] = torch.arange(perm.shape[0])
+        y = h[inverse].view(-1, 2, 16).sum(1).view_as(x)
+        return self.out((x + y).mean(1))
+
+
+def grouped_moe():
+    return GroupedMoE()
+
+
 class Selections(nn.Module):
     """Value-selecting reductions and sorts: torch.max over a dimension (its
     backward scatters the gradient to the argmax), the smallest 3 of each
