@@ -110,10 +110,42 @@ ONEHOT_CHUNK_ELEMENTS = int(os.environ.get("MPT_IMPORT_ONEHOT_CHUNK_ELEMENTS", 1
 @contextlib.contextmanager
 def tracing_context():
     """PyTorch's decomposed implementations of fused attention and RNNs, and
-    custom autograd.Functions traced through their forward (check_functions)."""
+    custom autograd.Functions traced through their forward (check_functions);
+    stack traces with every frame below the model's forward."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False), functions_as_forward():
+    with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False), functions_as_forward(), \
+            _all_stack_frames():
         yield
+
+
+@contextlib.contextmanager
+def _all_stack_frames():
+    """make_fx records in each node's stack trace only the frames of
+    functions named `forward`, so an op issued in a helper the forward calls
+    (transformers' experts functions, a model's own helpers) was located at
+    the forward's line that called it, not at the op's own line.  The FX
+    tracer's other filter keeps every frame from the first forward on;
+    errors and --debug-info locations then name the innermost model line.
+    (A private flag of torch.fx: without it, nothing changes.)"""
+    from torch.fx.proxy import TracerBase
+    original = TracerBase.__dict__.get("_filter_traceback_frames")
+    if original is None or not hasattr(TracerBase, "_record_forward_stack_traces_only"):
+        yield
+        return
+
+    def filter_frames(self, summary):
+        forward_only = self._record_forward_stack_traces_only
+        self._record_forward_stack_traces_only = False
+        try:
+            return original(self, summary)
+        finally:
+            self._record_forward_stack_traces_only = forward_only
+
+    TracerBase._filter_traceback_frames = filter_frames
+    try:
+        yield
+    finally:
+        TracerBase._filter_traceback_frames = original
 
 
 def functions_as_forward():

@@ -833,3 +833,24 @@ class ShortScatter(nn.Module):
 
 def unsupported_short_scatter():
     return ShortScatter()
+
+
+def _bessel(h):
+    """A helper the forward calls: the op's own line is the one to name."""
+    return torch.special.i1(h)
+
+
+class HelperOp(nn.Module):
+    """An op torch-mlir cannot lower, issued in a function the forward calls."""
+    example_input_shape = (2, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        return _bessel(self.fc(x))
+
+
+def unsupported_in_helper():
+    return HelperOp()
