@@ -372,6 +372,16 @@ def _hf_tiny(model_type, auto, **extra):
     return Logits(getattr(transformers, auto).from_config(cfg), t["vocab"], t["seq"])
 
 
+def hf_llama():
+    return _hf_tiny("llama", "AutoModelForCausalLM")
+
+
+def hf_mixtral():
+    """4 experts, top-2, with transformers' default experts (grouped_mm: a
+    sort of the expert ids, histc counts, F.grouped_mm)."""
+    return _hf_tiny("mixtral", "AutoModelForCausalLM", num_local_experts=4, num_experts_per_tok=2)
+
+
 def hf_longformer():
     return _hf_tiny("longformer", "AutoModelForMaskedLM", attention_window=8)
 
@@ -534,6 +544,10 @@ ZOO = {
     "r3d_18": Entry(tv_r3d_18, SGD, "torchvision r3d_18 (video, 3-D convolutions), 4x32x32, batch 2"),
     "deeplabv3_mobilenet_v3_large": Entry(tv_deeplabv3, SGD, "torchvision DeepLabV3 (MobileNetV3-large, dilated "
                                           "convolutions, bilinear upsampling), 64x64, batch 4, per-pixel classes"),
+    "hf llama (tiny)": Entry(hf_llama, ADAMW, "transformers LlamaForCausalLM, tiny, 2 KV heads",
+                             requires=("transformers",)),
+    "hf mixtral (tiny)": Entry(hf_mixtral, ADAMW, "transformers MixtralForCausalLM, tiny, 2 KV heads, 4 experts, "
+                               "top-2 (grouped_mm experts)", requires=("transformers",)),
     "hf wav2vec2 (tiny)": Entry(hf_wav2vec2, ADAMW, "transformers Wav2Vec2ForSequenceClassification, tiny, "
                                 "1600 samples (Conv1d encoder)", requires=("transformers",)),
     # The held-out list (above): run as drawn, never tuned to pass.
