@@ -62,7 +62,9 @@ Two mechanisms, torch's own first:
       normalises with a second mean summed in f32, element after element,
       whose error deep BatchNorm networks amplify);
     - cumsum: log2(n) shifted additions (torch-mlir: tm_tensor.scan);
-    - topk and sort by ranks (torch-mlir: tm_tensor.sort), scatter and
+      cumprod, logcumsumexp, cummax and cummin the same way;
+    - topk, sort, kthvalue and the medians by ranks (torch-mlir:
+      tm_tensor.sort / tm_tensor.topk / not legalized), scatter and
       scatter_add by comparing every index with every position (torch-mlir
       crashed on aten.scatter: the backward of torch.max over a dimension
       and of topk, F.one_hot), each up to SELECTION_ELEMENTS comparisons;
@@ -492,6 +494,82 @@ def cumsum(self, dim, dtype=None):
     return x if x is not self else x.clone()
 
 
+def _scan(x, dim, combine, identity):
+    """Inclusive scan in ceil(log2 n) steps (Hillis-Steele, as cumsum):
+    each step combines every element with the one `shift` before it
+    (`identity` shifted in).  `combine(earlier, later)` must be associative;
+    x is a tensor or a tuple of tensors of one shape (combined together)."""
+    parts = x if isinstance(x, tuple) else (x,)
+    ident = identity if isinstance(identity, tuple) else (identity,)
+    n, shift = parts[0].shape[dim], 1
+    while shift < n:
+        def shifted(t, value):
+            pad = list(t.shape)
+            pad[dim] = shift
+            return torch.cat([t.new_full(pad, value), t.narrow(dim, 0, n - shift)], dim)
+        earlier = tuple(shifted(t, v) for t, v in zip(parts, ident))
+        parts = combine(earlier if len(parts) > 1 else earlier[0], parts if len(parts) > 1 else parts[0])
+        parts = parts if isinstance(parts, tuple) else (parts,)
+        shift *= 2
+    return parts if isinstance(x, tuple) else parts[0]
+
+
+def cumprod(self, dim, dtype=None):
+    """Prefix product by _scan (torch-mlir: tm_tensor.scan); floats are
+    multiplied in another order than the sequential kernel."""
+    if dtype is None and not (self.is_floating_point() or self.is_complex()):
+        dtype = torch.int64
+    x = self.to(dtype) if dtype is not None and dtype != self.dtype else self
+    if x.dim() == 0:
+        return x.clone()
+    return _scan(x, dim % x.dim(), torch.mul, 1).clone()
+
+
+def logcumsumexp(self, dim):
+    """log(cumsum(exp(x))) by _scan of log-add-exp (torch-mlir:
+    tm_tensor.scan): max + log1p(exp(min - max)), equal operands (both
+    infinite too) max + log 2, NaN propagated."""
+    if not self.is_floating_point() or self.dim() == 0:
+        return NotImplemented
+
+    def log_add_exp(a, b):
+        high, low = torch.maximum(a, b), torch.minimum(a, b)
+        return torch.where(low == high, high + 0.6931471805599453, high + torch.log1p(torch.exp(low - high)))
+    return _scan(self, dim % self.dim(), log_add_exp, float("-inf")).clone()
+
+
+def _cumulative_extreme(self, dim, greater):
+    """cummax / cummin by _scan of (value, index) pairs with ATen's rule: a
+    later element wins if it is NaN, or if the running value is not NaN and
+    the element is >= (cummax) / <= (cummin) it (ties: the last index)."""
+    if self.dim() == 0 or self.is_complex():
+        return NotImplemented
+    dim = dim % self.dim()
+    shape = [1] * self.dim()
+    shape[dim] = self.shape[dim]
+    index = torch.arange(self.shape[dim], dtype=torch.int64).view(shape).expand(self.shape)
+    if self.is_floating_point():
+        worst, isnan = (float("-inf") if greater else float("inf")), torch.isnan
+    else:
+        info = torch.iinfo(self.dtype)
+        worst, isnan = (info.min if greater else info.max), (lambda t: torch.zeros_like(t, dtype=torch.bool))
+
+    def combine(earlier, later):
+        (v0, i0), (v1, i1) = earlier, later
+        wins = isnan(v1) | (~isnan(v0) & ((v1 >= v0) if greater else (v1 <= v0)))
+        return torch.where(wins, v1, v0), torch.where(wins, i1, i0)
+    values, indices = _scan((self, index.contiguous()), dim, combine, (worst, -1))
+    return values.clone(), indices.clone()
+
+
+def cummax(self, dim):
+    return _cumulative_extreme(self, dim, greater=True)
+
+
+def cummin(self, dim):
+    return _cumulative_extreme(self, dim, greater=False)
+
+
 # Largest comparison tensor (rows x n x n, or index elements x n for a
 # scatter) the selection decompositions below build at once: 2^24 elements.
 # Beyond it the op is left to the importer's error (top-k over a vocabulary
@@ -517,8 +595,19 @@ def _rank_select(self, k, dim, largest):
     if k > n or self.numel() * n > SELECTION_ELEMENTS:
         return NotImplemented
     x = self.movedim(dim, -1)
+    rank, position = _ranks(x, largest)
+    picked = rank.unsqueeze(-2) == torch.arange(k, dtype=torch.int64).view(k, 1)  # [.., r, i]
+    indices = torch.where(picked, position, 0).sum(-1)  # [.., r]
+    values = torch.gather(x, -1, indices)
+    return values.movedim(-1, dim), indices.movedim(-1, dim)
+
+
+def _ranks(x, largest):
+    """Each element's rank along the last dimension (_rank_select), and the
+    positions 0..n-1."""
+    n = x.shape[-1]
     xi, xj = x.unsqueeze(-1), x.unsqueeze(-2)          # [.., i, 1], [.., 1, j]
-    if self.is_floating_point():
+    if x.is_floating_point():
         nan_i, nan_j = xi.isnan(), xj.isnan()
     else:
         nan_i = nan_j = torch.zeros((), dtype=torch.bool)
@@ -528,11 +617,48 @@ def _rank_select(self, k, dim, largest):
         first = (xj < xi) | (nan_i & ~nan_j)
     position = torch.arange(n, dtype=torch.int64)
     tie = ((xj == xi) | (nan_j & nan_i)) & (position.view(1, n) < position.view(n, 1))
-    rank = (first | tie).sum(-1)                        # [.., i]: a permutation of 0..n-1
-    picked = rank.unsqueeze(-2) == torch.arange(k, dtype=torch.int64).view(k, 1)  # [.., r, i]
-    indices = torch.where(picked, position, 0).sum(-1)  # [.., r]
-    values = torch.gather(x, -1, indices)
-    return values.movedim(-1, dim), indices.movedim(-1, dim)
+    return (first | tie).sum(-1), position              # [.., i]: a permutation of 0..n-1
+
+
+def _pick_rank(self, dim, keepdim, target):
+    """The element of rank `target(n, nan_count)` (a per-row tensor, smallest
+    first, NaN last) along `dim` and its index: kthvalue and the medians."""
+    if self.dim() == 0 or self.is_complex():
+        return NotImplemented
+    dim = dim % self.dim()
+    n = self.shape[dim]
+    if self.numel() * n > SELECTION_ELEMENTS:
+        return NotImplemented
+    x = self.movedim(dim, -1)
+    rank, position = _ranks(x, largest=False)
+    nans = x.isnan().sum(-1, keepdim=True) if self.is_floating_point() else torch.zeros_like(rank[..., :1])
+    r = target(n, nans)                                # [.., 1]
+    index = torch.where(rank == r, position, 0).sum(-1, keepdim=True)
+    value = torch.gather(x, -1, index)
+    if not keepdim:
+        return value.squeeze(-1), index.squeeze(-1)
+    return value.movedim(-1, dim), index.movedim(-1, dim)
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    """The k-th smallest by ranks (torch-mlir: tm_tensor.topk); a row with
+    NaN gives its first NaN, as it sorts last."""
+    if not 1 <= k <= (self.shape[dim] if self.dim() else 1):
+        return NotImplemented
+    return _pick_rank(self, dim, keepdim, lambda n, nans: torch.full_like(nans, k - 1))
+
+
+def median_dim(self, dim, keepdim=False):
+    """The lower median by ranks (not legalized by torch-mlir); a row with
+    NaN gives NaN (its first NaN), as torch.median."""
+    return _pick_rank(self, dim, keepdim,
+                      lambda n, nans: torch.where(nans > 0, n - nans, torch.full_like(nans, (n - 1) // 2)))
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    """The lower median of the non-NaN elements by ranks; NaN for a row of
+    NaN only."""
+    return _pick_rank(self, dim, keepdim, lambda n, nans: ((n - nans - 1) // 2).clamp(min=0))
 
 
 def topk(self, k, dim=-1, largest=True, sorted=True):
@@ -1144,6 +1270,13 @@ OWN = {
     aten.scatter.value: scatter_value,
     aten.scatter_add.default: scatter_add,
     aten.histc.default: histc,
+    aten.kthvalue.default: kthvalue,
+    aten.median.dim: median_dim,
+    aten.nanmedian.dim: nanmedian_dim,
+    aten.cumprod.default: cumprod,
+    aten.logcumsumexp.default: logcumsumexp,
+    aten.cummax.default: cummax,
+    aten.cummin.default: cummin,
     aten._grouped_mm.default: grouped_mm,
 }
 

@@ -854,3 +854,27 @@ class HelperOp(nn.Module):
 
 def unsupported_in_helper():
     return HelperOp()
+
+
+class ScansAndMedians(nn.Module):
+    """Prefix products, log-sum-exps, maxima and minima (torch-mlir:
+    tm_tensor.scan, or not legalized) and order statistics (median,
+    nanmedian, kthvalue: not legalized, or tm_tensor.topk), each with a
+    gradient."""
+    example_input_shape = (4, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.out = nn.Linear(16 * 4 + 3, 5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        scans = [torch.cumprod(h.tanh() + 1, 1), torch.logcumsumexp(h, 1), h.cummax(1).values, h.cummin(1).values]
+        stats = [h.median(1, keepdim=True).values, h.nanmedian(1, keepdim=True).values,
+                 h.kthvalue(5, 1, keepdim=True).values]
+        return self.out(torch.cat(scans + stats, 1))
+
+
+def scans_and_medians():
+    return ScansAndMedians()
