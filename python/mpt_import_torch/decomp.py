@@ -486,11 +486,7 @@ def cumsum(self, dim, dtype=None):
     x = self.to(dtype) if dtype is not None and dtype != self.dtype else self
     if x.dim() == 0:
         return x.clone()
-    dim = dim % x.dim()
-    n, shift = x.shape[dim], 1
-    while shift < n:
-        x = x + _pad_or_crop(x.narrow(dim, 0, n - shift), dim, shift, 0)
-        shift *= 2
+    x = _scan(x, dim % x.dim(), torch.add, 0)
     return x if x is not self else x.clone()
 
 
