@@ -67,7 +67,8 @@ Two mechanisms, torch's own first:
       tm_tensor.sort / tm_tensor.topk / not legalized), scatter and
       scatter_add by comparing every index with every position (torch-mlir
       crashed on aten.scatter: the backward of torch.max over a dimension
-      and of topk, F.one_hot), each up to SELECTION_ELEMENTS comparisons;
+      and of topk, F.one_hot) and scatter_reduce (graph networks), each up
+      to SELECTION_ELEMENTS comparisons;
     - histc (counts as sums of comparisons), torch._grouped_mm (dense
       matmuls masked by group) and a non-accumulating index_put with one
       index tensor (a scatter): transformers' grouped_mm experts (Mixtral);
@@ -672,7 +673,7 @@ def sort_stable(self, *, stable=None, dim=-1, descending=False):
     return sort(self, dim, descending)
 
 
-def _scatter_dense(self, dim, index, written_value, accumulate=False):
+def _scatter_dense(self, dim, index, written_value, accumulate=False, combine=None):
     """self.scatter(dim, index, ...) as a comparison of every index with
     every position along `dim`: the backward of a value-selecting reduction
     (torch.max(x, dim), topk: grad.new_zeros().scatter(dim, indices, grad))
@@ -696,6 +697,8 @@ def _scatter_dense(self, dim, index, written_value, accumulate=False):
     last = torch.where(hits, order, -1).amax(-2)         # [.., position]
     written = last >= 0
     writer = hits & (order == last.unsqueeze(-2))        # one j per written position
+    if combine is not None:  # the caller combines (self with dim last, the writers' values)
+        return combine(self.movedim(dim, -1), written_value(hits))
     if accumulate:
         return (self.movedim(dim, -1) + written_value(hits).to(self.dtype)).movedim(-1, dim)
     value = written_value(writer).to(self.dtype)
@@ -726,6 +729,47 @@ def scatter_add(self, dim, index, src):
     position, as an argsort's index; with several, their sum is rounded
     once before it is added, where ATen adds them one by one)."""
     return _scatter_src(self, dim, index, src, accumulate=True)
+
+
+_SCATTER_REDUCTIONS = {  # reduce: (identity of the writers' reduction, reduction over writers, with self)
+    "sum": (0.0, lambda v: v.sum(-2), torch.add),
+    "prod": (1.0, lambda v: v.prod(-2), torch.mul),
+    "amax": (float("-inf"), lambda v: v.amax(-2), torch.maximum),
+    "amin": (float("inf"), lambda v: v.amin(-2), torch.minimum),
+}
+
+
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce (message passing in graph networks; torch-mlir:
+    tm_tensor.scatter) the same way: each position reduces its writers'
+    values ('sum', 'prod', 'mean', 'amax', 'amin'; NaN propagates through
+    amax/amin as in ATen), with its own value when include_self; a position
+    nobody writes keeps it.  Floats only; sums and products are taken in
+    another order than ATen's, one writer after another."""
+    mean = reduce == "mean"
+    if not self.is_floating_point() or src.dim() != index.dim() or \
+            (reduce not in _SCATTER_REDUCTIONS and not mean):
+        return NotImplemented
+    identity, over_writers, with_self = _SCATTER_REDUCTIONS["sum" if mean else reduce]
+    dim = dim % max(self.dim(), 1)
+    values = src[tuple(slice(0, s) for s in index.shape)].movedim(dim, -1).unsqueeze(-1).to(self.dtype)
+    counts = []
+
+    def reduced(hits):
+        counts.append(hits.sum(-2))
+        return over_writers(torch.where(hits, values, torch.full((), identity, dtype=self.dtype)))
+    out = _scatter_dense(self, dim, index, reduced, combine=lambda base, r: (base, r))
+    if out is NotImplemented:
+        return out
+    base, result = out
+    count = counts[0]
+    if include_self:
+        result = with_self(base, result)
+        if mean:
+            result = result / (count + 1).to(self.dtype)
+    elif mean:
+        result = result / count.clamp(min=1).to(self.dtype)
+    return torch.where(count > 0, result, base).movedim(-1, dim)
 
 
 def scatter_value(self, dim, index, value):
@@ -1265,6 +1309,7 @@ OWN = {
     aten.scatter.src: scatter_src,
     aten.scatter.value: scatter_value,
     aten.scatter_add.default: scatter_add,
+    aten.scatter_reduce.two: scatter_reduce,
     aten.histc.default: histc,
     aten.kthvalue.default: kthvalue,
     aten.median.dim: median_dim,

@@ -878,3 +878,30 @@ class ScansAndMedians(nn.Module):
 
 def scans_and_medians():
     return ScansAndMedians()
+
+
+class GraphAggregation(nn.Module):
+    """Message passing as graph networks write it: each edge's message (a
+    gather of its source node) reduced into its destination node by
+    scatter_reduce over dimension 0: mean and amax without the node's own
+    value, sum with it; node 4 receives nothing."""
+    example_input_shape = (6, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.message = nn.Linear(16, 16)
+        self.out = nn.Linear(48, 5)
+        self.register_buffer("dst", torch.tensor([0, 1, 1, 2, 3, 3, 3, 5, 0, 2]))
+        self.register_buffer("src", torch.tensor([1, 0, 2, 1, 0, 2, 4, 4, 5, 3]))
+
+    def forward(self, x):
+        m = self.message(x)[self.src]
+        idx = self.dst.unsqueeze(1).expand(-1, 16)
+        mean = torch.zeros_like(x).scatter_reduce(0, idx, m, "mean", include_self=False)
+        peak = torch.zeros_like(x).scatter_reduce(0, idx, m, "amax", include_self=False)
+        total = x.scatter_reduce(0, idx, m, "sum")
+        return self.out(torch.cat([mean, peak, total], 1))
+
+
+def graph_aggregation():
+    return GraphAggregation()
