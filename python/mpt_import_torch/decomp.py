@@ -482,44 +482,43 @@ def cumsum(self, dim, dtype=None):
     from a padding mask: Longformer, RoBERTa).  Integers are exact; floats
     are summed in another order than the sequential kernel (error ~log2(n)
     ulp, not n)."""
-    if dtype is None and not (self.is_floating_point() or self.is_complex()):
-        dtype = torch.int64  # torch's cumsum promotes integers and bool
-    x = self.to(dtype) if dtype is not None and dtype != self.dtype else self
-    if x.dim() == 0:
-        return x.clone()
-    x = _scan(x, dim % x.dim(), torch.add, 0)
-    return x if x is not self else x.clone()
-
-
-def _scan(x, dim, combine, identity):
-    """Inclusive scan in ceil(log2 n) steps (Hillis-Steele, as cumsum):
-    each step combines every element with the one `shift` before it
-    (`identity` shifted in).  `combine(earlier, later)` must be associative;
-    x is a tensor or a tuple of tensors of one shape (combined together)."""
-    parts = x if isinstance(x, tuple) else (x,)
-    ident = identity if isinstance(identity, tuple) else (identity,)
-    n, shift = parts[0].shape[dim], 1
-    while shift < n:
-        def shifted(t, value):
-            pad = list(t.shape)
-            pad[dim] = shift
-            return torch.cat([t.new_full(pad, value), t.narrow(dim, 0, n - shift)], dim)
-        earlier = tuple(shifted(t, v) for t, v in zip(parts, ident))
-        parts = combine(earlier if len(parts) > 1 else earlier[0], parts if len(parts) > 1 else parts[0])
-        parts = parts if isinstance(parts, tuple) else (parts,)
-        shift *= 2
-    return parts if isinstance(x, tuple) else parts[0]
+    return _prefix(self, dim, dtype, torch.add, 0)
 
 
 def cumprod(self, dim, dtype=None):
     """Prefix product by _scan (torch-mlir: tm_tensor.scan); floats are
     multiplied in another order than the sequential kernel."""
+    return _prefix(self, dim, dtype, torch.mul, 1)
+
+
+def _prefix(self, dim, dtype, combine, identity):
+    """cumsum / cumprod: the dtype as torch promotes it (integers and bool
+    to int64), then _scan."""
     if dtype is None and not (self.is_floating_point() or self.is_complex()):
         dtype = torch.int64
     x = self.to(dtype) if dtype is not None and dtype != self.dtype else self
-    if x.dim() == 0:
-        return x.clone()
-    return _scan(x, dim % x.dim(), torch.mul, 1).clone()
+    return x.clone() if x.dim() == 0 else _scan(x, dim % x.dim(), combine, identity)
+
+
+def _scan(x, dim, combine, identity):
+    """Inclusive scan in ceil(log2 n) steps (Hillis-Steele): each step
+    combines every element with the one `shift` before it (`identity`
+    shifted in).  `combine(earlier, later)` must be associative; x is a
+    tensor, or a tuple of tensors of one shape combined together (combine
+    then takes and returns tuples).  Returns new tensors, never x's."""
+    tupled = isinstance(x, tuple)
+    parts, idents = (x, identity) if tupled else ((x,), (identity,))
+    n, shift = parts[0].shape[dim], 1
+    if n <= 1:
+        return tuple(t.clone() for t in parts) if tupled else x.clone()
+    while shift < n:
+        pad = list(parts[0].shape)
+        pad[dim] = shift
+        earlier = tuple(torch.cat([t.new_full(pad, v), t.narrow(dim, 0, n - shift)], dim)
+                        for t, v in zip(parts, idents))
+        parts = combine(earlier, parts) if tupled else (combine(earlier[0], parts[0]),)
+        shift *= 2
+    return parts if tupled else parts[0]
 
 
 def logcumsumexp(self, dim):
@@ -532,7 +531,7 @@ def logcumsumexp(self, dim):
     def log_add_exp(a, b):
         high, low = torch.maximum(a, b), torch.minimum(a, b)
         return torch.where(low == high, high + 0.6931471805599453, high + torch.log1p(torch.exp(low - high)))
-    return _scan(self, dim % self.dim(), log_add_exp, float("-inf")).clone()
+    return _scan(self, dim % self.dim(), log_add_exp, float("-inf"))
 
 
 def _cumulative_extreme(self, dim, greater):
@@ -555,8 +554,7 @@ def _cumulative_extreme(self, dim, greater):
         (v0, i0), (v1, i1) = earlier, later
         wins = isnan(v1) | (~isnan(v0) & ((v1 >= v0) if greater else (v1 <= v0)))
         return torch.where(wins, v1, v0), torch.where(wins, i1, i0)
-    values, indices = _scan((self, index.contiguous()), dim, combine, (worst, -1))
-    return values.clone(), indices.clone()
+    return _scan((self, index), dim, combine, (worst, -1))
 
 
 def cummax(self, dim):
@@ -673,62 +671,61 @@ def sort_stable(self, *, stable=None, dim=-1, descending=False):
     return sort(self, dim, descending)
 
 
-def _scatter_dense(self, dim, index, written_value, accumulate=False, combine=None):
-    """self.scatter(dim, index, ...) as a comparison of every index with
-    every position along `dim`: the backward of a value-selecting reduction
-    (torch.max(x, dim), topk: grad.new_zeros().scatter(dim, indices, grad))
-    and F.one_hot write one position per row this way.  torch-mlir's
+def _scatter_hits(self, dim, index):
+    """Every index compared with every position along `dim`: (hits [..,
+    j, position], self with `dim` last), or None.  torch-mlir's
     convert-torch-to-tmtensor crashes on aten.scatter (the importer died
-    with a segfault, nothing printed).  Where several indices of a row name
-    one position, the last one writes it, as ATen's CPU kernel writes in
-    order.  Only for an index as large as `self` in every other dimension
-    (else: the importer's error)."""
-    if self.dim() == 0 or index.dim() != self.dim():
-        return NotImplemented
-    dim = dim % self.dim()
-    if any(index.shape[d] != self.shape[d] for d in range(self.dim()) if d != dim):
-        return NotImplemented
-    n, m = self.shape[dim], index.shape[dim]
+    with a segfault, nothing printed) and lowers scatter_add and
+    scatter_reduce to tm_tensor.scatter; the scatters below are these
+    comparisons.  Only for an index as large as `self` in every other
+    dimension and up to SELECTION_ELEMENTS comparisons (else: the
+    importer's error)."""
+    if self.dim() == 0 or index.dim() != self.dim() or \
+            any(index.shape[d] != self.shape[d] for d in range(self.dim()) if d != dim):
+        return None
+    n = self.shape[dim]
     if index.numel() * n > SELECTION_ELEMENTS:
-        return NotImplemented
+        return None
     target = index.movedim(dim, -1).unsqueeze(-1)       # [.., j, 1]
-    hits = target == torch.arange(n, dtype=index.dtype)  # [.., j, position]
+    return target == torch.arange(n, dtype=index.dtype), self.movedim(dim, -1)
+
+
+def _writers(src, index, dim):
+    """src's part that index covers, `dim` last, as [.., j, 1] against hits."""
+    return src[tuple(slice(0, s) for s in index.shape)].movedim(dim, -1).unsqueeze(-1)
+
+
+def _scatter_last(self, dim, index, written_value):
+    """self.scatter(dim, index, ...): the backward of a value-selecting
+    reduction (torch.max(x, dim), topk: grad.new_zeros().scatter(dim,
+    indices, grad)) and F.one_hot write one position per row this way.
+    Where several indices of a row name one position, the last one writes
+    it, as ATen's CPU kernel writes in order; `written_value(writer)` is the
+    value at each position from the one-hot of its writer."""
+    dim = dim % max(self.dim(), 1)
+    found = _scatter_hits(self, dim, index)
+    if found is None:
+        return NotImplemented
+    hits, base = found
+    m = index.shape[dim]
     order = torch.arange(m, dtype=torch.int64).view(m, 1)
     last = torch.where(hits, order, -1).amax(-2)         # [.., position]
-    written = last >= 0
     writer = hits & (order == last.unsqueeze(-2))        # one j per written position
-    if combine is not None:  # the caller combines (self with dim last, the writers' values)
-        return combine(self.movedim(dim, -1), written_value(hits))
-    if accumulate:
-        return (self.movedim(dim, -1) + written_value(hits).to(self.dtype)).movedim(-1, dim)
-    value = written_value(writer).to(self.dtype)
-    return torch.where(written, value, self.movedim(dim, -1)).movedim(-1, dim)
-
-
-def _scatter_src(self, dim, index, src, accumulate):
-    dim = dim % max(self.dim(), 1)
-    if src.dim() != index.dim():
-        return NotImplemented
-    src = src[tuple(slice(0, s) for s in index.shape)].movedim(dim, -1)
-    # The sum over the writers of each position (where, not a product, so
-    # that inf and NaN elsewhere in the row stay out): the one writer's
-    # value, or for scatter_add all of theirs.
-    return _scatter_dense(self, dim, index,
-                          lambda writers: torch.where(writers, src.unsqueeze(-1),
-                                                      torch.zeros((), dtype=src.dtype)).sum(-2),
-                          accumulate)
+    return torch.where(last >= 0, written_value(writer).to(self.dtype), base).movedim(-1, dim)
 
 
 def scatter_src(self, dim, index, src):
-    return _scatter_src(self, dim, index, src, accumulate=False)
+    if src.dim() != index.dim():
+        return NotImplemented
+    values = _writers(src, index, dim % max(self.dim(), 1))
+    # The sum over the one writer (where, not a product, so that inf and
+    # NaN elsewhere in the row stay out).
+    return _scatter_last(self, dim, index,
+                         lambda writer: torch.where(writer, values, torch.zeros((), dtype=src.dtype)).sum(-2))
 
 
-def scatter_add(self, dim, index, src):
-    """scatter_add (the backward of torch.gather) the same way: each
-    position adds the sum of its writers (exact with one writer per
-    position, as an argsort's index; with several, their sum is rounded
-    once before it is added, where ATen adds them one by one)."""
-    return _scatter_src(self, dim, index, src, accumulate=True)
+def scatter_value(self, dim, index, value):
+    return _scatter_last(self, dim, index, lambda writer: torch.full((), value, dtype=self.dtype))
 
 
 _SCATTER_REDUCTIONS = {  # reduce: (identity of the writers' reduction, reduction over writers, with self)
@@ -739,30 +736,22 @@ _SCATTER_REDUCTIONS = {  # reduce: (identity of the writers' reduction, reductio
 }
 
 
-def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
-    """scatter_reduce (message passing in graph networks; torch-mlir:
-    tm_tensor.scatter) the same way: each position reduces its writers'
-    values ('sum', 'prod', 'mean', 'amax', 'amin'; NaN propagates through
-    amax/amin as in ATen), with its own value when include_self; a position
-    nobody writes keeps it.  Floats only; sums and products are taken in
-    another order than ATen's, one writer after another."""
+def _scatter_reduced(self, dim, index, src, reduce, include_self):
+    """Each position reduces its writers' values ('sum', 'prod', 'mean',
+    'amax', 'amin'), with its own when include_self; a position nobody
+    writes keeps its value."""
     mean = reduce == "mean"
-    if not self.is_floating_point() or src.dim() != index.dim() or \
-            (reduce not in _SCATTER_REDUCTIONS and not mean):
+    if src.dim() != index.dim() or (reduce not in _SCATTER_REDUCTIONS and not mean):
         return NotImplemented
-    identity, over_writers, with_self = _SCATTER_REDUCTIONS["sum" if mean else reduce]
     dim = dim % max(self.dim(), 1)
-    values = src[tuple(slice(0, s) for s in index.shape)].movedim(dim, -1).unsqueeze(-1).to(self.dtype)
-    counts = []
-
-    def reduced(hits):
-        counts.append(hits.sum(-2))
-        return over_writers(torch.where(hits, values, torch.full((), identity, dtype=self.dtype)))
-    out = _scatter_dense(self, dim, index, reduced, combine=lambda base, r: (base, r))
-    if out is NotImplemented:
-        return out
-    base, result = out
-    count = counts[0]
+    found = _scatter_hits(self, dim, index)
+    if found is None:
+        return NotImplemented
+    hits, base = found
+    identity, over_writers, with_self = _SCATTER_REDUCTIONS["sum" if mean else reduce]
+    values = _writers(src, index, dim).to(self.dtype)
+    result = over_writers(torch.where(hits, values, torch.full((), identity, dtype=self.dtype)))
+    count = hits.sum(-2)
     if include_self:
         result = with_self(base, result)
         if mean:
@@ -772,9 +761,22 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return torch.where(count > 0, result, base).movedim(-1, dim)
 
 
-def scatter_value(self, dim, index, value):
-    return _scatter_dense(self, dim, index,
-                          lambda writer: torch.full((), value, dtype=self.dtype))
+def scatter_add(self, dim, index, src):
+    """scatter_add (the backward of torch.gather): each position adds the
+    sum of its writers (exact with one writer per position, as an
+    argsort's index; with several, their sum is rounded once before it is
+    added, where ATen adds them one by one)."""
+    return _scatter_reduced(self, dim, index, src, "sum", include_self=True)
+
+
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce (message passing in graph networks): _scatter_reduced,
+    NaN propagating through amax/amin as in ATen.  Floats only; sums and
+    products are taken in another order than ATen's, one writer after
+    another."""
+    if not self.is_floating_point():
+        return NotImplemented
+    return _scatter_reduced(self, dim, index, src, reduce, include_self)
 
 
 def histc(self, bins=100, min=0, max=0):
@@ -1106,7 +1108,7 @@ def index_put(self, indices, values, accumulate=False):
         full = (idx.shape[0],) + tuple(target.shape[1:])
         vals = values.to(self.dtype).expand(tuple(self.shape[:dim]) + (idx.shape[0],) + tuple(self.shape[dim + 1:]))
         index = idx.view((-1,) + (1,) * (target.dim() - 1)).expand(full)
-        out = _scatter_src(target, 0, index, vals.movedim(dim, 0), accumulate=False)
+        out = scatter_src(target, 0, index, vals.movedim(dim, 0))
         return NotImplemented if out is NotImplemented else out.movedim(0, dim)
     if not accumulate or len(tensors) != 1 or not self.is_floating_point():
         return NotImplemented
