@@ -53,6 +53,10 @@ Two mechanisms, torch's own first:
       vocabulary (torch's decomposition is index_put -> tm_tensor.scatter);
       an accumulating index_put with one index tensor (the backward of
       table[index]: Swin's relative position bias) the same way;
+    - embedding_bag (sum, mean, max; offsets, padding_idx, per-sample
+      weights) and its backward: a bag x index membership matrix (torch-mlir
+      lowers only some forms of the forward and none of the backward), the
+      backward through embedding_dense_backward's contraction;
     - native_layer_norm (f32): mean and variance in f32, as eager's kernel
       (torch's decomposition uses var_mean, which torch-mlir computes in f64);
       its backward without torch's N x gradient intermediate (overflows f16
@@ -1089,6 +1093,100 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
 
 
+def _bag_of_each_index(indices, offsets, offset2bag):
+    """The bag of every position of the 1-D indices: the forward's offset2bag
+    where it made one (ATen leaves it empty on the sum fast path), else the
+    number of bag starts at or before the position, less one."""
+    if offset2bag.dim() == 1 and offset2bag.shape[0] == indices.shape[0]:
+        return offset2bag.to(torch.int64)
+    positions = torch.arange(indices.shape[0], dtype=torch.int64)
+    starts = (offsets.to(torch.int64).unsqueeze(0) <= positions.unsqueeze(1)).to(torch.int64)
+    return starts.sum(dim=1) - 1
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    """nn.EmbeddingBag's forward (sum, mean, max over bags given by offsets)
+    as the rows gathered and a bag x index membership matrix: a matmul for
+    sum and mean, a masked max for max (torch-mlir lowers only some modes).
+    Up to SELECTION_ELEMENTS memberships (bags x indices); beyond, torch-mlir's
+    lowering or its error.  Returns ATen's four results: output, the bag of
+    each index, each bag's size (indices other than padding_idx) and, for
+    max, the row that won each feature."""
+    ids = indices.reshape(-1).to(torch.int64)
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    n = ids.shape[0]
+    if bags * n * (weight.shape[1] if mode == 2 else 1) > SELECTION_ELEMENTS:
+        return NotImplemented
+    bag = _bag_of_each_index(ids, offsets, offsets.new_empty(0))
+    member = bag.unsqueeze(0) == torch.arange(bags, dtype=torch.int64).unsqueeze(1)   # [bags, n]
+    if padding_idx is not None and padding_idx >= 0:
+        member = member & (ids != padding_idx).unsqueeze(0)
+    bag_size = member.to(torch.int64).sum(dim=1)
+    rows = weight.index_select(0, ids)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1).to(rows.dtype)
+    if mode == 2:
+        masked = torch.where(member.unsqueeze(-1), rows.unsqueeze(0), float("-inf"))
+        values, winner = masked.max(dim=1)
+        output = torch.where(bag_size.unsqueeze(1) > 0, values, 0.0)
+        max_indices = torch.where(bag_size.unsqueeze(1) > 0, ids[winner], -1)
+    else:
+        output = member.to(rows.dtype) @ rows
+        if mode == 1:
+            output = output / bag_size.clamp(min=1).to(rows.dtype).unsqueeze(1)
+        max_indices = bag_size.new_zeros(bags)
+    return output, bag.to(offsets.dtype), bag_size.to(offsets.dtype), max_indices.to(offsets.dtype)
+
+
+def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                              include_last_offset, padding_idx):
+    return embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                         include_last_offset, -1 if padding_idx is None else padding_idx)
+
+
+def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                           scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    """nn.EmbeddingBag's weight gradient (dense): sum and mean send each
+    bag's gradient row to every index of the bag (mean divided by the bag's
+    size, weighted by per_sample_weights), then the embedding gradient's
+    one-hot contraction; max sends each feature's gradient to the row that
+    won it (maximum_indices), vocabulary chunk by chunk as that contraction.
+    torch-mlir has no lowering for aten._embedding_bag_backward."""
+    if sparse:
+        return NotImplemented
+    padding = padding_idx if padding_idx is not None and padding_idx >= 0 else None
+    ids = indices.reshape(-1).to(torch.int64)
+    if mode == 2:
+        d = grad.shape[-1]
+        winners = maximum_indices.to(torch.int64)
+        chunk = max(1, min(num_weights, ONEHOT_CHUNK_ELEMENTS // max(1, winners.numel())))
+        parts = []
+        for v0 in range(0, num_weights, chunk):
+            v1 = min(num_weights, v0 + chunk)
+            won = (winners.unsqueeze(-1) == torch.arange(v0, v1, dtype=torch.int64)).to(grad.dtype)
+            parts.append((won * grad.unsqueeze(-1)).sum(dim=0).t().reshape(v1 - v0, d))
+        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=0)
+    bag = _bag_of_each_index(ids, offsets, offset2bag)
+    rows = grad.index_select(0, bag)
+    if mode == 1:
+        rows = rows / bag_size.to(grad.dtype).clamp(min=1.0).index_select(0, bag).unsqueeze(1)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1).to(grad.dtype)
+    return embedding_dense_backward(rows, ids, num_weights, padding, scale_grad_by_freq)
+
+
+def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
+    """The gradient of each per-sample weight: its bag's gradient row dotted
+    with the row it weighted (zero for the padding index)."""
+    ids = indices.reshape(-1).to(torch.int64)
+    bag = _bag_of_each_index(ids, offsets, offset2bag)
+    dots = (grad.index_select(0, bag) * weight.index_select(0, ids).to(grad.dtype)).sum(dim=1)
+    if padding_idx is not None and padding_idx >= 0:
+        dots = dots * (ids != padding_idx).to(grad.dtype)
+    return dots
+
+
 def index_put(self, indices, values, accumulate=False):
     """Accumulating index_put with one index tensor (the backward of
     table[index]: Swin's relative position bias, any gather of parameter
@@ -1295,6 +1393,10 @@ OWN = {
     # leaves torch.constant.int behind.
     aten.upsample_bilinear2d.default: torch_decompositions[aten.upsample_bilinear2d.default],
     aten.embedding_dense_backward.default: embedding_dense_backward,
+    aten._embedding_bag.default: embedding_bag,
+    aten.embedding_bag.padding_idx: embedding_bag_padding_idx,
+    aten._embedding_bag_backward.default: embedding_bag_backward,
+    aten._embedding_bag_per_sample_weights_backward.default: embedding_bag_per_sample_weights_backward,
     aten.as_strided.default: as_strided,
     aten.native_layer_norm.default: native_layer_norm,
     aten.native_layer_norm_backward.default: native_layer_norm_backward,

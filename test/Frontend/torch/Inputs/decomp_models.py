@@ -905,3 +905,39 @@ class GraphAggregation(nn.Module):
 
 def graph_aggregation():
     return GraphAggregation()
+
+
+class BagRecommender(nn.Module):
+    """A DLRM-style recommender: nn.EmbeddingBag tables (sum over bags
+    given by offsets with learned per-sample weights, mean over fixed-length
+    bags with a padding index, max over offsets with an empty bag) beside a
+    dense MLP, then pairwise dot interactions. torch-mlir lowers only some
+    forms of embedding_bag and none of its backward."""
+    example_input_shape = (4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.summed = nn.EmbeddingBag(20, 8, mode="sum")
+        self.averaged = nn.EmbeddingBag(12, 8, mode="mean", padding_idx=0)
+        self.peak = nn.EmbeddingBag(10, 8, mode="max")
+        self.weights = nn.Parameter(torch.linspace(0.5, 1.5, 11))
+        self.dense = nn.Linear(8, 8)
+        self.out = nn.Linear(6, 5)
+        self.register_buffer("flat", torch.tensor([1, 2, 3, 3, 4, 0, 5, 19, 6, 6, 6]))
+        self.register_buffer("offsets", torch.tensor([0, 3, 5, 8]))
+        self.register_buffer("grid", torch.tensor([[1, 2, 0], [3, 0, 0], [0, 0, 0], [11, 4, 4]]))
+        self.register_buffer("peak_ids", torch.tensor([9, 1, 1, 2, 7, 3]))
+        self.register_buffer("peak_offsets", torch.tensor([0, 2, 2, 5]))
+
+    def forward(self, x):
+        feats = [torch.relu(self.dense(x)),
+                 self.summed(self.flat, self.offsets, per_sample_weights=self.weights),
+                 self.averaged(self.grid),
+                 self.peak(self.peak_ids, self.peak_offsets)]
+        pairs = [(feats[i] * feats[j]).sum(1, keepdim=True) for i in range(4) for j in range(i + 1, 4)]
+        return self.out(torch.cat(pairs, 1))
+
+
+def bag_recommender():
+    torch.manual_seed(0)
+    return BagRecommender()
