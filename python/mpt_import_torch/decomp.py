@@ -73,6 +73,8 @@ Two mechanisms, torch's own first:
       crashed on aten.scatter: the backward of torch.max over a dimension
       and of topk, F.one_hot) and scatter_reduce (graph networks), each up
       to SELECTION_ELEMENTS comparisons;
+    - masked_scatter and its backward: a gather of the source at each
+      position's rank among the mask's true ones, and its transpose;
     - histc (counts as sums of comparisons), torch._grouped_mm (dense
       matmuls masked by group) and a non-accumulating index_put with one
       index tensor (a scatter): transformers' grouped_mm experts (Mixtral);
@@ -783,6 +785,43 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduced(self, dim, index, src, reduce, include_self)
 
 
+def masked_scatter(self, mask, source):
+    """x.masked_scatter(mask, source): the mask's (j+1)-th true position (in
+    row-major order) takes source element j: a gather of the source at each
+    position's rank among the true ones (torch-mlir's lowering takes that
+    rank with tm_tensor.scan; here the shifted additions of cumsum)."""
+    shape = torch.broadcast_shapes(self.shape, mask.shape)
+    taken = mask.expand(shape).reshape(-1)
+    rank = (cumsum(taken.to(torch.int64), 0) - 1).clamp(min=0)
+    flat = source.reshape(-1)
+    if flat.numel() == 0:
+        return self.expand(shape).clone()
+    rank = rank.clamp(max=flat.numel() - 1)
+    picked = flat.index_select(0, rank).to(self.dtype)
+    return torch.where(taken, picked, self.expand(shape).reshape(-1)).reshape(shape)
+
+
+def masked_scatter_backward(grad_output, mask, sizes):
+    """The source's gradient of x.masked_scatter(mask, source) (a
+    vision-language model merges image features into the text embeddings
+    so): source element j took the position of the mask's (j+1)-th true
+    element, in row-major order, so it gets that position's gradient; the
+    rest of the source gets zero.  Every position's rank among the true ones
+    (a cumsum) compared with every source element: up to SELECTION_ELEMENTS
+    comparisons (torch-mlir has no lowering)."""
+    n = grad_output.numel()
+    s = 1
+    for size in sizes:
+        s *= size
+    if n * s > SELECTION_ELEMENTS:
+        return NotImplemented
+    taken = mask.expand(grad_output.shape).reshape(-1)
+    rank = cumsum(taken.to(torch.int64), 0) - 1
+    hits = (rank.unsqueeze(1) == torch.arange(s, dtype=torch.int64)) & taken.unsqueeze(1)
+    picked = torch.where(hits, grad_output.reshape(-1, 1), torch.zeros((), dtype=grad_output.dtype))
+    return picked.sum(dim=0).reshape(sizes)
+
+
 def histc(self, bins=100, min=0, max=0):
     """torch.histc over a given range (transformers' grouped experts count
     their tokens per expert with it; torch-mlir does not legalize it): each
@@ -1415,6 +1454,8 @@ OWN = {
     aten.scatter_add.default: scatter_add,
     aten.scatter_reduce.two: scatter_reduce,
     aten.histc.default: histc,
+    aten.masked_scatter.default: masked_scatter,
+    aten.masked_scatter_backward.default: masked_scatter_backward,
     aten.kthvalue.default: kthvalue,
     aten.median.dim: median_dim,
     aten.nanmedian.dim: nanmedian_dim,

@@ -941,3 +941,29 @@ class BagRecommender(nn.Module):
 def bag_recommender():
     torch.manual_seed(0)
     return BagRecommender()
+
+
+class ImageTokenMerge(nn.Module):
+    """A vision-language model's merge (LLaVA's): projected image patch
+    features written into the text embeddings at the image-token positions
+    with masked_scatter (mask [B, T, 1] broadcast over the features), then a
+    small head; both the patches' projection and the text embeddings train."""
+    example_input_shape = (2, 3, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.project = nn.Linear(8, 16)
+        self.embed = nn.Embedding(10, 16)
+        self.out = nn.Linear(16, 5)
+        self.register_buffer("ids", torch.tensor([[1, 9, 9, 4, 9, 2], [9, 3, 9, 5, 6, 7]]))
+
+    def forward(self, patches):
+        text = self.embed(self.ids)
+        image = self.project(patches).reshape(-1, 16)[:5]
+        merged = text.masked_scatter((self.ids == 9).unsqueeze(-1), image)
+        return self.out(torch.tanh(merged).mean(1))
+
+
+def image_token_merge():
+    torch.manual_seed(0)
+    return ImageTokenMerge()
