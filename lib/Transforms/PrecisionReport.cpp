@@ -75,8 +75,16 @@ struct PrecisionReportPass
     std::vector<std::tuple<FunctionOpInterface, const PrecisionPlan *,
                            AutocastSummary>>
         reports;
+    // The steps (or every function, as asked), and any other function that
+    // --mpt-autocast changes: a helper the step calls is rewritten as
+    // inference code, and a report without it would not say what the
+    // pipeline does to the module.
+    llvm::SmallPtrSet<Operation *, 4> listed;
+    for (FunctionOpInterface func :
+         getReportedFunctions(getOperation(), allFunctions))
+      listed.insert(func);
     for (FunctionOpInterface reported :
-         getReportedFunctions(getOperation(), allFunctions)) {
+         getReportedFunctions(getOperation(), /*allFunctions=*/true)) {
       auto func = dyn_cast<func::FuncOp>(reported.getOperation());
       if (!func)
         continue;
@@ -126,6 +134,10 @@ struct PrecisionReportPass
                                   summary.workingCopies)))
         return signalPassFailure();
       summary.castsAfter = countCasts(copy);
+      if (!listed.contains(func) &&
+          summary.castsAfter.tensorCasts == summary.castsBefore.tensorCasts &&
+          summary.castsAfter.bodyCasts == summary.castsBefore.bodyCasts)
+        continue;
       if (scaledMemory) {
         summary.memoryAfter = *scaledMemory;
       } else {

@@ -1,7 +1,9 @@
 // The reports list the training steps of a module (functions with mpt.role /
 // mpt.updates or training markers), not the helpers beside them, unless
 // all-functions=1; a module without any step has all its functions reported
-// (training-graph-report.mlir's @inference, Autocast/types.mlir).
+// (training-graph-report.mlir's @inference, Autocast/types.mlir). The
+// precision report also lists a helper that autocast changes
+// (precision-report-helpers.mlir); this one it leaves alone.
 // RUN: mpt-opt %s --mpt-training-graph-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=TG
 // RUN: mpt-opt %s --mpt-training-graph-report=all-functions=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=TG-ALL
 // RUN: mpt-opt %s --mpt-precision-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREC

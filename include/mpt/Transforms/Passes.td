@@ -552,7 +552,8 @@ def PrecisionReport : Pass<"mpt-precision-report", "mlir::ModuleOp"> {
     Option<"allFunctions", "all-functions", "bool", /*default=*/"false",
            "Report every function, not only the training steps (functions "
            "with mpt.role / mpt.updates or training markers; a module "
-           "without any has all its functions reported)">,
+           "without any has all its functions reported) and the other "
+           "functions autocast changes (helpers a step calls)">,
   ]);
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect",
