@@ -484,13 +484,13 @@ static bool isFirstWarning(Location loc, StringRef message) {
   return !dialect || dialect->isFirstWarning(loc, message);
 }
 
-LogicalResult TrainingGraph::emitFindings() const {
+LogicalResult TrainingGraph::emitFindings(bool warnings) const {
   if (findingsEmitted)
     return success(valid);
   findingsEmitted = true;
   for (const Finding &finding : findings) {
     bool error = finding.severity == DiagnosticSeverity::Error;
-    if (!error && !isFirstWarning(finding.loc, finding.message))
+    if (!error && (!warnings || !isFirstWarning(finding.loc, finding.message)))
       continue;
     InFlightDiagnostic diag =
         finding.op ? (error ? finding.op->emitError(finding.message)
@@ -723,8 +723,10 @@ LogicalResult TrainingGraph::classify() {
     if (gradDep.contains(grad.getInput()))
       return recordError(findings, grad,
                          describeGradient(grad) +
-                             " depends on another 'mpt.gradient'; gradients "
-                            "feed only the optimizer update");
+                             " depends on an 'mpt.gradient' (another, or "
+                             "its own carried by a loop: mark a gradient "
+                             "accumulated in a loop after the loop); "
+                             "gradients feed only the optimizer update");
   }
 
   // Value-level regions for the core sets, by value number (every result

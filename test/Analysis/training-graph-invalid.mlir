@@ -82,7 +82,7 @@ func.func @gradient_of_gradient(%w: tensor<4xf32> {mpt.role = "param"}, %dl: ten
     -> (tensor<4xf32> {mpt.updates = 0 : i64}) {
   %g0 = mpt.gradient %dl : tensor<4xf32>
   %d = arith.mulf %g0, %dl : tensor<4xf32>
-  // expected-error @+1 {{the gradient of parameter argument #0 depends on another 'mpt.gradient'; gradients feed only the optimizer update}}
+  // expected-error @+1 {{the gradient of parameter argument #0 depends on an 'mpt.gradient' (another, or its own carried by a loop: mark a gradient accumulated in a loop after the loop); gradients feed only the optimizer update}}
   %g1 = mpt.gradient %d : tensor<4xf32>
   %w2 = arith.subf %w, %g1 : tensor<4xf32>
   return %w2 : tensor<4xf32>

@@ -64,8 +64,18 @@ llvm::Error mpt::runPipeline(PassManager &pm, ModuleOp module,
                              const llvm::Twine &what) {
   std::string where;
   pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&where));
+  // A pass that failed with a located error has said what is wrong: one
+  // line per error (docs/Running.md). The pass is named only when it
+  // failed without one.
+  bool sawError = false;
+  ScopedDiagnosticHandler seeErrors(module.getContext(), [&](Diagnostic &diag) {
+    sawError |= diag.getSeverity() == DiagnosticSeverity::Error;
+    return failure(); // on to mpt-run's handler, which prints it
+  });
   if (succeeded(pm.run(module)))
     return llvm::Error::success();
+  if (sawError)
+    return alreadyReported();
   return runError(what + " failed" + (where.empty() ? "" : " " + where));
 }
 

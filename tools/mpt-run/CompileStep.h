@@ -59,8 +59,9 @@ llvm::Expected<CompiledStep> compileStep(mlir::ModuleOp module,
                                          llvm::StringRef funcName,
                                          const CompileOptions &options);
 
-/// Runs `pm` on `module`; on failure, an error naming `what` and the first
-/// pass that failed with its op: "<what> failed in pass '...' on '...'".
+/// Runs `pm` on `module`; on failure, the errors the passes emitted, or (if
+/// none) an error naming `what` and the first pass that failed with its op:
+/// "<what> failed in pass '...' on '...'".
 llvm::Error runPipeline(mlir::PassManager &pm, mlir::ModuleOp module,
                         const llvm::Twine &what);
 

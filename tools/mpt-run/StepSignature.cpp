@@ -152,9 +152,10 @@ llvm::Expected<func::FuncOp> mpt::findStep(ModuleOp module, StringRef entryName,
 }
 
 FailureOr<StepSignature> mpt::analyseStep(func::FuncOp func,
-                                          ArrayRef<std::string> argNames) {
+                                          ArrayRef<std::string> argNames,
+                                          bool lintWarnings) {
   TrainingGraph graph(func);
-  if (failed(graph.emitFindings()))
+  if (failed(graph.emitFindings(lintWarnings)))
     return failure();
   StepSignature sig;
   sig.funcName = func.getSymName().str();

@@ -72,8 +72,12 @@ std::string getArgName(mlir::BlockArgument arg, llvm::SourceMgr &sourceMgr);
 
 /// Checks the step against the contract and what mpt-run can execute
 /// (`argNames`: the arguments' names). Failures are diagnostics on `func`.
-mlir::FailureOr<StepSignature>
-analyseStep(mlir::func::FuncOp func, llvm::ArrayRef<std::string> argNames);
+/// `lintWarnings`: also warn of the contract's likely mistakes (off for a
+/// step --passes rewrote: its source was checked, and a lowered step, its
+/// gradient markers gone, would look like one that forgot them).
+mlir::FailureOr<StepSignature> analyseStep(mlir::func::FuncOp func,
+                                           llvm::ArrayRef<std::string> argNames,
+                                           bool lintWarnings = true);
 
 /// The index of the argument `key` names: its name, "argN" or "N".
 std::optional<unsigned> lookupArg(const StepSignature &sig,

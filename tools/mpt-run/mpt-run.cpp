@@ -362,11 +362,14 @@ static llvm::Expected<func::FuncOp> loadStep(MLIRContext &context,
     arg.setLoc(NameLoc::get(
         StringAttr::get(&context, getArgName(arg, sourceMgr)), arg.getLoc()));
 
-  // --memory: a mark where the backward pass starts, placed before --passes
-  // (which may lower the markers that say where it is).
-  if (memoryReport) {
+  // The contract is checked on the source when --passes will rewrite it
+  // (they may lower the markers the checks read); --memory marks where the
+  // backward pass starts before that, for the same reason.
+  if (memoryReport || !prePasses.empty()) {
     TrainingGraph graph(*func);
-    if (succeeded(graph.emitFindings()))
+    if (failed(graph.emitFindings()))
+      return alreadyReported();
+    if (memoryReport)
       insertBackwardStartMark(*func, graph);
   }
   return func;
@@ -640,7 +643,8 @@ static llvm::Error run(int argc, char **argv) {
     argNames.push_back(name ? name.getName().str()
                             : "arg" + std::to_string(arg.getArgNumber()));
   }
-  FailureOr<StepSignature> sig = analyseStep(*func, argNames);
+  FailureOr<StepSignature> sig =
+      analyseStep(*func, argNames, /*lintWarnings=*/prePasses.empty());
   if (failed(sig))
     return alreadyReported();
   if (llvm::Error err = joinJobIfDataParallel(*module, *func, *sig))

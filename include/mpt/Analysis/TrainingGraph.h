@@ -97,8 +97,10 @@ public:
   /// Lint warnings are also given once per process (the analysis is built by
   /// every pass that reads the contract, and on the copies report passes
   /// make). Every user calls it right after querying the analysis. Returns
-  /// failure when the step violates the contract.
-  mlir::LogicalResult emitFindings() const;
+  /// failure when the step violates the contract. Without `warnings` only
+  /// the errors are emitted (a step already checked before passes lowered
+  /// some of its markers).
+  mlir::LogicalResult emitFindings(bool warnings = true) const;
   /// Whether the function carries any training marker (seed, gradient,
   /// loss_grad argument). Without markers every op is Forward.
   bool isTrainingStep() const { return trainingStep; }
