@@ -73,6 +73,7 @@ Two mechanisms, torch's own first:
       crashed on aten.scatter: the backward of torch.max over a dimension
       and of topk, F.one_hot) and scatter_reduce (graph networks), each up
       to SELECTION_ELEMENTS comparisons;
+    - gelu with approximate="tanh" (torch-mlir's sqrt(2/pi) is 0.797724);
     - masked_scatter and its backward: a gather of the source at each
       position's rank among the mask's true ones, and its transpose;
     - histc (counts as sums of comparisons), torch._grouped_mm (dense
@@ -785,6 +786,18 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduced(self, dim, index, src, reduce, include_self)
 
 
+def gelu(self, approximate="none"):
+    """GELU's tanh approximation by PyTorch's decomposition
+    (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))): torch-mlir's lowering
+    takes sqrt(2/pi) as 0.797724 instead of 0.7978846, so the imported
+    forward differed from eager's (by up to 2e-4 relative) while the backward
+    (gelu_backward) used the right constant.  The exact GELU is left to
+    torch-mlir's lowering (erf), which matches eager."""
+    if approximate != "tanh":
+        return NotImplemented
+    return torch_decompositions[aten.gelu.default](self, approximate=approximate)
+
+
 def masked_scatter(self, mask, source):
     """x.masked_scatter(mask, source): the mask's (j+1)-th true position (in
     row-major order) takes source element j: a gather of the source at each
@@ -1455,6 +1468,7 @@ OWN = {
     aten.scatter_reduce.two: scatter_reduce,
     aten.histc.default: histc,
     aten.masked_scatter.default: masked_scatter,
+    aten.gelu.default: gelu,
     aten.masked_scatter_backward.default: masked_scatter_backward,
     aten.kthvalue.default: kthvalue,
     aten.median.dim: median_dim,

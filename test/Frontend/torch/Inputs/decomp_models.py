@@ -967,3 +967,25 @@ class ImageTokenMerge(nn.Module):
 def image_token_merge():
     torch.manual_seed(0)
     return ImageTokenMerge()
+
+
+class TanhGelu(nn.Module):
+    """GELU's tanh approximation (transformers' gelu_pytorch_tanh: Gemma,
+    GPT-BigCode) between two linear layers; inputs of order 1 after the
+    first layer's unit-variance weights, where the approximation's constant
+    matters."""
+    example_input_shape = (4, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(16, 64)
+        self.down = nn.Linear(64, 8)
+        nn.init.normal_(self.up.weight, std=1.0)
+
+    def forward(self, x):
+        return self.down(F.gelu(self.up(x), approximate="tanh"))
+
+
+def tanh_gelu():
+    torch.manual_seed(0)
+    return TanhGelu()
