@@ -1239,6 +1239,29 @@ def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, of
     return dots
 
 
+def _merge_index_dims(self, indices, tensors):
+    """self with the dimensions several integer index tensors index (adjacent
+    ones, tensors[0] .. tensors[-1]) merged into one, and the one index
+    tensor that addresses it: each position's row-major offset over those
+    dimensions (negative indices counted from the end); None for another
+    form (a gap between the index tensors, a boolean mask)."""
+    first, last = tensors[0], tensors[-1]
+    if tensors != list(range(first, last + 1)) or \
+            any(indices[k].dtype not in (torch.int64, torch.int32) for k in tensors):
+        return None
+    index = None
+    for k in tensors:
+        size = self.shape[k]
+        idx = indices[k].to(torch.int64)
+        idx = torch.where(idx < 0, idx + size, idx)
+        index = idx if index is None else index * size + idx
+    rows = 1
+    for k in tensors:
+        rows *= self.shape[k]
+    target = self.reshape(tuple(self.shape[:first]) + (rows,) + tuple(self.shape[last + 1:]))
+    return target, index, first, last
+
+
 def index_put(self, indices, values, accumulate=False):
     """Accumulating index_put with one index tensor (the backward of
     table[index]: Swin's relative position bias, any gather of parameter
@@ -1248,8 +1271,18 @@ def index_put(self, indices, values, accumulate=False):
     forms (several index tensors) are left to torch-mlir.  Without
     accumulation, one 1-D index tensor (x[perm] = v; transformers' grouped
     experts invert their sort's permutation so) is a scatter of whole
-    slices (the last write of a repeated index wins, as on the CPU)."""
+    slices (the last write of a repeated index wins, as on the CPU).
+    Several index tensors on adjacent dimensions (x[arange(B), last]: a
+    classifier's pooling of each sequence's last token, CLIP's EOS pooling)
+    are first made one, over those dimensions merged."""
     tensors = [k for k, i in enumerate(indices) if i is not None]
+    if len(tensors) > 1:
+        merged = _merge_index_dims(self, indices, tensors)
+        if merged is None:
+            return NotImplemented
+        target, index, first, last = merged
+        out = index_put(target, [None] * first + [index], values, accumulate)
+        return NotImplemented if out is NotImplemented else out.reshape(self.shape)
     if not accumulate and len(tensors) == 1 and indices[tensors[0]].dim() == 1 \
             and indices[tensors[0]].dtype in (torch.int64, torch.int32):
         dim, idx = tensors[0], indices[tensors[0]].to(torch.int64)

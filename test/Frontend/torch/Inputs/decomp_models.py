@@ -989,3 +989,31 @@ class TanhGelu(nn.Module):
 def tanh_gelu():
     torch.manual_seed(0)
     return TanhGelu()
+
+
+class TokenPooling(nn.Module):
+    """A sequence classifier's pooling: each sequence's last real token
+    (h[arange(B), lengths - 1], transformers' *ForSequenceClassification)
+    and the position of its largest id (h[arange(B), ids.argmax(-1)], CLIP's
+    EOS pooling): two index tensors on adjacent dimensions, whose backward
+    is an accumulating index_put with both."""
+    example_input_shape = (3, 6, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.mix = nn.Linear(8, 8)
+        self.out = nn.Linear(16, 5)
+        self.register_buffer("lengths", torch.tensor([6, 2, 4]))
+        self.register_buffer("ids", torch.tensor([[1, 5, 2, 0, 0, 0], [3, 9, 4, 4, 1, 0], [7, 2, 8, 1, 0, 0]]))
+
+    def forward(self, x):
+        h = self.mix(x)
+        rows = torch.arange(h.shape[0])
+        last = h[rows, self.lengths - 1]
+        eos = h[rows, self.ids.argmax(-1)]
+        return self.out(torch.cat([last, eos], 1))
+
+
+def token_pooling():
+    torch.manual_seed(0)
+    return TokenPooling()
