@@ -741,7 +741,7 @@ private:
     bool noData = (!facts.f32Tensor && !facts.lowTensor) ||
                   facts.otherFloatTensor ||
                   op->hasTrait<OpTrait::ConstantLike>() ||
-                  isa<tensor::EmptyOp>(op);
+                  isa<tensor::EmptyOp, tensor::DimOp, tensor::RankOp>(op);
     if (noData) {
       decision.opClass = OpClass::NoF32Data;
       decision.reason = DecisionReason::NoF32Data;
@@ -752,6 +752,8 @@ private:
         decision.detail = "constant: cast where a low-precision op reads it";
       else if (isa<tensor::EmptyOp>(op))
         decision.detail = "no data (tensor.empty)";
+      else if (isa<tensor::DimOp, tensor::RankOp>(op))
+        decision.detail = "reads the shape only";
       else if (facts.intTensor)
         decision.detail = "integer tensors: left alone";
       else
