@@ -131,6 +131,19 @@ def model_line_of_trace(stack_trace):
     return ""
 
 
+def _failing_node(error):
+    """The FX node torch-mlir's importer was importing when it raised
+    `error` (the innermost frame with a `node` local), or None."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        node = tb.tb_frame.f_locals.get("node")
+        if isinstance(node, torch.fx.Node):
+            found = node
+        tb = tb.tb_next
+    return found
+
+
 def import_graph(gm, name):
     _check_lowerable(gm, name)
     with warnings.catch_warnings():
@@ -140,6 +153,12 @@ def import_graph(gm, name):
                 return fx.stateless_fx_import(gm, output_type=OUTPUT_TYPE, model_name=name)
         except Exception as e:  # torch-mlir raises its own error types
             op, where, reason = describe_lowering_error("".join(diag) + "\n" + (str(e) or type(e).__name__))
+            node = _failing_node(e)
+            if node is not None and op == "an op":
+                # A Python error of the FX importer (no MLIR diagnostic):
+                # the node it was importing names the op and its line.
+                op = str(getattr(node.target, "_name", node.target)).replace("::", ".")
+                where = where or model_line_of_trace(node.meta.get("stack_trace", ""))
             at = f" at {where}" if where else ""
             raise UserError(f"torch-mlir cannot lower {op}{at} ({name} graph): {reason}")
 

@@ -1017,3 +1017,26 @@ class TokenPooling(nn.Module):
 def token_pooling():
     torch.manual_seed(0)
     return TokenPooling()
+
+
+class UnfoldFold(nn.Module):
+    """Patches by F.unfold, mixed by a linear layer, put back by F.fold
+    (overlapping windows summed): their gradients are index_puts with index
+    tensors on two adjacent dimensions."""
+    example_input_shape = (2, 3, 6, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.mix = nn.Linear(12, 12)
+        self.out = nn.Linear(108, 5)
+
+    def forward(self, x):
+        patches = F.unfold(x, 2, stride=1)                  # [2, 12, 25]
+        mixed = self.mix(patches.transpose(1, 2)).transpose(1, 2)
+        image = F.fold(mixed, (6, 6), 2, stride=1)           # [2, 3, 6, 6]
+        return self.out(image.flatten(1))
+
+
+def unfold_fold():
+    torch.manual_seed(0)
+    return UnfoldFold()
