@@ -1339,8 +1339,10 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     deviations).  torch's own decomposition goes through var_mean, which
     torch-mlir computes in f64: a step of f64 conversions and reductions over
     every activation a layer norm reads, and statistics more exact than the
-    eager kernel the importer is checked against."""
-    if input.dtype != torch.float32:
+    eager kernel the importer is checked against.  Also for f64 (run-check's
+    float64 import): torch-mlir's var_mean leaves a torch.constant.bool that
+    does not legalize."""
+    if input.dtype not in (torch.float32, torch.float64):
         return NotImplemented
     dims = list(range(input.dim() - len(normalized_shape), input.dim()))
     mean = input.mean(dims, keepdim=True)
@@ -1363,7 +1365,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     runs the backward in f16 (timm's ViT, width 192: 192 x a gradient of
     ~1e3 at scale 65536), where PyTorch's one fused kernel holds no such
     intermediate.  Weight and bias gradients as torch's."""
-    if input.dtype != torch.float32:
+    if input.dtype not in (torch.float32, torch.float64):
         return NotImplemented
     n_norm = len(normalized_shape)
     inner = list(range(input.dim() - n_norm, input.dim()))

@@ -420,6 +420,49 @@ def trace(spec, decomposition_table=None):
     return gm_a, gm_b
 
 
+def _replace_fresh_copies(gm):
+    """copy_(dst, src) into a tensor the graph itself made (not an input),
+    whose other readers all come before it: the copy's result is src
+    converted to dst's dtype and broadcast to its shape.  Such in-place
+    writes survive functionalization where a decomposition of an in-place
+    op writes its result back (masked_fill_ on a fresh tensor:
+    nn.MultiheadAttention's float key_padding_mask from a bool buffer,
+    Embedding(max_norm)'s renorm), and torch-mlir cannot lower aten.copy_
+    on a value tensor."""
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    changed = False
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target is not torch.ops.aten.copy_.default:
+            continue
+        dst, src = node.args[0], node.args[1]
+        if not isinstance(dst, torch.fx.Node) or not isinstance(src, torch.fx.Node) or dst.op != "call_function":
+            continue
+        if any(order[u] > order[node] for u in dst.users if u is not node):
+            continue
+        want, have = dst.meta.get("val"), src.meta.get("val")
+        if want is None or have is None:
+            continue
+        value = src
+
+        def then(op, *args, **kwargs):
+            nonlocal value, have
+            value = gm.graph.call_function(op, (value,) + args, kwargs)
+            have = op(have, *args, **kwargs)
+            value.meta["val"] = have
+            value.meta["stack_trace"] = node.meta.get("stack_trace", "")
+        with gm.graph.inserting_before(node):
+            if have.dtype != want.dtype:
+                then(torch.ops.aten._to_copy.default, dtype=want.dtype)
+            if tuple(have.shape) != tuple(want.shape):
+                then(torch.ops.aten.expand.default, list(want.shape))
+                then(torch.ops.aten.clone.default)
+        node.replace_all_uses_with(value)
+        gm.graph.erase_node(node)
+        changed = True
+    if changed:
+        gm.recompile()
+
+
 def _trace(fwd_bwd, opt_fn, spec, table):
     params = spec.values("param")
     x, y = spec.values("data")
@@ -433,5 +476,7 @@ def _trace(fwd_bwd, opt_fn, spec, table):
                        record_stack_traces=True)(
             *params, *grads, *spec.values("rng_state"), *spec.values("optimizer_state"),
             *spec.values("hyperparameter"))
+    _replace_fresh_copies(gm_a)
+    _replace_fresh_copies(gm_b)
     return gm_a, gm_b
 

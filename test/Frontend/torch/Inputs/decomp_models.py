@@ -1040,3 +1040,27 @@ class UnfoldFold(nn.Module):
 def unfold_fold():
     torch.manual_seed(0)
     return UnfoldFold()
+
+
+class NormedAttention(nn.Module):
+    """nn.MultiheadAttention with dropout and a key padding mask, then
+    LayerNorm: run-check's float64 import of such a step failed
+    (torch.constant.bool from torch-mlir's var_mean) exactly where it was
+    needed, to tell an ill-conditioned step from a wrong import."""
+    example_input_shape = (2, 6, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 4, dropout=0.1, batch_first=True)
+        self.norm = nn.LayerNorm(16)
+        self.out = nn.Linear(16, 5)
+        self.register_buffer("pad", torch.tensor([[False] * 6, [False] * 4 + [True] * 2]))
+
+    def forward(self, x):
+        a, _ = self.mha(x, x, x, key_padding_mask=self.pad, need_weights=False)
+        return self.out(self.norm(x + a).mean(1))
+
+
+def normed_attention():
+    torch.manual_seed(0)
+    return NormedAttention()
