@@ -139,8 +139,8 @@ def avg_pool():
 
 class Unsupported(nn.Module):
     """Ops the importer cannot take (for the error test): torch.special.i1
-    (torch-mlir has no lowering), an accumulating index_put with two index
-    tensors (tm_tensor.scatter; one index tensor, index_add's, decomposes:
+    (torch-mlir has no lowering), a non-accumulating index_put with a 2-D
+    index tensor (tm_tensor.scatter; index_add's accumulating one decomposes:
     index_add below), rand_like
     (random numbers other than the Bernoulli draws of dropout)."""
     example_input_shape = (2, 16)
@@ -158,7 +158,7 @@ class Unsupported(nn.Module):
         elif self.kind == "index_add":
             h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
         elif self.kind == "scatter2":
-            h = h.index_put((torch.tensor([0, 1, 1]), torch.tensor([2, 5, 2])), h[0, :3], accumulate=True)
+            h = h.index_put((torch.tensor([[0, 1], [1, 0]]),), torch.stack([h, h.flip(0)]))
         elif self.kind == "rand":
             h = h * torch.rand_like(h)
         elif (h > 0).any():  # a branch on the data (XLM asserts on .item() of its lengths)
