@@ -30,6 +30,14 @@
 // backward is a chain of them) and is promoted too. Painting still makes
 // backward ops between low ops low.
 //
+// A backward op that reads a gradient kept f32 for range (or computed from
+// one, however many f32 ops later) together with low ones stays f32 in f16:
+// rounding the kept gradient to f16 would undo the rule where it matters
+// (a pre-norm transformer's residual gradient: the layer norm's backward,
+// kept f32, scaled by 1/std = 316 on a zero padding embedding, added to the
+// attention's f16 gradient overflowed at a loss scale GradScaler keeps;
+// PyTorch sums a tensor's gradients in its f32 type).
+//
 //===----------------------------------------------------------------------===//
 #include "mpt/Analysis/PrecisionPlan.h"
 #include "mpt/Support/Report.h"
@@ -158,6 +166,8 @@ void PrecisionPlan::promoteFollowers() {
   // norm backward kernel does. An allow op's gradient does not count: a
   // contraction is low for its own reasons, whatever the op before it.
   llvm::DenseSet<Operation *> lowForwardBackward;
+  // Backward ops kept f32 for range, and the f32 ops computed from them.
+  llvm::DenseSet<Operation *> rangeKept;
   for (Operation *op : ops) {
     OpDecision &decision = decisions[op];
     if (decision.reason != DecisionReason::DenyTaint &&
@@ -165,7 +175,7 @@ void PrecisionPlan::promoteFollowers() {
       continue;
     SmallVector<OpOperand *> operands;
     getPrecisionOperands(op, decision.opClass, operands);
-    Operation *lowCause = nullptr, *f32Cause = nullptr;
+    Operation *lowCause = nullptr, *f32Cause = nullptr, *rangeCause = nullptr;
     bool anyLow = false, anyF32 = false, readsLowForward = false;
     std::string f32Detail;
     for (OpOperand *operand : operands) {
@@ -194,8 +204,17 @@ void PrecisionPlan::promoteFollowers() {
         anyF32 = true;
         break;
       case Vote::Neutral:
+        if (!rangeCause && cause && rangeKept.contains(cause))
+          rangeCause = cause;
         break;
       }
+    }
+    if (anyLow && !anyF32 && rangeCause && backwardNeedsRange &&
+        decision.region == TrainingRegion::Backward) {
+      decision.reason = DecisionReason::BackwardNotPromoted;
+      decision.cause = rangeCause;
+      rangeKept.insert(op);
+      continue;
     }
     if (anyLow && !anyF32) {
       // Only gradients to follow (not the backward of a low forward op),
@@ -204,6 +223,8 @@ void PrecisionPlan::promoteFollowers() {
           decision.opClass == OpClass::Infer && !readsLowForward &&
           !onlyAddsOrPicks(op)) {
         decision.reason = DecisionReason::BackwardNotPromoted;
+        decision.cause = nullptr;
+        rangeKept.insert(op);
         continue;
       }
       decision.precision = OpPrecision::Low;
@@ -218,6 +239,8 @@ void PrecisionPlan::promoteFollowers() {
     } else {
       // No full-size input, or only constants and fills.
       decision.reason = DecisionReason::NoInputToFollow;
+      if (rangeCause)
+        rangeKept.insert(op);
     }
   }
 }
@@ -246,8 +269,12 @@ void PrecisionPlan::describePromotion(Operation *op, const OpDecision &d,
        << (d.cause ? "op " + causeText() : d.detail) << ": stays f32";
     break;
   case DecisionReason::BackwardNotPromoted:
-    os << "promote: an f16 backward op that reads no low forward value runs "
-          "in f32 (range), not in its gradient's type: stays f32";
+    if (d.cause)
+      os << "promote: reads a gradient kept f32 for range (" << causeText()
+         << ") with f16 ones: stays f32";
+    else
+      os << "promote: an f16 backward op that reads no low forward value "
+            "runs in f32 (range), not in its gradient's type: stays f32";
     break;
   default:
     os << "promote: no full-size input to follow: stays f32";
