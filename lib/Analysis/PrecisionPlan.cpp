@@ -574,6 +574,49 @@ struct PaintGraph {
 // Loss region
 //===----------------------------------------------------------------------===//
 
+/// Whether `value` holds only zeros and ones by construction: a comparison
+/// converted to float (a one-hot matrix), products of such, and their
+/// transposes, reshapes, slices and casts. Looks back at most `depth` ops.
+static bool isZeroOneTensor(Value value, unsigned depth = 8) {
+  if (depth == 0)
+    return false;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<linalg::TransposeOp, linalg::BroadcastOp>(def))
+    return isZeroOneTensor(def->getOperand(0), depth - 1);
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+          tensor::ExtractSliceOp, arith::ExtFOp, arith::TruncFOp>(def))
+    return isZeroOneTensor(def->getOperand(0), depth - 1);
+  auto generic = dyn_cast<linalg::GenericOp>(def);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  Block *body = generic.getBody();
+  Value yielded = body->getTerminator()->getOperand(0);
+  // A body argument standing for a 0/1 input, or a conversion of an i1.
+  std::function<bool(Value)> zeroOne = [&](Value scalar) {
+    if (auto arg = dyn_cast<BlockArgument>(scalar)) {
+      if (arg.getOwner() != body ||
+          arg.getArgNumber() >= generic.getNumDpsInputs())
+        return false;
+      return isZeroOneTensor(
+          generic.getDpsInputOperand(arg.getArgNumber())->get(), depth - 1);
+    }
+    Operation *op = scalar.getDefiningOp();
+    if (!op || op->getBlock() != body)
+      return false;
+    if (isa<arith::UIToFPOp>(op))
+      return op->getOperand(0).getType().isInteger(1);
+    if (isa<arith::MulFOp>(op))
+      return zeroOne(op->getOperand(0)) && zeroOne(op->getOperand(1));
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return zeroOne(op->getOperand(0));
+    return false;
+  };
+  return zeroOne(yielded);
+}
+
 /// Whether allow op `op` reads a parameter (through data movement and
 /// casts): a layer of the model, not a loss's target-times-log-probability
 /// contraction.
@@ -796,6 +839,24 @@ private:
     if (auto it = lossRegion.find(op); it != lossRegion.end()) {
       decision.reason = DecisionReason::LossRegion;
       decision.detail = it->second.str();
+      paint.kind[index] = NodeKind::Deny;
+      return;
+    }
+    // A contraction with a one-hot operand in the backward is a sum of
+    // gradient rows (an embedding's or an index's gradient): PyTorch runs it
+    // in the gradient's type (embedding backward is not autocast), and in
+    // f16 the gradient it reads could overflow (a pre-norm transformer's
+    // embedding gradient: a layer norm's 1/std of 316 on a zero padding
+    // row, at a loss scale GradScaler keeps).
+    if (decision.opClass == OpClass::Allow && lowType.isF16() &&
+        graph.isTrainingStep() && decision.region == TrainingRegion::Backward &&
+        llvm::any_of(op->getOperands(),
+                     [](Value operand) { return isZeroOneTensor(operand); })) {
+      decision.reason = DecisionReason::RangeUnsafe;
+      decision.detail = "a one-hot contraction in the backward (an embedding "
+                        "or index gradient: a sum of gradient rows, which "
+                        "PyTorch runs in the gradient's type); its f16 "
+                        "gradient operand could overflow";
       paint.kind[index] = NodeKind::Deny;
       return;
     }

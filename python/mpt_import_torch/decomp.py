@@ -92,8 +92,10 @@ in low precision).  The one-hot form, onehot(ids)^T @ grad_out, costs N*V*D
 multiply-adds (V the vocabulary) -- the same as the logits matmul of a tied
 output head, so it at most adds a third to the head's forward + backward --
 but it is a plain matmul: it lowers to linalg.matmul, runs on Tensor Cores
-under autocast, and is exact in f16/bf16 inputs (one-hot entries are 0 or 1;
-the f32 accumulator sums the f16 gradient rows).  For a large vocabulary the
+under bf16 autocast, and is exact in bf16 inputs (one-hot entries are 0 or
+1; the f32 accumulator sums the gradient rows).  In f16 autocast keeps it
+f32 (docs/Autocast.md: a one-hot contraction in the backward), as PyTorch
+runs the embedding backward: its gradient operand can exceed f16's range.  For a large vocabulary the
 N x V one-hot matrix would not fit, so it is built in vocabulary chunks of
 at most ONEHOT_CHUNK_ELEMENTS elements (one N x Vc slab at a time, one
 matmul per chunk, concatenated): memory is bounded, FLOPs unchanged.

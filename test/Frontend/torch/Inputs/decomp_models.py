@@ -1064,3 +1064,37 @@ class NormedAttention(nn.Module):
 def normed_attention():
     torch.manual_seed(0)
     return NormedAttention()
+
+
+class PaddedSeq2Seq(nn.Module):
+    """nn.Transformer (one pre-norm encoder and decoder layer, GELU, no
+    dropout) on token ids with padding (id 0, the last 3 positions of row 1;
+    Embedding(padding_idx=0): a zero row), key padding and causal masks.
+    The encoder's first layer norm sees the zero rows: 1/std = 1/sqrt(eps)
+    = 316 scales their gradient, which reaches the embedding's."""
+    example_input_shape = (2, 12)
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 32, padding_idx=0)
+        self.tr = nn.Transformer(32, 4, 1, 1, 64, dropout=0.0, batch_first=True, norm_first=True,
+                                 activation="gelu")
+        self.head = nn.Linear(32, 50)
+
+    def make_example_input(self, shape, generator):
+        ids = torch.randint(1, 50, shape, generator=generator)
+        ids[1, -3:] = 0
+        return ids
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        pad = ids == 0
+        causal = nn.Transformer.generate_square_subsequent_mask(ids.shape[1])
+        y = self.tr(x, x, tgt_mask=causal, src_key_padding_mask=pad, tgt_key_padding_mask=pad,
+                    memory_key_padding_mask=pad, tgt_is_causal=True)
+        return self.head(y)
+
+
+def padded_seq2seq():
+    torch.manual_seed(0)
+    return PaddedSeq2Seq()
