@@ -595,7 +595,13 @@ static bool isZeroOneTensor(Value value, unsigned depth = 8) {
   Block *body = generic.getBody();
   Value yielded = body->getTerminator()->getOperand(0);
   // A body argument standing for a 0/1 input, or a conversion of an i1.
+  // At most 16 body values are looked at (a chain of products that reuse
+  // one value would otherwise be visited exponentially often).
+  unsigned budget = 16;
   std::function<bool(Value)> zeroOne = [&](Value scalar) {
+    if (budget == 0)
+      return false;
+    --budget;
     if (auto arg = dyn_cast<BlockArgument>(scalar)) {
       if (arg.getOwner() != body ||
           arg.getArgNumber() >= generic.getNumDpsInputs())
