@@ -95,13 +95,15 @@ but it is a plain matmul: it lowers to linalg.matmul, runs on Tensor Cores
 under bf16 autocast, and is exact in bf16 inputs (one-hot entries are 0 or
 1; the f32 accumulator sums the gradient rows).  In f16 autocast keeps it
 f32 (docs/Autocast.md: a one-hot contraction in the backward), as PyTorch
-runs the embedding backward: its gradient operand can exceed f16's range.  For a large vocabulary the
-N x V one-hot matrix would not fit, so it is built in vocabulary chunks of
-at most ONEHOT_CHUNK_ELEMENTS elements (one N x Vc slab at a time, one
-matmul per chunk, concatenated): memory is bounded, FLOPs unchanged.
+runs the embedding backward: its gradient operand can exceed f16's range.
+For a large vocabulary the N x V one-hot matrix would not fit, so it is
+built in vocabulary chunks of at most ONEHOT_CHUNK_ELEMENTS elements (one
+N x Vc slab at a time, one matmul per chunk, concatenated): memory is
+bounded, FLOPs unchanged.
 """
 
 import contextlib
+import math
 import os
 
 import torch
@@ -800,14 +802,21 @@ def gelu(self, approximate="none"):
     return torch_decompositions[aten.gelu.default](self, approximate=approximate)
 
 
+def _mask_ranks(mask, shape):
+    """The mask broadcast to `shape`, flattened in row-major order, and each
+    position's rank among its true ones (-1 before the first): cumsum's
+    shifted additions, where torch-mlir's lowering takes tm_tensor.scan."""
+    taken = mask.expand(shape).reshape(-1)
+    return taken, cumsum(taken.to(torch.int64), 0) - 1
+
+
 def masked_scatter(self, mask, source):
     """x.masked_scatter(mask, source): the mask's (j+1)-th true position (in
     row-major order) takes source element j: a gather of the source at each
-    position's rank among the true ones (torch-mlir's lowering takes that
-    rank with tm_tensor.scan; here the shifted additions of cumsum)."""
+    position's rank among the true ones."""
     shape = torch.broadcast_shapes(self.shape, mask.shape)
-    taken = mask.expand(shape).reshape(-1)
-    rank = (cumsum(taken.to(torch.int64), 0) - 1).clamp(min=0)
+    taken, rank = _mask_ranks(mask, shape)
+    rank = rank.clamp(min=0)
     flat = source.reshape(-1)
     if flat.numel() == 0:
         return self.expand(shape).clone()
@@ -824,14 +833,10 @@ def masked_scatter_backward(grad_output, mask, sizes):
     rest of the source gets zero.  Every position's rank among the true ones
     (a cumsum) compared with every source element: up to SELECTION_ELEMENTS
     comparisons (torch-mlir has no lowering)."""
-    n = grad_output.numel()
-    s = 1
-    for size in sizes:
-        s *= size
-    if n * s > SELECTION_ELEMENTS:
+    s = math.prod(sizes)
+    if grad_output.numel() * s > SELECTION_ELEMENTS:
         return NotImplemented
-    taken = mask.expand(grad_output.shape).reshape(-1)
-    rank = cumsum(taken.to(torch.int64), 0) - 1
+    taken, rank = _mask_ranks(mask, grad_output.shape)
     hits = (rank.unsqueeze(1) == torch.arange(s, dtype=torch.int64)) & taken.unsqueeze(1)
     picked = torch.where(hits, grad_output.reshape(-1, 1), torch.zeros((), dtype=grad_output.dtype))
     return picked.sum(dim=0).reshape(sizes)
@@ -1242,11 +1247,12 @@ def embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, of
 
 
 def _merge_index_dims(self, indices, tensors):
-    """self with the dimensions several integer index tensors index (adjacent
-    ones, tensors[0] .. tensors[-1]) merged into one, and the one index
-    tensor that addresses it: each position's row-major offset over those
-    dimensions (negative indices counted from the end); None for another
-    form (a gap between the index tensors, a boolean mask)."""
+    """(self with the dimensions several integer index tensors index, adjacent
+    ones tensors[0] .. tensors[-1], merged into one; the one index tensor
+    that addresses it: each position's row-major offset over those
+    dimensions, negative indices counted from the end; the merged
+    dimension), or None for another form (a gap between the index tensors,
+    a boolean mask)."""
     first, last = tensors[0], tensors[-1]
     if tensors != list(range(first, last + 1)) or \
             any(indices[k].dtype not in (torch.int64, torch.int32) for k in tensors):
@@ -1257,11 +1263,8 @@ def _merge_index_dims(self, indices, tensors):
         idx = indices[k].to(torch.int64)
         idx = torch.where(idx < 0, idx + size, idx)
         index = idx if index is None else index * size + idx
-    rows = 1
-    for k in tensors:
-        rows *= self.shape[k]
-    target = self.reshape(tuple(self.shape[:first]) + (rows,) + tuple(self.shape[last + 1:]))
-    return target, index, first, last
+    rows = math.prod(self.shape[first:last + 1])
+    return self.reshape(tuple(self.shape[:first]) + (rows,) + tuple(self.shape[last + 1:])), index, first
 
 
 def index_put(self, indices, values, accumulate=False):
@@ -1282,7 +1285,7 @@ def index_put(self, indices, values, accumulate=False):
         merged = _merge_index_dims(self, indices, tensors)
         if merged is None:
             return NotImplemented
-        target, index, first, last = merged
+        target, index, first = merged
         out = index_put(target, [None] * first + [index], values, accumulate)
         return NotImplemented if out is NotImplemented else out.reshape(self.shape)
     if not accumulate and len(tensors) == 1 and indices[tensors[0]].dim() == 1 \
