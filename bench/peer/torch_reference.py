@@ -150,6 +150,9 @@ def train(spec, batches, mode, record=False, growth_interval=2000, skip_steps=()
                     scaler.update(new_scale=scale * scaler.get_backoff_factor())
                     skipped = True
                 else:
+                    if spec.opt.clip_grad_norm is not None:
+                        scaler.unscale_(opt)  # clip the unscaled gradients
+                    optim.clip_reference(spec.opt, list(model.parameters()))
                     scaler.step(opt)
                     scaler.update()
                     skipped = float(scaler.get_scale()) < scale
@@ -159,6 +162,7 @@ def train(spec, batches, mode, record=False, growth_interval=2000, skip_steps=()
                     rec.phase = "optimizer"
                 skipped = k in skip_steps
                 if not skipped:
+                    optim.clip_reference(spec.opt, list(model.parameters()))
                     opt.step()
         rows.append((mode, k, float(loss.detach().float()), scale, int(skipped) if scaler else None))
         if rec:

@@ -64,6 +64,7 @@ def _compare_with_torch_optim(spec, n_steps, rtol, atol, dtype):
         with ref_mode:
             ref_loss = lf(step.output_tensor(model(x)), y)
         ref_loss.backward()
+        optim.clip_reference(spec.opt, list(model.parameters()))
         opt.step()
         losses_diff.append(abs(float(loss) - float(ref_loss.detach())))
         if k == 0:

@@ -40,6 +40,9 @@ def make_parser():
     p.add_argument("--betas", type=_floats, help="adam/adamw betas (default 0.9,0.999)")
     p.add_argument("--eps", type=float, help="adam/adamw eps (default 1e-8)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default 0; adamw 0.01)")
+    p.add_argument("--clip-grad-norm", type=float, metavar="MAX_NORM",
+                   help="clip the gradients' total 2-norm to MAX_NORM before the update, as "
+                   "torch.nn.utils.clip_grad_norm_ (after loss scaling's unscale)")
     p.add_argument("--hyperparameters", choices=("lr", "all"), default="lr",
                    help="which optimizer hyperparameters are step arguments: lr (default; the others are "
                    "constants) or all (lr, momentum, weight_decay / beta1, beta2, eps, weight_decay), "
@@ -80,7 +83,8 @@ def build(args):
         raise UserError(f"unknown loss '{args.loss}' (known: {', '.join(losses.LOSSES)})")
     opt = optim.make_config(args.optimizer, lr=args.lr, momentum=args.momentum,
                             nesterov=args.nesterov, betas=args.betas, eps=args.eps,
-                            weight_decay=args.weight_decay)
+                            weight_decay=args.weight_decay,
+                            clip_grad_norm=getattr(args, "clip_grad_norm", None))
     model, shape, desc = models.load_model(args.model, shape, seed=args.seed)
     try:
         spec = step.build_spec(model, shape, args.loss, opt, data_seed=args.data_seed, seed=args.seed,

@@ -11,6 +11,11 @@ The learning rate is a step argument (role hyperparameter, tensor<f32>);
 momentum, betas, eps, weight_decay are compile-time constants, or, with
 --hyperparameters all, step arguments too (hyperparameter_names); nesterov
 and whether there is a momentum buffer are structure, fixed at import.
+clip_grad_norm (optional): the gradients are first scaled as
+torch.nn.utils.clip_grad_norm_(params, max_norm) does (2-norm over all of
+them, coefficient max_norm / (norm + 1e-6) capped at 1), inside the update,
+after the mpt.gradient markers: loss scaling unscales the gradients at the
+markers, so the norm is the unscaled one (GradScaler's unscale_ then clip).
 """
 
 import dataclasses
@@ -31,9 +36,12 @@ class OptConfig:
     betas: tuple = (0.9, 0.999)
     eps: float = 1e-8
     weight_decay: float = 0.0
+    clip_grad_norm: float = None
 
     def describe(self):
         d = {"name": self.name, "lr": self.lr, "weight_decay": self.weight_decay}
+        if self.clip_grad_norm is not None:
+            d["clip_grad_norm"] = self.clip_grad_norm
         if self.name == "sgd":
             d.update(momentum=self.momentum, nesterov=self.nesterov, dampening=0.0)
         else:
@@ -41,7 +49,8 @@ class OptConfig:
         return d
 
 
-def make_config(name, lr=None, momentum=None, nesterov=False, betas=None, eps=None, weight_decay=None):
+def make_config(name, lr=None, momentum=None, nesterov=False, betas=None, eps=None, weight_decay=None,
+                clip_grad_norm=None):
     if name not in OPTIMIZERS:
         raise UserError(f"unknown optimizer '{name}' (known: {', '.join(OPTIMIZERS)})")
     if name == "sgd":
@@ -63,7 +72,26 @@ def make_config(name, lr=None, momentum=None, nesterov=False, betas=None, eps=No
             raise UserError("--betas needs two values, e.g. 0.9,0.999")
     if cfg.lr <= 0:
         raise UserError("--lr must be positive")
+    if clip_grad_norm is not None:
+        if not clip_grad_norm > 0 or clip_grad_norm == float("inf"):
+            raise UserError("--clip-grad-norm must be a positive finite number")
+        cfg.clip_grad_norm = clip_grad_norm
     return cfg
+
+
+def clip_gradients(max_norm, grads, frozen=()):
+    """torch.nn.utils.clip_grad_norm_'s arithmetic (norm_type 2, foreach):
+    the 2-norm of the per-tensor 2-norms, then every gradient times
+    min(max_norm / (norm + 1e-6), 1).  A non-finite norm propagates, as in
+    torch (error_if_nonfinite=False): the step is then skipped by dynamic loss
+    scaling or trains to NaN, as eager does."""
+    live = [g for i, g in enumerate(grads) if i not in frozen]
+    if not live:
+        return grads
+    norms = torch.stack([torch.linalg.vector_norm(g) for g in live])
+    total = torch.linalg.vector_norm(norms)
+    coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    return [g if i in frozen else g * coef for i, g in enumerate(grads)]
 
 
 def state_names(cfg, param_names):
@@ -105,6 +133,8 @@ def update(cfg, params, grads, state, lr, hp=None, frozen=()):
     contract lint's zero-gradient warning names it)."""
     hp = hp or {}
     n = len(params)
+    if cfg.clip_grad_norm is not None:
+        grads = clip_gradients(cfg.clip_grad_norm, list(grads), frozen)
     weight_decay = hp.get("weight_decay", cfg.weight_decay)
     decays = "weight_decay" in hp or cfg.weight_decay != 0
     if cfg.name == "sgd":
@@ -151,6 +181,13 @@ def update(cfg, params, grads, state, lr, hp=None, frozen=()):
         new_m.append(m)
         new_v.append(v)
     return new_p, new_m + new_v + [step]
+
+
+def clip_reference(cfg, params):
+    """The eager counterpart of the step's clipping, between backward and
+    optimizer.step (after GradScaler's unscale_ in f16)."""
+    if cfg.clip_grad_norm is not None:
+        torch.nn.utils.clip_grad_norm_(params, cfg.clip_grad_norm)
 
 
 def torch_optimizer(cfg, params):
