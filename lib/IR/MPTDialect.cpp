@@ -141,6 +141,15 @@ LogicalResult MPTDialect::verifyRegionResultAttribute(Operation *op,
       return op->emitError() << "result #" << resultIndex << ": '" << name
                              << "' must be \"loss\" or \"guard\", got "
                              << attr.getValue();
+    // A loss is differentiated: an integer one cannot be, and would otherwise
+    // surface later as a seed "not contributing" to it.
+    Type type = func ? func.getResultTypes()[resultIndex] : Type();
+    auto shaped = dyn_cast_or_null<ShapedType>(type);
+    if (type && !isa<FloatType>(shaped ? shaped.getElementType() : type))
+      return op->emitError() << "result #" << resultIndex
+                             << ": a loss (mpt.role = \"loss\") must be a "
+                                "floating-point value, got "
+                             << type;
     return success();
   }
   if (name == "mpt.message") {

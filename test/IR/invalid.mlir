@@ -143,6 +143,15 @@ func.func @result_role(%w: tensor<f32>) -> (tensor<f32> {mpt.role = "output"}) {
 
 // -----
 
+// An integer loss cannot be differentiated: said at the function, not later
+// as a seed that does not contribute to it.
+// expected-error @+1 {{result #1: a loss (mpt.role = "loss") must be a floating-point value, got 'tensor<i32>'}}
+func.func @integer_loss(%w: tensor<f32>, %l: tensor<i32>) -> (tensor<f32>, tensor<i32> {mpt.role = "loss"}) {
+  return %w, %l : tensor<f32>, tensor<i32>
+}
+
+// -----
+
 // expected-error @+1 {{result #0: a guard (mpt.role = "guard") must be a tensor<i1>}}
 func.func @guard_not_i1(%w: tensor<f32>) -> (tensor<f32> {mpt.role = "guard", mpt.message = "m"}) {
   return %w : tensor<f32>
