@@ -35,6 +35,7 @@ unsigned mpt::getElementSize(ElementKind kind) {
   case ElementKind::F16:
   case ElementKind::BF16:
     return 2;
+  case ElementKind::F64:
   case ElementKind::I64:
     return 8;
   case ElementKind::I1:
@@ -48,6 +49,8 @@ StringRef mpt::getElementName(ElementKind kind) {
   case ElementKind::F32: return "f32";
   case ElementKind::F16: return "f16";
   case ElementKind::BF16: return "bf16";
+  case ElementKind::F64:
+    return "f64";
   case ElementKind::I32: return "i32";
   case ElementKind::I64: return "i64";
   case ElementKind::I1: return "i1";
@@ -60,6 +63,8 @@ StringRef mpt::getNumpyName(ElementKind kind) {
   case ElementKind::F32: return "float32";
   case ElementKind::F16: return "float16";
   case ElementKind::BF16: return "bfloat16";
+  case ElementKind::F64:
+    return "float64";
   case ElementKind::I32: return "int32";
   case ElementKind::I64: return "int64";
   case ElementKind::I1: return "bool";
@@ -74,6 +79,8 @@ static StringRef getNumpyDescr(ElementKind kind) {
   case ElementKind::F32: return "<f4";
   case ElementKind::F16: return "<f2";
   case ElementKind::BF16: return "|V2";
+  case ElementKind::F64:
+    return "<f8";
   case ElementKind::I32: return "<i4";
   case ElementKind::I64: return "<i8";
   case ElementKind::I1: return "|b1";
@@ -86,6 +93,7 @@ static std::optional<ElementKind> parseNumpyDescr(StringRef descr) {
       .Case("<f4", ElementKind::F32)
       .Case("<f2", ElementKind::F16)
       .Cases({"|V2", "<V2"}, ElementKind::BF16)
+      .Case("<f8", ElementKind::F64)
       .Case("<i4", ElementKind::I32)
       .Case("<i8", ElementKind::I64)
       .Cases({"|b1", "<b1"}, ElementKind::I1)
@@ -197,6 +205,11 @@ double HostArray::getAsDouble(int64_t i) const {
     return halfToFloat(support::endian::read16le(p));
   case ElementKind::BF16:
     return bf16ToFloat(support::endian::read16le(p));
+  case ElementKind::F64: {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
   case ElementKind::I32:
     return static_cast<int32_t>(support::endian::read32le(p));
   case ElementKind::I64:
@@ -221,6 +234,9 @@ void HostArray::setFromDouble(int64_t i, double value) {
     return;
   case ElementKind::BF16:
     support::endian::write16le(p, floatToBF16(static_cast<float>(value)));
+    return;
+  case ElementKind::F64:
+    std::memcpy(p, &value, 8);
     return;
   case ElementKind::I32:
     support::endian::write32le(p, static_cast<int32_t>(value));

@@ -21,7 +21,7 @@
 namespace mpt {
 
 /// The element types of step arguments and results.
-enum class ElementKind { F32, F16, BF16, I32, I64, I1 };
+enum class ElementKind { F32, F16, BF16, F64, I32, I64, I1 };
 
 /// Bytes per element (i1 is stored as one byte, as NumPy's bool and as
 /// MLIR's memref<...xi1> on the host).

@@ -35,6 +35,8 @@ static std::optional<ElementKind> getElementKind(Type type) {
     return ElementKind::F16;
   if (type.isBF16())
     return ElementKind::BF16;
+  if (type.isF64())
+    return ElementKind::F64;
   if (type.isSignlessInteger(32))
     return ElementKind::I32;
   if (type.isSignlessInteger(64))
@@ -54,7 +56,7 @@ checkBoundaryType(func::FuncOp func, Type type, const Twine &what) {
   if (!kind) {
     func.emitError() << what << " has type " << type
                      << "; mpt-run needs ranked tensors with static shapes of "
-                        "f32, f16, bf16, i32, i64 or i1";
+                        "f32, f16, bf16, f64, i32, i64 or i1";
     return failure();
   }
   // Host buffers are allocated for every argument and result: a size that
@@ -212,7 +214,7 @@ FailureOr<StepSignature> mpt::analyseStep(func::FuncOp func,
   }
   const ResultInfo &lossInfo = sig.results[sig.lossResult];
   if (lossInfo.kind != ElementKind::F32 && lossInfo.kind != ElementKind::F16 &&
-      lossInfo.kind != ElementKind::BF16) {
+      lossInfo.kind != ElementKind::BF16 && lossInfo.kind != ElementKind::F64) {
     func.emitError() << "the loss (result #" << sig.lossResult
                      << ") must be a floating-point tensor";
     return failure();

@@ -20,11 +20,11 @@ func.func @vector_loss(%w: tensor<4xf32> {mpt.role = "param"})
   return %w, %w : tensor<4xf32>, tensor<4xf32>
 }
 
-// An f64 argument.
-func.func @f64_arg(%w: tensor<4xf64> {mpt.role = "param"})
-    -> (tensor<f32> {mpt.role = "loss"}, tensor<4xf64> {mpt.updates = 0 : i64}) {
+// An i16 argument.
+func.func @i16_arg(%w: tensor<4xi16> {mpt.role = "param"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<4xi16> {mpt.updates = 0 : i64}) {
   %l = arith.constant dense<0.0> : tensor<f32>
-  return %l, %w : tensor<f32>, tensor<4xf64>
+  return %l, %w : tensor<f32>, tensor<4xi16>
 }
 
 // A gradient that reaches no update: the TrainingGraph analysis rejects it.
