@@ -33,12 +33,13 @@ def make_parser():
                    help="builtin (mlp, gpt-block, resnet18), module.path:factory or file.py:factory")
     p.add_argument("--input-shape", help="example input batch shape, e.g. 8,32 (default: the model's)")
     p.add_argument("--loss", default="cross-entropy", help="cross-entropy (default) or mse")
-    p.add_argument("--optimizer", default="sgd", help="sgd (default), adam, adamw")
-    p.add_argument("--lr", type=float, help="learning rate (sgd 0.05, adam/adamw 1e-3)")
-    p.add_argument("--momentum", type=float, help="sgd momentum (default 0.9)")
+    p.add_argument("--optimizer", default="sgd", help="sgd (default), adam, adamw, rmsprop, adagrad")
+    p.add_argument("--lr", type=float, help="learning rate (sgd 0.05, adam/adamw 1e-3, rmsprop/adagrad 1e-2)")
+    p.add_argument("--momentum", type=float, help="sgd momentum (default 0.9), rmsprop momentum (default 0)")
     p.add_argument("--nesterov", action="store_true", help="sgd Nesterov momentum")
     p.add_argument("--betas", type=_floats, help="adam/adamw betas (default 0.9,0.999)")
-    p.add_argument("--eps", type=float, help="adam/adamw eps (default 1e-8)")
+    p.add_argument("--eps", type=float, help="adam/adamw/rmsprop eps (default 1e-8), adagrad eps (1e-10)")
+    p.add_argument("--alpha", type=float, help="rmsprop smoothing constant (default 0.99)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default 0; adamw 0.01)")
     p.add_argument("--clip-grad-norm", type=float, metavar="MAX_NORM",
                    help="clip the gradients' total 2-norm to MAX_NORM before the update, as "
@@ -84,7 +85,8 @@ def build(args):
     opt = optim.make_config(args.optimizer, lr=args.lr, momentum=args.momentum,
                             nesterov=args.nesterov, betas=args.betas, eps=args.eps,
                             weight_decay=args.weight_decay,
-                            clip_grad_norm=getattr(args, "clip_grad_norm", None))
+                            clip_grad_norm=getattr(args, "clip_grad_norm", None),
+                            alpha=getattr(args, "alpha", None))
     model, shape, desc = models.load_model(args.model, shape, seed=args.seed)
     try:
         spec = step.build_spec(model, shape, args.loss, opt, data_seed=args.data_seed, seed=args.seed,

@@ -1,4 +1,4 @@
-"""Functional optimizers matching torch.optim (SGD, Adam, AdamW).
+"""Functional optimizers matching torch.optim (SGD, Adam, AdamW, RMSprop, Adagrad).
 
 State layout (all float32 tensors, in parameter order):
   sgd   (momentum != 0): momentum_buffer[i] per param, initial zeros
@@ -7,6 +7,10 @@ State layout (all float32 tensors, in parameter order):
   adam, adamw: exp_avg[i] per param, exp_avg_sq[i] per param, then one
         shared scalar `step` (tensor<f32>, initial 0; torch keeps one per
         param, all equal).
+  rmsprop: square_avg[i] per param, then (momentum != 0) momentum_buffer[i]
+        per param, initial zeros (centered=False).
+  adagrad: sum[i] per param, initial zeros (initial_accumulator_value and
+        lr_decay 0, so torch's step counter does not enter the update).
 The learning rate is a step argument (role hyperparameter, tensor<f32>);
 momentum, betas, eps, weight_decay are compile-time constants, or, with
 --hyperparameters all, step arguments too (hyperparameter_names); nesterov
@@ -24,7 +28,10 @@ import torch
 
 from . import UserError
 
-OPTIMIZERS = ("sgd", "adam", "adamw")
+OPTIMIZERS = ("sgd", "adam", "adamw", "rmsprop", "adagrad")
+# The options besides lr and weight decay that each optimizer takes.
+OPTIONS = {"sgd": {"momentum", "nesterov"}, "adam": {"betas", "eps"}, "adamw": {"betas", "eps"},
+           "rmsprop": {"alpha", "eps", "momentum"}, "adagrad": {"eps"}}
 
 
 @dataclasses.dataclass
@@ -36,6 +43,7 @@ class OptConfig:
     betas: tuple = (0.9, 0.999)
     eps: float = 1e-8
     weight_decay: float = 0.0
+    alpha: float = 0.99
     clip_grad_norm: float = None
 
     def describe(self):
@@ -44,32 +52,42 @@ class OptConfig:
             d["clip_grad_norm"] = self.clip_grad_norm
         if self.name == "sgd":
             d.update(momentum=self.momentum, nesterov=self.nesterov, dampening=0.0)
+        elif self.name == "rmsprop":
+            d.update(alpha=self.alpha, eps=self.eps, momentum=self.momentum, centered=False)
+        elif self.name == "adagrad":
+            d.update(eps=self.eps, lr_decay=0.0, initial_accumulator_value=0.0)
         else:
             d.update(beta1=self.betas[0], beta2=self.betas[1], eps=self.eps)
         return d
 
 
 def make_config(name, lr=None, momentum=None, nesterov=False, betas=None, eps=None, weight_decay=None,
-                clip_grad_norm=None):
+                clip_grad_norm=None, alpha=None):
     if name not in OPTIMIZERS:
         raise UserError(f"unknown optimizer '{name}' (known: {', '.join(OPTIMIZERS)})")
-    if name == "sgd":
-        if betas is not None or eps is not None:
-            raise UserError("--betas/--eps apply to adam/adamw, not sgd")
-        cfg = OptConfig("sgd", lr=0.05 if lr is None else lr,
-                        momentum=0.9 if momentum is None else momentum, nesterov=nesterov,
-                        weight_decay=0.0 if weight_decay is None else weight_decay)
-        if cfg.nesterov and cfg.momentum == 0:
-            raise UserError("--nesterov needs --momentum > 0")
-    else:
-        if nesterov or momentum is not None:
-            raise UserError(f"--momentum/--nesterov apply to sgd, not {name}")
-        cfg = OptConfig(name, lr=1e-3 if lr is None else lr,
-                        betas=(0.9, 0.999) if betas is None else tuple(betas),
-                        eps=1e-8 if eps is None else eps,
-                        weight_decay=(0.01 if name == "adamw" else 0.0) if weight_decay is None else weight_decay)
-        if len(cfg.betas) != 2:
-            raise UserError("--betas needs two values, e.g. 0.9,0.999")
+    # Which options each optimizer takes; the defaults are torch.optim's
+    # (SGD's lr and momentum: the importer's own, 0.05 and 0.9).
+    given = {"momentum": momentum is not None, "nesterov": nesterov, "betas": betas is not None,
+             "eps": eps is not None, "alpha": alpha is not None}
+    for option in ("momentum", "nesterov", "betas", "eps", "alpha"):
+        if given[option] and option not in OPTIONS[name]:
+            users = "/".join(n for n in OPTIMIZERS if option in OPTIONS[n])
+            raise UserError(f"--{option} applies to {users}, not {name}")
+    default_lr = {"sgd": 0.05, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 1e-2, "adagrad": 1e-2}[name]
+    default_eps = {"adagrad": 1e-10}.get(name, 1e-8)
+    default_momentum = 0.9 if name == "sgd" else 0.0
+    cfg = OptConfig(name, lr=default_lr if lr is None else lr,
+                    momentum=default_momentum if momentum is None else momentum, nesterov=nesterov,
+                    betas=(0.9, 0.999) if betas is None else tuple(betas),
+                    eps=default_eps if eps is None else eps,
+                    alpha=0.99 if alpha is None else alpha,
+                    weight_decay=(0.01 if name == "adamw" else 0.0) if weight_decay is None else weight_decay)
+    if cfg.nesterov and cfg.momentum == 0:
+        raise UserError("--nesterov needs --momentum > 0")
+    if len(cfg.betas) != 2:
+        raise UserError("--betas needs two values, e.g. 0.9,0.999")
+    if not 0 <= cfg.alpha <= 1:
+        raise UserError("--alpha must be in [0, 1]")
     if cfg.lr <= 0:
         raise UserError("--lr must be positive")
     if clip_grad_norm is not None:
@@ -97,12 +115,18 @@ def clip_gradients(max_norm, grads, frozen=()):
 def state_names(cfg, param_names):
     if cfg.name == "sgd":
         return [f"momentum_buffer.{n}" for n in param_names] if cfg.momentum != 0 else []
+    if cfg.name == "rmsprop":
+        return ([f"square_avg.{n}" for n in param_names]
+                + ([f"momentum_buffer.{n}" for n in param_names] if cfg.momentum != 0 else []))
+    if cfg.name == "adagrad":
+        return [f"sum.{n}" for n in param_names]
     return ([f"exp_avg.{n}" for n in param_names] + [f"exp_avg_sq.{n}" for n in param_names] + ["step"])
 
 
 def init_state(cfg, params):
-    if cfg.name == "sgd":
-        return [torch.zeros_like(p) for p in params] if cfg.momentum != 0 else []
+    if cfg.name in ("sgd", "rmsprop", "adagrad"):
+        copies = {"sgd": int(cfg.momentum != 0), "rmsprop": 1 + int(cfg.momentum != 0), "adagrad": 1}[cfg.name]
+        return [p.new_zeros(p.shape) for _ in range(copies) for p in params]
     return ([torch.zeros_like(p) for p in params] + [torch.zeros_like(p) for p in params]
             + [torch.zeros((), dtype=torch.float32)])
 
@@ -112,11 +136,15 @@ def hyperparameter_names(cfg):
     besides lr (momentum only where there is a momentum buffer)."""
     if cfg.name == "sgd":
         return (["momentum"] if cfg.momentum != 0 else []) + ["weight_decay"]
+    if cfg.name == "rmsprop":
+        return ["alpha", "eps"] + (["momentum"] if cfg.momentum != 0 else []) + ["weight_decay"]
+    if cfg.name == "adagrad":
+        return ["eps", "weight_decay"]
     return ["beta1", "beta2", "eps", "weight_decay"]
 
 
 def hyperparameter_values(cfg):
-    values = {"momentum": cfg.momentum, "weight_decay": cfg.weight_decay, "eps": cfg.eps,
+    values = {"momentum": cfg.momentum, "weight_decay": cfg.weight_decay, "eps": cfg.eps, "alpha": cfg.alpha,
               "beta1": cfg.betas[0], "beta2": cfg.betas[1]}
     return [values[n] for n in hyperparameter_names(cfg)]
 
@@ -153,6 +181,8 @@ def update(cfg, params, grads, state, lr, hp=None, frozen=()):
                 d = d + momentum * buf if cfg.nesterov else buf
             new_p.append(p - lr * d)
         return new_p, new_s
+    if cfg.name in ("rmsprop", "adagrad"):
+        return _update_rms(cfg, params, grads, state, lr, hp, frozen, weight_decay, decays)
     as_tensor = lambda v: v if torch.is_tensor(v) else torch.tensor(v, dtype=torch.float32)  # noqa: E731
     beta1, beta2 = hp.get("beta1", cfg.betas[0]), hp.get("beta2", cfg.betas[1])
     eps = hp.get("eps", cfg.eps)
@@ -183,6 +213,38 @@ def update(cfg, params, grads, state, lr, hp=None, frozen=()):
     return new_p, new_m + new_v + [step]
 
 
+def _update_rms(cfg, params, grads, state, lr, hp, frozen, weight_decay, decays):
+    """RMSprop and Adagrad, in torch.optim's order of operations
+    (_single_tensor_rmsprop / _single_tensor_adagrad): the square average
+    (alpha * v + (1 - alpha) * g * g) or the running sum (s + g * g), then
+    p - lr * g / (sqrt(.) + eps); RMSprop's momentum buffers g / (sqrt(v) + eps)."""
+    n = len(params)
+    eps = hp.get("eps", cfg.eps)
+    alpha = hp.get("alpha", cfg.alpha)
+    momentum = hp.get("momentum", cfg.momentum)
+    has_buf = cfg.name == "rmsprop" and cfg.momentum != 0
+    avgs, bufs = state[:n], (state[n:2 * n] if has_buf else [])
+    new_p, new_a, new_b = [], [], []
+    for i, (p, g, a) in enumerate(zip(params, grads, avgs)):
+        if i in frozen:
+            new_p.append(p - lr * g)
+            new_a.append(a)
+            if has_buf:
+                new_b.append(bufs[i])
+            continue
+        if decays:
+            g = g + weight_decay * p
+        a = a * alpha + (1.0 - alpha) * (g * g) if cfg.name == "rmsprop" else a + g * g
+        d = g / (torch.sqrt(a) + eps)
+        if has_buf:
+            b = momentum * bufs[i] + d
+            new_b.append(b)
+            d = b
+        new_p.append(p - lr * d)
+        new_a.append(a)
+    return new_p, new_a + new_b
+
+
 def clip_reference(cfg, params):
     """The eager counterpart of the step's clipping, between backward and
     optimizer.step (after GradScaler's unscale_ in f16)."""
@@ -195,5 +257,10 @@ def torch_optimizer(cfg, params):
     if cfg.name == "sgd":
         return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum, nesterov=cfg.nesterov,
                                weight_decay=cfg.weight_decay)
+    if cfg.name == "rmsprop":
+        return torch.optim.RMSprop(params, lr=cfg.lr, alpha=cfg.alpha, eps=cfg.eps, momentum=cfg.momentum,
+                                   weight_decay=cfg.weight_decay)
+    if cfg.name == "adagrad":
+        return torch.optim.Adagrad(params, lr=cfg.lr, eps=cfg.eps, weight_decay=cfg.weight_decay)
     cls = torch.optim.Adam if cfg.name == "adam" else torch.optim.AdamW
     return cls(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, weight_decay=cfg.weight_decay)

@@ -118,6 +118,14 @@ def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0, all_
     if all_hparams:
         args += [Arg(n, "hyperparameter", torch.tensor(v, dtype=torch.float32))
                  for n, v in zip(optim.hyperparameter_names(opt_cfg), optim.hyperparameter_values(opt_cfg))]
+    # Every argument its own tensor: the trace tells arguments apart by
+    # identity, and two sharing one object became one argument updated by two
+    # results (RMSprop's square averages read its momentum buffers).
+    seen = set()
+    for a in args:
+        if id(a.value) in seen:
+            a.value = a.value.clone()
+        seen.add(id(a.value))
     spec = StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
                     rng_calls=calls, n_buffers=len(buffers))
     spec.unreached = unreached_params(spec)
