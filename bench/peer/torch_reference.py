@@ -104,7 +104,7 @@ def torch_loss(name):
     # they equal the importer's scatter-free formulation (mpt_import_torch.losses).
     if name == "cross-entropy":
         return lambda out, y: F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
-    return F.mse_loss
+    return losses.get(name)
 
 
 def train(spec, batches, mode, record=False, growth_interval=2000, skip_steps=()):

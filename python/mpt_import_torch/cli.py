@@ -32,7 +32,7 @@ def make_parser():
     p.add_argument("--model", required=True,
                    help="builtin (mlp, gpt-block, resnet18), module.path:factory or file.py:factory")
     p.add_argument("--input-shape", help="example input batch shape, e.g. 8,32 (default: the model's)")
-    p.add_argument("--loss", default="cross-entropy", help="cross-entropy (default) or mse")
+    p.add_argument("--loss", default="cross-entropy", help="cross-entropy (default), mse, l1, smooth-l1, bce-with-logits")
     p.add_argument("--optimizer", default="sgd", help="sgd (default), adam, adamw, rmsprop, adagrad")
     p.add_argument("--lr", type=float, help="learning rate (sgd 0.05, adam/adamw 1e-3, rmsprop/adagrad 1e-2)")
     p.add_argument("--momentum", type=float, help="sgd momentum (default 0.9), rmsprop momentum (default 0)")

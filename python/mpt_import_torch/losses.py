@@ -7,6 +7,9 @@ elementwise; F.cross_entropy's backward lowers to torch-mlir's tm_tensor.scatter
 which upstream MLIR cannot parse.  Numerically it is F.cross_entropy
 (reduction='mean', no ignore_index, no label smoothing).
 mse: F.mse_loss(z, y), reduction='mean', y float of the output's shape.
+l1, smooth-l1 (beta 1), bce-with-logits: F.l1_loss, F.smooth_l1_loss,
+F.binary_cross_entropy_with_logits, reduction='mean', y float of the output's
+shape (bce-with-logits: 0 or 1); their backward is elementwise as they are.
 """
 
 import torch
@@ -14,7 +17,7 @@ import torch.nn.functional as F
 
 from . import UserError
 
-LOSSES = ("cross-entropy", "mse")
+LOSSES = ("cross-entropy", "mse", "l1", "smooth-l1", "bce-with-logits")
 
 
 def cross_entropy(logits, target):
@@ -25,15 +28,15 @@ def cross_entropy(logits, target):
     return -(onehot * logp).sum(dim=-1).mean()
 
 
-def mse(out, target):
-    return F.mse_loss(out, target)
+TORCH_LOSSES = {"mse": F.mse_loss, "l1": F.l1_loss, "smooth-l1": F.smooth_l1_loss,
+                "bce-with-logits": F.binary_cross_entropy_with_logits}
 
 
 def get(name):
     if name == "cross-entropy":
         return cross_entropy
-    if name == "mse":
-        return mse
+    if name in TORCH_LOSSES:
+        return TORCH_LOSSES[name]
     raise UserError(f"unknown loss '{name}' (known: {', '.join(LOSSES)})")
 
 
@@ -41,4 +44,6 @@ def make_target(name, out_shape, generator):
     """A synthetic target batch for a model output shape."""
     if name == "cross-entropy":
         return torch.randint(0, out_shape[-1], tuple(out_shape[:-1]), generator=generator, dtype=torch.int64)
+    if name == "bce-with-logits":
+        return torch.randint(0, 2, tuple(out_shape), generator=generator).to(torch.float32)
     return torch.randn(tuple(out_shape), generator=generator)
