@@ -1267,6 +1267,31 @@ def _merge_index_dims(self, indices, tensors):
     return self.reshape(tuple(self.shape[:first]) + (rows,) + tuple(self.shape[last + 1:])), index, first
 
 
+def _indexed_dims_first(self, indices):
+    """(the permutation that brings the dimensions several integer index
+    tensors index, not all adjacent (x[i, :, j]), to the front in order, the
+    index tensors), or None for another form.  PyTorch puts the broadcast
+    index dimensions of such an index first, then the other dimensions in
+    order: exactly what indexing the permuted tensor at its front gives (the
+    form torch-mlir lowers; it fails on the gap, at a torch.vtensor.literal)."""
+    tensors = [k for k, i in enumerate(indices) if i is not None]
+    if len(tensors) < 2 or tensors == list(range(tensors[0], tensors[-1] + 1)) or \
+            any(indices[k].dtype not in (torch.int64, torch.int32) for k in tensors):
+        return None
+    return tensors + [d for d in range(self.dim()) if d not in tensors], [indices[k] for k in tensors]
+
+
+def index_tensor(self, indices):
+    """x[i, :, j] (index tensors with a gap) as the front indexing of x with
+    the indexed dimensions moved first (_indexed_dims_first); other forms are
+    left to torch-mlir."""
+    front = _indexed_dims_first(self, indices)
+    if front is None:
+        return NotImplemented
+    order, tensors = front
+    return torch.ops.aten.index.Tensor(self.permute(order), tensors)
+
+
 def index_put(self, indices, values, accumulate=False):
     """Accumulating index_put with one index tensor (the backward of
     table[index]: Swin's relative position bias, any gather of parameter
@@ -1281,6 +1306,16 @@ def index_put(self, indices, values, accumulate=False):
     classifier's pooling of each sequence's last token, CLIP's EOS pooling)
     are first made one, over those dimensions merged."""
     tensors = [k for k, i in enumerate(indices) if i is not None]
+    front = _indexed_dims_first(self, indices)
+    if front is not None:
+        # Index tensors with a gap: their values are laid out as the front
+        # indexing of the permuted tensor (index_tensor).
+        order, front_indices = front
+        out = index_put(self.permute(order), front_indices, values, accumulate)
+        if out is NotImplemented:
+            return NotImplemented
+        inverse = [order.index(d) for d in range(self.dim())]
+        return out.permute(inverse)
     if len(tensors) > 1:
         merged = _merge_index_dims(self, indices, tensors)
         if merged is None:
@@ -1288,6 +1323,15 @@ def index_put(self, indices, values, accumulate=False):
         target, index, first = merged
         out = index_put(target, [None] * first + [index], values, accumulate)
         return NotImplemented if out is NotImplemented else out.reshape(self.shape)
+    if not accumulate and len(tensors) == 1 and indices[tensors[0]].dim() > 1 \
+            and indices[tensors[0]].dtype in (torch.int64, torch.int32):
+        # An index of several dimensions (merged ones, x[i, j] = v with
+        # broadcast i, j): the same scatter over the index flattened.
+        dim, idx = tensors[0], indices[tensors[0]]
+        full = tuple(self.shape[:dim]) + tuple(idx.shape) + tuple(self.shape[dim + 1:])
+        vals = values.to(self.dtype).expand(full).reshape(
+            tuple(self.shape[:dim]) + (idx.numel(),) + tuple(self.shape[dim + 1:]))
+        return index_put(self, [None] * dim + [idx.reshape(-1)], vals, accumulate)
     if not accumulate and len(tensors) == 1 and indices[tensors[0]].dim() == 1 \
             and indices[tensors[0]].dtype in (torch.int64, torch.int32):
         dim, idx = tensors[0], indices[tensors[0]].to(torch.int64)
@@ -1494,6 +1538,7 @@ OWN = {
     aten.native_layer_norm_backward.default: native_layer_norm_backward,
     aten.native_batch_norm.default: native_batch_norm,
     aten.as_strided_scatter.default: as_strided_scatter,
+    aten.index.Tensor: index_tensor,
     aten.index_put.default: index_put,
     aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
     aten._unsafe_index_put.default: index_put,

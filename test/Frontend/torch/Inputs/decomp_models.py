@@ -158,7 +158,7 @@ class Unsupported(nn.Module):
         elif self.kind == "index_add":
             h = h.index_add(1, torch.tensor([1, 3]), h[:, :2])
         elif self.kind == "scatter2":
-            h = h.index_put((torch.tensor([[0, 1], [1, 0]]),), torch.stack([h, h.flip(0)]))
+            h = h * torch.zeros(16, dtype=torch.long).index_put((h.argmax(1),), torch.ones(2, dtype=torch.long), True)
         elif self.kind == "rand":
             h = h * torch.rand_like(h)
         elif (h > 0).any():  # a branch on the data (XLM asserts on .item() of its lengths)
@@ -1098,3 +1098,29 @@ class PaddedSeq2Seq(nn.Module):
 def padded_seq2seq():
     torch.manual_seed(0)
     return PaddedSeq2Seq()
+
+
+class GappedIndex(nn.Module):
+    """Index tensors with a gap between them (x[i, :, j], broadcast index
+    shapes, a negative index) read and written: PyTorch puts the index
+    dimensions first; torch-mlir failed on the gap (torch.vtensor.literal)."""
+    example_input_shape = (4, 24)
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(24, 24)
+        self.out = nn.Linear(12, 3)
+
+    def forward(self, x):
+        h = self.lin(x).reshape(4, 2, 3, 4)
+        i = torch.arange(4).reshape(4, 1)                    # [4, 1]
+        j = torch.arange(3) - 1                              # [3], -1 counts from the end
+        picked = h[i, :, j]                                  # [4, 3, 2, 4]
+        out = torch.zeros_like(h)
+        out[i, :, j] = picked * 2.0                          # non-accumulating write
+        return self.out(out.reshape(4, -1)[:, :12] + picked.reshape(4, -1)[:, :12])
+
+
+def gapped_index():
+    torch.manual_seed(0)
+    return GappedIndex()
