@@ -126,7 +126,7 @@ def state_names(cfg, param_names):
 def init_state(cfg, params):
     if cfg.name in ("sgd", "rmsprop", "adagrad"):
         copies = {"sgd": int(cfg.momentum != 0), "rmsprop": 1 + int(cfg.momentum != 0), "adagrad": 1}[cfg.name]
-        return [p.new_zeros(p.shape) for _ in range(copies) for p in params]
+        return [torch.zeros_like(p) for _ in range(copies) for p in params]
     return ([torch.zeros_like(p) for p in params] + [torch.zeros_like(p) for p in params]
             + [torch.zeros((), dtype=torch.float32)])
 
