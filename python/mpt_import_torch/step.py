@@ -90,6 +90,12 @@ def make_batch(model, loss_name, input_shape, generator):
          else torch.randn(tuple(input_shape), generator=generator))
     with torch.no_grad():
         out = output_tensor(model(x))
+    if out.dim() == 0:
+        # A model that computes its own loss: --loss would be taken of that
+        # scalar against a made-up target (mse trained (loss - y)^2).
+        raise UserError("the model returns a scalar (0-d tensor); the importer takes --loss of the model's "
+                        "output against the target, so a model that computes its own loss is not supported: "
+                        "return the output the loss is computed from")
     y = losses.make_target(loss_name, out.shape, generator)
     return x, y
 
