@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create <repo>/.venv with the pinned PyTorch frontend environment
-# (python/requirements-torch.txt): torch, torch-mlir, torchvision, numpy,
+# (python/requirements-torch.txt): torch, torch-mlir, torchvision, numpy, ml_dtypes,
 # matplotlib.  Idempotent: does nothing when the venv matches the pins.
 # Quiet: prints one line on success; on failure prints the log and exits 1.
 # Env: PYTHON (default python3, must be 3.11: torch-mlir ships cp311 only).
@@ -37,7 +37,7 @@ PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/pip" install -q --no-deps -r "$req" >
 site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 stubmsg="$("$venv/bin/python" "$stubs" "$site" 2>>"$log")" || fail "cuda stubs"
 "$venv/bin/python" - >>"$log" 2>&1 <<'PY' || fail "smoke test"
-import torch, torch_mlir.fx, torchvision, numpy, matplotlib
+import torch, torch_mlir.fx, torchvision, numpy, matplotlib, ml_dtypes
 a = torch.ones(2, 2)
 assert float((a @ a).sum()) == 8.0
 with torch.autocast("cpu", dtype=torch.bfloat16):

@@ -162,10 +162,41 @@ def _all_stack_frames():
         TracerBase._filter_traceback_frames = original
 
 
+@contextlib.contextmanager
 def functions_as_forward():
     """Custom autograd.Functions run their forward, differentiated by the
-    transforms (the traced step, and eager_step, its reference)."""
-    return _functions_applied(_forward_only)
+    transforms (the traced step, and eager_step, its reference); checkpointed
+    functions are called directly (_checkpoints_inlined)."""
+    with _functions_applied(_forward_only), _checkpoints_inlined():
+        yield
+
+
+@contextlib.contextmanager
+def _checkpoints_inlined():
+    """torch.utils.checkpoint(fn, *args) (and checkpoint_sequential, and
+    transformers' gradient checkpointing, which call it) becomes fn(*args).
+    Checkpointing trades memory for a second forward in PyTorch's autograd
+    and changes no value or gradient; in the compiled step what the backward
+    keeps or recomputes is mpt's decision (--mpt-recompute-in-backward).
+    Left in, the non-reentrant form fails under torch.func.vjp (saved tensor
+    hooks) and the reentrant one is an autograd.Function whose forward runs
+    without grad.  Every public entry point calls the private
+    _checkpoint_impl by its global name, so one patch covers them however
+    the model imported `checkpoint`."""
+    import torch.utils.checkpoint as checkpoint_module
+    original = getattr(checkpoint_module, "_checkpoint_impl", None)
+    if original is None:  # another torch: checkpoints stay as they are
+        yield
+        return
+
+    def call(function, args, kwargs, **_options):
+        return function(*args, **kwargs)
+
+    checkpoint_module._checkpoint_impl = call
+    try:
+        yield
+    finally:
+        checkpoint_module._checkpoint_impl = original
 
 
 @contextlib.contextmanager
@@ -178,7 +209,7 @@ def check_functions():
     the Function's gradient only when its backward is that derivative (a
     hand-written GeLU backward, BLOOM's, is; a straight-through estimator is
     not, and is one error naming the Function and the model line)."""
-    with _functions_applied(_checked):
+    with _functions_applied(_checked), _checkpoints_inlined():
         yield
 
 

@@ -67,6 +67,10 @@ def describe_lowering_error(text):
     op = op.group(1) if op else "an op"
     reason = first.split("error:", 1)[-1].strip()
     reason = re.sub(r":\s*%.*$", "", reason)  # drop the printed op
+    # A reason that announces its next line ("... please run:") keeps it.
+    at = lines.index(first) if first in lines else -1
+    if reason.endswith(":") and 0 <= at < len(lines) - 1 and not re.search(r"\b(error|note):", lines[at + 1]):
+        reason = f"{reason} {lines[at + 1]}"
     return op, model_line(first), reason
 
 

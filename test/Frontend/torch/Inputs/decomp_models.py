@@ -1140,3 +1140,47 @@ class OwnLoss(nn.Module):
 
 def own_loss():
     return OwnLoss()
+
+
+class Checkpointed(nn.Module):
+    """Blocks under torch.utils.checkpoint in its three spellings: imported
+    as plain calls (the backward's memory is mpt's decision)."""
+    example_input_shape = (4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Sequential(nn.Linear(8, 16), nn.Tanh())
+        self.b = nn.Sequential(nn.Linear(16, 16), nn.GELU())
+        self.c = nn.Sequential(nn.Linear(16, 16), nn.SiLU(), nn.Linear(16, 16), nn.Tanh())
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x):
+        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+        h = checkpoint(self.a, x, use_reentrant=False)
+        h = checkpoint(lambda t, scale: self.b(t) * scale, h, scale=0.5, use_reentrant=False)
+        h = checkpoint(self.c, h, use_reentrant=True) + checkpoint_sequential(self.c, 2, h, use_reentrant=False)
+        return self.head(h)
+
+
+def checkpointed():
+    torch.manual_seed(0)
+    return Checkpointed()
+
+
+class Bf16Buffer(nn.Module):
+    """A bfloat16 constant (RecurrentGemma's normalizer buffer) cast to the
+    activations' dtype in the forward."""
+    example_input_shape = (4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+        self.register_buffer("normalizer", torch.tensor(8 ** 0.5, dtype=torch.bfloat16), persistent=False)
+
+    def forward(self, x):
+        return self.fc(x * self.normalizer.type(x.dtype))
+
+
+def bf16_buffer():
+    torch.manual_seed(0)
+    return Bf16Buffer()
