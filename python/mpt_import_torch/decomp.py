@@ -128,8 +128,90 @@ def tracing_context():
     stack traces with every frame below the model's forward."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False), functions_as_forward(), \
-            _all_stack_frames():
+            _all_stack_frames(), _affine_grid_decomposed():
         yield
+
+
+@contextlib.contextmanager
+def _affine_grid_decomposed():
+    """F.affine_grid through PyTorch's decomposition (base grid times theta),
+    differentiated as such: ATen's affine_grid_generator_backward is a
+    composite op that builds its base grid with in-place writes
+    (`unsqueeze_`, `copy_` into slices) below the tracer's decomposition
+    table, and torch-mlir cannot lower them (spatial transformer networks).
+    F.affine_grid calls torch.affine_grid_generator by its module name."""
+    original = torch.affine_grid_generator, torch.grid_sampler
+    torch.affine_grid_generator = torch_decompositions[aten.affine_grid_generator.default]
+    torch.grid_sampler = _grid_sampler
+    try:
+        yield
+    finally:
+        torch.affine_grid_generator, torch.grid_sampler = original
+
+
+def _grid_source_index(coords, size, padding_mode, align_corners):
+    """grid coordinates in [-1, 1] to input positions, with PyTorch's
+    border (clamp) or reflection padding (ATen's grid_sampler rules, as
+    torch._decomp's grid_sampler_2d computes them)."""
+    scale = (size - 1) / 2 if align_corners else size / 2
+    pos = coords * scale + (size - 1) / 2
+    if padding_mode == 1:
+        return pos.clamp(0, size - 1)
+    if padding_mode == 2:
+        low, span = (0.0, size - 1.0) if align_corners else (-0.5, float(size))
+        if span <= 0:
+            return torch.zeros_like(pos)
+        # fmod and remainder by scalars leave torch.constant.float behind
+        dist = (pos - low).abs()
+        flips = (dist / span).floor()
+        extra = dist - flips * span
+        odd = flips - (flips / 2).floor() * 2 == 1
+        return torch.where(odd, span + low - extra, extra + low).clamp(0, size - 1)
+    return pos
+
+
+def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """F.grid_sample of an image (bilinear or nearest) as one interpolation
+    matrix per sample: out[n, c] = M[n] @ x[n, c] over the flattened plane,
+    M[n][p, q] the weight of input position q in output position p (a
+    one-hot of each corner times its weight; zero outside the image).  Its
+    derivative is the autograd of these ops: a matmul for the input,
+    through the weights for the grid (ATen's grid_sampler_2d_backward is not
+    lowered by torch-mlir; spatial transformers, flow warping).  N * P * Q
+    matrix elements, against (N C P) x (N C Q) for the gather PyTorch's
+    decomposition has, whose backward is an index_put over all of x; up to
+    SELECTION_ELEMENTS, beyond (and bicubic, 5-D): PyTorch's decomposition
+    or ATen's op."""
+    n, c, h, w = input.shape if input.dim() == 4 else (0, 0, 0, 0)
+    p = grid.shape[1] * grid.shape[2] if grid.dim() == 4 else 0
+    if input.dim() != 4 or interpolation_mode not in (0, 1) or n * p * h * w > SELECTION_ELEMENTS:
+        if input.dim() == 4:
+            return torch_decompositions[aten.grid_sampler_2d.default](
+                input, grid, interpolation_mode, padding_mode, align_corners)
+        return _grid_sampler.original(input, grid, interpolation_mode, padding_mode, align_corners)
+    ix = _grid_source_index(grid[..., 0].reshape(n, p), w, padding_mode, align_corners)
+    iy = _grid_source_index(grid[..., 1].reshape(n, p), h, padding_mode, align_corners)
+    if interpolation_mode == 0:
+        x0, y0 = ix.floor(), iy.floor()
+        x1, y1 = x0 + 1, y0 + 1
+        corners = [(x0, y0, (x1 - ix) * (y1 - iy)), (x1, y0, (ix - x0) * (y1 - iy)),
+                   (x0, y1, (x1 - ix) * (iy - y0)), (x1, y1, (ix - x0) * (iy - y0))]
+    else:  # nearest: round half to even, as ATen's nearbyint
+        corners = [(ix.round(), iy.round(), torch.ones_like(ix))]
+    positions = torch.arange(h * w, dtype=torch.int64)
+    m = None
+    for cx, cy, weight in corners:
+        inside = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
+        flat = (cy.clamp(0, h - 1) * w + cx.clamp(0, w - 1)).to(torch.int64)
+        weight = torch.where(inside, weight, torch.zeros((), dtype=weight.dtype))
+        term = torch.where(flat.unsqueeze(-1) == positions, weight.unsqueeze(-1),
+                           torch.zeros((), dtype=weight.dtype))
+        m = term if m is None else m + term
+    out = input.reshape(n, c, h * w) @ m.transpose(1, 2).to(input.dtype)
+    return out.reshape(n, c, grid.shape[1], grid.shape[2])
+
+
+_grid_sampler.original = torch.grid_sampler
 
 
 @contextlib.contextmanager
@@ -433,6 +515,27 @@ def adaptive_avg_pool2d_backward(grad_output, self):
         a_h = _adaptive_pool_matrix(h, ho, grad_output.dtype)
         a_w = _adaptive_pool_matrix(w, wo, grad_output.dtype)
     return a_h.t() @ grad_output @ a_w
+
+
+def _adaptive_max_pool_backward(spatial, grad_output, self, indices):
+    """The gradient goes to the input position each output took its maximum
+    from: `indices` (flat over the pooled plane or volume, from the
+    forward), a scatter_add over the flattened plane (torch-mlir cannot
+    lower adaptive_max_pool2d/3d_backward: `nn.AdaptiveMaxPool2d`, spatial
+    pyramid pooling).  Outputs that share an argmax add up, as in ATen's
+    kernel."""
+    plane = math.prod(self.shape[-spatial:])
+    zeros = torch.zeros(*self.shape[:-spatial], plane, dtype=grad_output.dtype)
+    grad = scatter_add(zeros, zeros.dim() - 1, indices.flatten(-spatial), grad_output.flatten(-spatial))
+    return grad if grad is NotImplemented else grad.reshape(self.shape)
+
+
+def adaptive_max_pool2d_backward(grad_output, self, indices):
+    return _adaptive_max_pool_backward(2, grad_output, self, indices)
+
+
+def adaptive_max_pool3d_backward(grad_output, self, indices):
+    return _adaptive_max_pool_backward(3, grad_output, self, indices)
 
 
 def _upsample2d_backward(forward, grad_output, output_size, input_size, scales_h, scales_w, *mode):
@@ -1594,6 +1697,8 @@ OWN = {
     aten.cummax.default: cummax,
     aten.cummin.default: cummin,
     aten._grouped_mm.default: grouped_mm,
+    aten.adaptive_max_pool2d_backward.default: adaptive_max_pool2d_backward,
+    aten.adaptive_max_pool3d_backward.default: adaptive_max_pool3d_backward,
 }
 
 

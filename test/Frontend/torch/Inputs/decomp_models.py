@@ -1184,3 +1184,61 @@ class Bf16Buffer(nn.Module):
 def bf16_buffer():
     torch.manual_seed(0)
     return Bf16Buffer()
+
+
+class SpatialTransformer(nn.Module):
+    """F.affine_grid + F.grid_sample (a spatial transformer), and a learned
+    grid sampled in the other modes: bilinear with reflection and aligned
+    corners, nearest with border padding (grid values beyond [-1, 1])."""
+    example_input_shape = (2, 3, 6, 5)
+
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Linear(3 * 6 * 5, 6)
+        with torch.no_grad():
+            self.loc.weight.mul_(0.05)
+            self.loc.bias.copy_(torch.tensor([0.9, 0.2, 0.1, -0.1, 1.1, 0.0]))
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.grid = nn.Parameter(torch.rand(1, 3, 4, 2) * 2.6 - 1.3)
+        self.head = nn.Linear(4 * 4 * 5 + 2 * 4 * 12, 5)
+
+    def forward(self, x):
+        theta = self.loc(x.flatten(1)).view(-1, 2, 3)
+        grid = F.affine_grid(theta, (x.shape[0], 4, 4, 5), align_corners=False)
+        h = self.conv(x)
+        a = F.grid_sample(h, grid, align_corners=False)
+        g = self.grid.expand(x.shape[0], -1, -1, -1)
+        b = F.grid_sample(h, g, padding_mode="reflection", align_corners=True)
+        c = F.grid_sample(h, g, mode="nearest", padding_mode="border", align_corners=False)
+        return self.head(torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], 1))
+
+
+def spatial_transformer():
+    torch.manual_seed(0)
+    return SpatialTransformer()
+
+
+class AdaptiveMaxPools(nn.Module):
+    """nn.AdaptiveMaxPool1d/2d/3d with overlapping windows (7 -> 3, 5 -> 4),
+    where one input element can be the maximum of two windows."""
+    example_input_shape = (2, 3, 7, 5)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.pool2 = nn.AdaptiveMaxPool2d((3, 4))
+        self.pool1 = nn.AdaptiveMaxPool1d(4)
+        self.pool3 = nn.AdaptiveMaxPool3d((2, 3, 4))
+        self.head = nn.Linear(4 * 12 + 4 * 7 * 4 + 2 * 3 * 4, 5)
+
+    def forward(self, x):
+        h = self.conv(x)
+        a = self.pool2(h)
+        b = self.pool1(h.flatten(2, 3).reshape(2, 4 * 7, 5))
+        c = self.pool3(h.unsqueeze(1))
+        return self.head(torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], 1))
+
+
+def adaptive_max_pools():
+    torch.manual_seed(0)
+    return AdaptiveMaxPools()
