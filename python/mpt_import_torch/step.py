@@ -367,6 +367,12 @@ def trace_error(e):
         reason = ("aten._local_scalar_dense: the model reads a tensor's value in Python (.item(), bool(), int(), "
                   "an if or assert on a tensor); the step is one graph for every batch, so its control flow "
                   "cannot depend on the data")
+    elif "mutate a captured Tensor" in msg or "mutating a non-functional tensor" in msg:
+        # torch's text names neither the tensor nor the cause (the second
+        # is an INTERNAL ASSERT asking for a PyTorch bug report)
+        reason = ("the forward writes a buffer or parameter in place (a running average, spectral_norm's "
+                  "power iteration); only BatchNorm's running statistics are step state, other in-place "
+                  "writes to the model's tensors are not supported")
     else:
         op = re.search(r"aten\.[\w.]+", msg)
         reason = (f"{op.group(0)}: " if op else "") + f"{type(e).__name__}: {msg}"

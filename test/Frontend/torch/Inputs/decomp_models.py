@@ -1242,3 +1242,32 @@ class AdaptiveMaxPools(nn.Module):
 def adaptive_max_pools():
     torch.manual_seed(0)
     return AdaptiveMaxPools()
+
+
+class BufferEma(nn.Module):
+    """Updates a registered buffer in place in its forward: refused with one line."""
+    example_input_shape = (4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+        self.register_buffer("ema", torch.zeros(8))
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.ema.mul_(0.9).add_(0.1 * x.mean(0))
+        return self.fc(x - self.ema)
+
+
+def buffer_ema():
+    return BufferEma()
+
+
+def spectral_normed():
+    """torch.nn.utils.parametrizations.spectral_norm: its power iteration
+    writes the _u/_v buffers in training mode."""
+    from torch.nn.utils.parametrizations import spectral_norm
+    torch.manual_seed(0)
+    model = nn.Sequential(spectral_norm(nn.Linear(8, 16)), nn.ReLU(), nn.Linear(16, 3))
+    model.example_input_shape = (4, 8)
+    return model
