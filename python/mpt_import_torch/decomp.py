@@ -128,25 +128,88 @@ def tracing_context():
     stack traces with every frame below the model's forward."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False), functions_as_forward(), \
-            _all_stack_frames(), _affine_grid_decomposed():
+            _all_stack_frames(), _functions_replaced():
         yield
 
 
 @contextlib.contextmanager
-def _affine_grid_decomposed():
-    """F.affine_grid through PyTorch's decomposition (base grid times theta),
-    differentiated as such: ATen's affine_grid_generator_backward is a
-    composite op that builds its base grid with in-place writes
-    (`unsqueeze_`, `copy_` into slices) below the tracer's decomposition
-    table, and torch-mlir cannot lower them (spatial transformer networks).
-    F.affine_grid calls torch.affine_grid_generator by its module name."""
-    original = torch.affine_grid_generator, torch.grid_sampler
-    torch.affine_grid_generator = torch_decompositions[aten.affine_grid_generator.default]
-    torch.grid_sampler = _grid_sampler
+def _functions_replaced():
+    """Functions whose ATen backward torch-mlir cannot lower, replaced while
+    tracing by differentiable compositions, so the backward is the autograd
+    of those (the decomposition table sees only ops below autograd):
+    - torch.affine_grid_generator (F.affine_grid calls it by its module
+      name): PyTorch's decomposition, base grid times theta. ATen's backward
+      is a composite op that builds its base grid with in-place writes
+      (`unsqueeze_`, `copy_` into slices; spatial transformer networks).
+    - torch.grid_sampler (F.grid_sample): _grid_sampler.
+    - torch.slogdet, logdet, det and their torch.linalg names (Glow's
+      invertible 1x1 convolution): _slogdet.
+    The check's eager step keeps PyTorch's own functions: the reference."""
+    replaced = [(torch, "affine_grid_generator", torch_decompositions[aten.affine_grid_generator.default]),
+                (torch, "grid_sampler", _grid_sampler),
+                (torch, "slogdet", _slogdet), (torch.linalg, "slogdet", _slogdet),
+                (torch, "logdet", _logdet), (torch, "det", _det), (torch.linalg, "det", _det)]
+    originals = [(module, name, getattr(module, name)) for module, name, _ in replaced]
+    for module, name, function in replaced:
+        setattr(module, name, function)
     try:
         yield
     finally:
-        torch.affine_grid_generator, torch.grid_sampler = original
+        for module, name, function in originals:
+            setattr(module, name, function)
+
+
+SLOGDET_MAX_SIZE = 256
+
+
+def _slogdet(A):
+    """(sign, log|det A|) of square matrices (a batch of them) by Gaussian
+    elimination with partial pivoting, unrolled over the columns: each step
+    swaps the largest remaining pivot up (a permutation matrix from a
+    one-hot of the argmax, so the data choose it in the graph) and
+    eliminates below it.  Its autograd gives log|det|'s gradient, A^-T
+    (torch-mlir lowers neither aten._linalg_slogdet nor the LU solves of
+    its backward).  C steps of O(C^2) elementwise work: up to
+    SLOGDET_MAX_SIZE columns."""
+    from . import UserError
+    n = A.shape[-1]
+    if A.dim() < 2 or A.shape[-2] != n:
+        raise UserError(f"slogdet of a {list(A.shape)} tensor: square matrices only")
+    if n > SLOGDET_MAX_SIZE:
+        raise UserError(f"slogdet of {n}x{n} matrices: the importer unrolls the elimination up to "
+                        f"{SLOGDET_MAX_SIZE} columns")
+    rows = torch.arange(n).view(n, 1)
+    eye = torch.eye(n, dtype=A.dtype)
+    sign = torch.ones(A.shape[:-2], dtype=A.dtype)
+    logabs = torch.zeros(A.shape[:-2], dtype=A.dtype)
+    for k in range(n):
+        column = A[..., :, k].abs().masked_fill(rows.view(n) < k, -1.0)
+        pivot = column.argmax(-1, keepdim=True)                        # [..., 1]
+        e_p = (torch.arange(n) == pivot).to(A.dtype)                   # [..., n]
+        e_k = eye[k].expand_as(e_p)
+        swap = eye - e_k.unsqueeze(-1) * e_k.unsqueeze(-2) - e_p.unsqueeze(-1) * e_p.unsqueeze(-2) \
+            + e_k.unsqueeze(-1) * e_p.unsqueeze(-2) + e_p.unsqueeze(-1) * e_k.unsqueeze(-2)
+        A = swap @ A
+        sign = torch.where(pivot.squeeze(-1) == k, sign, -sign)
+        u = A[..., k, k]
+        sign = sign * torch.sign(u)
+        logabs = logabs + u.abs().log()
+        if k + 1 < n:
+            below = (rows.view(n) > k).to(A.dtype)
+            factors = A[..., :, k] / u.unsqueeze(-1) * below           # [..., n]
+            A = A - factors.unsqueeze(-1) * A[..., k, :].unsqueeze(-2)
+    return torch.return_types.slogdet((sign, logabs))
+
+
+def _logdet(A):
+    sign, logabs = _slogdet(A)
+    return torch.where(sign < 0, torch.full_like(logabs, float("nan")),
+                       torch.where(sign == 0, torch.full_like(logabs, float("-inf")), logabs))
+
+
+def _det(A):
+    sign, logabs = _slogdet(A)
+    return sign * logabs.exp()
 
 
 def _grid_source_index(coords, size, padding_mode, align_corners):

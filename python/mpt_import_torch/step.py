@@ -126,11 +126,14 @@ def build_spec(model, input_shape, loss_name, opt_cfg, data_seed=1, seed=0, all_
                  for n, v in zip(optim.hyperparameter_names(opt_cfg), optim.hyperparameter_values(opt_cfg))]
     # Every argument its own tensor: the trace tells arguments apart by
     # identity, and two sharing one object became one argument updated by two
-    # results (RMSprop's square averages read its momentum buffers).
+    # results (RMSprop's square averages read its momentum buffers). And each
+    # in row-major order, as the step's tensors are: a parameter made from a
+    # transposed or QR result (Glow's orthogonal init) was saved to the .npz
+    # in Fortran order, which mpt-run refuses.
     seen = set()
     for a in args:
-        if id(a.value) in seen:
-            a.value = a.value.clone()
+        if id(a.value) in seen or not a.value.is_contiguous():
+            a.value = a.value.clone(memory_format=torch.contiguous_format)
         seen.add(id(a.value))
     spec = StepSpec(model, loss_name, opt_cfg, args, len(named), 2, len(snames), n_rng=int(calls > 0),
                     rng_calls=calls, n_buffers=len(buffers))

@@ -1271,3 +1271,32 @@ def spectral_normed():
     model = nn.Sequential(spectral_norm(nn.Linear(8, 16)), nn.ReLU(), nn.Linear(16, 3))
     model.example_input_shape = (4, 8)
     return model
+
+
+class InvertibleConv(nn.Module):
+    """Glow's invertible 1x1 convolution: the log-determinant of its weight
+    (torch.slogdet, torch.linalg.slogdet's named result, torch.logdet and
+    torch.det of a batch of matrices), a pivot that must be swapped up (the
+    weight's first column starts with a zero)."""
+    example_input_shape = (2, 5, 3, 3)
+
+    def __init__(self):
+        super().__init__()
+        w = torch.linalg.qr(torch.randn(5, 5))[0]
+        w[0, 0] = 0.0
+        self.w = nn.Parameter(w)
+        self.pair = nn.Parameter(torch.eye(2).repeat(3, 1, 1) + 0.3 * torch.randn(3, 2, 2))
+        self.head = nn.Linear(5 * 9, 4)
+
+    def forward(self, x):
+        z = F.conv2d(x, self.w[:, :, None, None])
+        sign, logabs = torch.slogdet(self.w)
+        spd = self.w @ self.w.t() + torch.eye(5)
+        extra = torch.linalg.slogdet(self.w).logabsdet + torch.logdet(spd) + torch.det(self.pair).sum()
+        out = self.head(z.flatten(1))
+        return out + (sign * logabs * 9 + extra * 0.1)
+
+
+def invertible_conv():
+    torch.manual_seed(0)
+    return InvertibleConv()
