@@ -11,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -302,6 +303,35 @@ struct HeaderParser {
 };
 } // namespace
 
+/// The elements of a Fortran-order (column-major) payload in row-major
+/// order: np.save writes a transposed or np.asfortranarray array so, and
+/// np.load reads it as the same array.
+static std::vector<uint8_t> toRowMajor(StringRef payload,
+                                       ArrayRef<int64_t> shape,
+                                       int64_t elementBytes) {
+  std::vector<uint8_t> out(payload.size());
+  size_t rank = shape.size();
+  // Column-major strides, in elements: the first dimension varies fastest.
+  SmallVector<int64_t> stride(rank, 1);
+  for (size_t d = 1; d < rank; ++d)
+    stride[d] = stride[d - 1] * shape[d - 1];
+  SmallVector<int64_t> index(rank, 0);
+  int64_t source = 0;
+  for (size_t target = 0; target < out.size(); target += elementBytes) {
+    std::memcpy(out.data() + target, payload.data() + source * elementBytes,
+                elementBytes);
+    // The next row-major index: the last dimension varies fastest.
+    for (size_t d = rank; d-- > 0;) {
+      source += stride[d];
+      if (++index[d] < shape[d])
+        break;
+      source -= stride[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 Expected<HostArray> mpt::parseNpy(StringRef bytes, StringRef what) {
   auto bad = [&](const Twine &why) {
     return makeError(what + ": not a valid .npy file: " + why);
@@ -365,14 +395,11 @@ Expected<HostArray> mpt::parseNpy(StringRef bytes, StringRef what) {
   }
   if (!descr || !fortranOrder || !shape)
     return bad("header lacks 'descr', 'fortran_order' or 'shape'");
-  if (*fortranOrder)
-    return makeError(what + ": Fortran-order arrays are not supported; "
-                            "save a C-contiguous array (np.ascontiguousarray)");
   std::optional<ElementKind> kind = parseNumpyDescr(*descr);
   if (!kind)
     return makeError(what + ": unsupported dtype '" + *descr +
-                     "' (supported: float32 '<f4', float16 '<f2', bfloat16 "
-                     "'|V2', int32 '<i4', int64 '<i8', bool '|b1', "
+                     "' (supported: float32 '<f4', float64 '<f8', float16 '<f2', "
+                     "bfloat16 '|V2', int32 '<i4', int64 '<i8', bool '|b1', "
                      "little-endian)");
   HostArray array;
   array.kind = *kind;
@@ -385,7 +412,11 @@ Expected<HostArray> mpt::parseNpy(StringRef bytes, StringRef what) {
   if (payload.size() != expected)
     return bad("data has " + Twine(payload.size()) + " bytes, shape " +
                array.describe() + " needs " + Twine(expected));
-  array.data.assign(payload.begin(), payload.end());
+  if (*fortranOrder && array.shape.size() > 1)
+    array.data = toRowMajor(payload, array.shape, expected / std::max<int64_t>(
+                                                      array.getNumElements(), 1));
+  else
+    array.data.assign(payload.begin(), payload.end());
   return array;
 }
 

@@ -1,7 +1,8 @@
 """Writes .npy/.npz files with NumPy (np.save, np.savez, np.savez_compressed)
 and reads mpt-run's .npz back with np.load, for numpy-interop.test.
   numpy_io.py write DIR      files for the MLP example in DIR
-  numpy_io.py read FILE.npz  prints name dtype shape per entry"""
+  numpy_io.py read FILE.npz  prints name dtype shape per entry
+  numpy_io.py same A.npz B.npz  prints whether the two hold equal arrays"""
 import os
 import sys
 
@@ -20,7 +21,13 @@ def write(d):
              w2=(rng.normal(size=(32, 4)) * 0.1).astype(np.float32),
              arg3=np.zeros(4, np.float32), lr=np.float32(0.1))
     np.save(os.path.join(d, "fortran.npy"), np.asfortranarray(w1))
+    np.savez(os.path.join(d, "dataf.npz"), x=np.asfortranarray(x), y=np.asfortranarray(y))
     np.save(os.path.join(d, "f64.npy"), w1.astype(np.float64))
+
+
+def same(a, b):
+    a, b = np.load(a), np.load(b)
+    print(sorted(a) == sorted(b) and all(np.array_equal(a[k], b[k]) for k in a))
 
 
 def read(path):
@@ -29,4 +36,4 @@ def read(path):
 
 
 if __name__ == "__main__":
-    {"write": write, "read": read}[sys.argv[1]](sys.argv[2])
+    {"write": write, "read": read, "same": same}[sys.argv[1]](*sys.argv[2:])
