@@ -28,22 +28,31 @@ namespace {
 /// The indexing map under which `extract` (in `op`'s body) reads its tensor:
 /// each index a linalg.index of `op` or the constant 0, and the map a
 /// projected permutation (no loop twice); nothing otherwise, or when the
-/// tensor is not defined outside `op`.
+/// tensor is not defined outside `op`, or when its shape is not the loops'
+/// (static) ranges: an operand must be as large as the loops it is indexed
+/// by (a larger tensor read at the loop indices is a valid extract but an
+/// invalid operand).
 static std::optional<AffineMap> getExtractMap(linalg::GenericOp op,
+                                              ArrayRef<int64_t> loopRanges,
                                               tensor::ExtractOp extract) {
   if (extract->getParentOp() != op.getOperation() ||
       op->isAncestor(extract.getTensor().getParentRegion()->getParentOp()))
     return std::nullopt;
   MLIRContext *context = op.getContext();
   SmallVector<AffineExpr> results;
-  for (Value index : extract.getIndices()) {
+  auto tensorType = cast<RankedTensorType>(extract.getTensor().getType());
+  for (auto [position, index] : llvm::enumerate(extract.getIndices())) {
+    int64_t size = tensorType.getDimSize(position);
     if (auto loop = index.getDefiningOp<linalg::IndexOp>()) {
-      if (loop->getParentOp() != op.getOperation())
+      if (loop->getParentOp() != op.getOperation() ||
+          loop.getDim() >= loopRanges.size() ||
+          ShapedType::isDynamic(size) || size != loopRanges[loop.getDim()])
         return std::nullopt;
       results.push_back(getAffineDimExpr(loop.getDim(), context));
       continue;
     }
-    if (!matchPattern(index, m_Zero()))
+    if (!matchPattern(index, m_Zero()) || ShapedType::isDynamic(size) ||
+        size < 1)
       return std::nullopt;
     results.push_back(getAffineConstantExpr(0, context));
   }
@@ -60,8 +69,9 @@ struct FoldExtractIntoOperand : OpRewritePattern<linalg::GenericOp> {
     if (!op.hasPureTensorSemantics())
       return failure();
     SmallVector<std::pair<tensor::ExtractOp, AffineMap>> folded;
+    SmallVector<int64_t> loopRanges = op.getStaticLoopRanges();
     for (auto extract : op.getBody()->getOps<tensor::ExtractOp>())
-      if (std::optional<AffineMap> map = getExtractMap(op, extract))
+      if (std::optional<AffineMap> map = getExtractMap(op, loopRanges, extract))
         folded.emplace_back(extract, *map);
     if (folded.empty())
       return failure();

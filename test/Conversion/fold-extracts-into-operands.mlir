@@ -98,3 +98,32 @@ func.func @not_maps(%w: tensor<3x3xf32>, %ids: tensor<3xindex>) -> tensor<3x3xf3
   } -> tensor<3x3xf32>
   return %r : tensor<3x3xf32>
 }
+
+// -----
+
+// A tensor larger than the loop it is read at (17 elements read at a loop of
+// 16), or of a dynamic size, is a valid extract but would be an operand of
+// the wrong shape: it stays (the generic failed to verify, found by
+// mpt-fuzz). The 16-element read beside them folds.
+// CHECK-LABEL: func.func @sizes_differ(
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK: tensor.extract %{{.*}} : tensor<17xf32>
+// CHECK: tensor.extract %{{.*}} : tensor<?xf32>
+func.func @sizes_differ(%x: tensor<8x16xf32>, %long: tensor<17xf32>, %same: tensor<16xf32>,
+                        %dyn: tensor<?xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %j = linalg.index 1 : index
+    %a = tensor.extract %long[%j] : tensor<17xf32>
+    %b = tensor.extract %same[%j] : tensor<16xf32>
+    %c = tensor.extract %dyn[%j] : tensor<?xf32>
+    %s = arith.addf %in, %a : f32
+    %t = arith.mulf %s, %b : f32
+    %u = arith.addf %t, %c : f32
+    linalg.yield %u : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
