@@ -623,25 +623,81 @@ static bool isZeroOneTensor(Value value, unsigned depth = 8) {
   return zeroOne(yielded);
 }
 
-/// Whether allow op `op` reads a parameter (through data movement and
-/// casts): a layer of the model, not a loss's target-times-log-probability
-/// contraction.
-static bool readsParameter(Operation *op, FunctionOpInterface func) {
-  for (Value operand : op->getOperands()) {
-    while (Operation *def = operand.getDefiningOp()) {
-      if (!isa<linalg::TransposeOp, linalg::BroadcastOp, tensor::ExpandShapeOp,
-               tensor::CollapseShapeOp, tensor::CastOp, tensor::ExtractSliceOp,
-               arith::ExtFOp, arith::TruncFOp, tosa::ReshapeOp,
-               tosa::TransposeOp>(def))
-        break;
-      operand = def->getOperand(0);
+namespace {
+/// What a value is computed from, for finding the model's layers.
+enum class Provenance { Data, Constant, Parameters };
+} // namespace
+
+/// What `value` is computed from: parameters alone (and constants), as a
+/// weight the model derives before a layer reads it (a transpose or cast,
+/// but also weight norm, a QKV weight concatenated from three, LoRA's merged
+/// weight); constants alone; or anything else (data, the seed, a loop's or
+/// call's result). Memoized in `memo`, so that all queries of one function
+/// are linear in its size; iterative (long chains of ops).
+static Provenance getProvenance(Value value, FunctionOpInterface func,
+                                llvm::DenseMap<Value, Provenance> &memo) {
+  SmallVector<Value> stack{value};
+  while (!stack.empty()) {
+    Value v = stack.back();
+    if (memo.count(v)) {
+      stack.pop_back();
+      continue;
     }
-    auto arg = dyn_cast<BlockArgument>(operand);
-    if (arg && arg.getOwner()->getParentOp() == func.getOperation() &&
-        getArgRole(func, arg.getArgNumber()) == ArgRole::Param)
-      return true;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      bool param = arg.getOwner()->getParentOp() == func.getOperation() &&
+                   getArgRole(func, arg.getArgNumber()) == ArgRole::Param;
+      memo[v] = param ? Provenance::Parameters : Provenance::Data;
+      stack.pop_back();
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (isa<tensor::EmptyOp>(def) || matchPattern(v, m_Constant())) {
+      memo[v] = Provenance::Constant;
+      stack.pop_back();
+      continue;
+    }
+    // Ops with regions other than linalg's bodies (loops, branches) and
+    // the mpt markers are not followed.
+    bool followed = (def->getNumRegions() == 0 || isa<linalg::LinalgOp>(def)) &&
+                    !isa<MPTDialect>(def->getDialect());
+    if (!followed) {
+      memo[v] = Provenance::Data;
+      stack.pop_back();
+      continue;
+    }
+    bool pending = false;
+    for (Value operand : def->getOperands())
+      if (!memo.count(operand)) {
+        stack.push_back(operand);
+        pending = true;
+      }
+    if (pending)
+      continue;
+    Provenance result = Provenance::Constant;
+    for (Value operand : def->getOperands()) {
+      Provenance p = memo.lookup(operand);
+      if (p == Provenance::Data) {
+        result = Provenance::Data;
+        break;
+      }
+      if (p == Provenance::Parameters)
+        result = Provenance::Parameters;
+    }
+    for (Value r : def->getResults())
+      memo[r] = result;
+    stack.pop_back();
   }
-  return false;
+  return memo.lookup(value);
+}
+
+/// Whether allow op `op` reads a parameter, or a weight computed from
+/// parameters alone: a layer of the model, not a loss's
+/// target-times-log-probability contraction.
+static bool readsParameter(Operation *op, FunctionOpInterface func,
+                           llvm::DenseMap<Value, Provenance> &memo) {
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return getProvenance(operand, func, memo) == Provenance::Parameters;
+  });
 }
 
 /// The loss region of a training step, as PyTorch's fp32 list keeps loss
@@ -671,11 +727,12 @@ findLossRegion(FunctionOpInterface func, ArrayRef<Operation *> ops,
   // A value that leaves through a terminator (a loop's yield) counts as
   // upstream.
   SmallVector<bool> upstreamOfLayer(ops.size(), false);
+  llvm::DenseMap<Value, Provenance> provenance;
   for (unsigned index = ops.size(); index-- > 0;) {
     Operation *op = ops[index];
     if (graph.getRegion(op) != TrainingRegion::Forward)
       continue;
-    bool upstream = isAllow(op) && readsParameter(op, func);
+    bool upstream = isAllow(op) && readsParameter(op, func, provenance);
     for (Value result : op->getResults())
       for (Operation *user : result.getUsers()) {
         if (user->hasTrait<OpTrait::IsTerminator>() &&

@@ -171,6 +171,11 @@ private:
   llvm::DenseSet<Value> gradients;
   /// The FP8 tensors by (source, format), in order of first use.
   llvm::MapVector<std::pair<Value, Type>, Fp8Tensor> tensors;
+  /// Each contraction operand's key in `tensors`, taken before any rewrite:
+  /// a contraction's result that another contraction reads (a forward
+  /// activation in a weight gradient) is replaced by its descaled value
+  /// when the first is rewritten.
+  llvm::DenseMap<OpOperand *, std::pair<Value, Type>> operandKeys;
   /// The transposes of bf16 copies FP8 transposes replaced: erased when
   /// nothing else reads them.
   llvm::SetVector<Operation *> replacedTransposes;
@@ -282,8 +287,7 @@ void Fp8Rewriter::rewriteContraction(Operation *op) {
   Block *body = linalgOp.getBlock();
   SmallVector<Value, 2> opScales;
   for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
-    Value source = getSource(operand->get());
-    Fp8Tensor &t = tensors.find({source, getFormat(source)})->second;
+    Fp8Tensor &t = tensors.find(operandKeys.lookup(operand))->second;
     Value quantized = t.quantized;
     if (auto transpose = getTranspose(operand->get())) {
       builder.setInsertionPoint(op);
@@ -473,6 +477,7 @@ LogicalResult Fp8Rewriter::run(ArrayRef<Operation *> contractions,
       unsigned next = tensors.size();
       tensors.insert({{source, format}, Fp8Tensor{source, format, next, {},
                                                   {}, {}}});
+      operandKeys[operand] = {source, format};
     }
 
   MLIRContext *context = func->getContext();

@@ -78,10 +78,30 @@ struct AutocastPass : public mpt::impl::AutocastBase<AutocastPass> {
     // Delayed scaling is state of a training step; a step without an FP8
     // contraction would only be a bf16 step under another name (and so
     // for MX).
-    if (config.policy->isFp8() &&
+    // FP8 scaling state is arguments and results of the function: a
+    // private function that is not a step (a helper the step calls) cannot
+    // get it without rewriting its callers, which a function pass does not
+    // see. Its contractions keep the plan's 16-bit type. (A public function
+    // without a seed, a forward pass an embedder calls, gets the state.)
+    SmallVector<Operation *> fp8Candidates;
+    if (config.policy->isFp8())
+      fp8Candidates = getFp8Contractions(plan);
+    if (!fp8Candidates.empty() && !graph.isTrainingStep() &&
+        func.isPrivate() && !func->hasAttr(kFp8AttrName)) {
+      func.emitWarning()
+          << "dtype=fp8: @" << func.getSymName()
+          << " is a private function and not a training step (no "
+             "mpt.grad_seed), so its "
+          << fp8Candidates.size()
+          << " contraction(s) stay " << config.policy->getLowTypeName()
+          << ": FP8 scaling state is arguments and results of the step; "
+             "inline the function into the step (--inline) to give them "
+             "FP8 operands";
+      fp8Candidates.clear();
+    } else if (config.policy->isFp8() &&
         failed(selectScaledContractions(
             func, kFp8AttrName, "FP8 scaling", "fp8", "FP8",
-            "a linalg contraction or convolution", getFp8Contractions(plan),
+            "a linalg contraction or convolution", fp8Candidates,
             fp8Contractions)))
       return signalPassFailure();
     StringRef mx = config.policy->getMx();
