@@ -107,6 +107,36 @@ LogicalResult MPTDialect::verifyRegionArgAttribute(Operation *op,
   }
   if (name == kRangeAttrName)
     return verifyRangeAttribute(op, argIndex, attr);
+  if (name == kWorkingCopyOfAttrName) {
+    // A master-weights working copy: optimizer state of the low type, the
+    // shape of the f32 parameter it copies (the driver starts it as that
+    // parameter's value rounded).
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    auto fail = [&](const Twine &why) {
+      return op->emitError() << "argument #" << argIndex << ": '" << name
+                             << "' " << why;
+    };
+    if (!func || !index)
+      return fail("must be an integer argument index");
+    int64_t master = index.getInt();
+    if (master < 0 || master >= static_cast<int64_t>(func.getNumArguments()) ||
+        master == argIndex)
+      return fail("names no other argument of the function: " +
+                  Twine(master));
+    if (getArgRole(func, master) != ArgRole::Param)
+      return fail("names argument #" + Twine(master) +
+                  ", which is not a parameter");
+    auto copyType = dyn_cast<ShapedType>(func.getArgumentTypes()[argIndex]);
+    auto masterType = dyn_cast<ShapedType>(func.getArgumentTypes()[master]);
+    if (!copyType || !masterType || !copyType.hasRank() ||
+        !masterType.hasRank() || copyType.getShape() != masterType.getShape() ||
+        !isa<FloatType>(copyType.getElementType()) ||
+        !isa<FloatType>(masterType.getElementType()))
+      return fail("needs a float tensor of the shape of its parameter #" +
+                  Twine(master));
+    return success();
+  }
   return op->emitError() << "argument #" << argIndex
                          << ": unknown mpt argument attribute '" << name << "'";
 }

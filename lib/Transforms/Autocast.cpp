@@ -403,7 +403,10 @@ LogicalResult mpt::addWorkingCopies(FunctionOpInterface func, Type lowType,
                       StringAttr::get(context, "optimizer_state"));
   for (Copy &copy : copies) {
     copyTypes.push_back(copy.entryCast.getType());
-    argAttrs.push_back(DictionaryAttr::get(context, role));
+    NamedAttribute of(
+        StringAttr::get(context, MPTDialect::kWorkingCopyOfAttrName),
+        IntegerAttr::get(IntegerType::get(context, 64), copy.param));
+    argAttrs.push_back(DictionaryAttr::get(context, {role, of}));
     argLocs.push_back(func.getArgument(copy.param).getLoc());
   }
   if (failed(func.insertArguments(argIndices, copyTypes, argAttrs, argLocs)))

@@ -177,3 +177,20 @@ func.func @message_not_guard(%w: tensor<f32>) -> (tensor<f32> {mpt.message = "m"
 func.func @initial_value_not_number(%s: tensor<f32> {mpt.role = "loss_scale", mpt.initial_value = "big"}) {
   return
 }
+
+// -----
+
+// A working copy names its parameter (autocast's master-weights).
+// expected-error @+1 {{argument #1: 'mpt.working_copy_of' names argument #0, which is not a parameter}}
+func.func @working_copy_of_data(%x: tensor<4xf32> {mpt.role = "data"},
+                                %c: tensor<4xbf16> {mpt.role = "optimizer_state", mpt.working_copy_of = 0 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #1: 'mpt.working_copy_of' needs a float tensor of the shape of its parameter #0}}
+func.func @working_copy_shape(%w: tensor<4xf32> {mpt.role = "param"},
+                              %c: tensor<8xbf16> {mpt.role = "optimizer_state", mpt.working_copy_of = 0 : i64}) {
+  return
+}

@@ -185,7 +185,14 @@ llvm::Expected<ArgValues> mpt::gatherArgValues(const StepSignature &sig,
       continue;
     }
     HostArray array = HostArray::zeros(arg.kind, arg.shape);
-    if (arg.role == ArgRole::RngState && (arg.initialValue || seed)) {
+    if (arg.workingCopyOf && *arg.workingCopyOf < i) {
+      // A master-weights working copy starts as its parameter's value
+      // rounded to its type (docs/Autocast.md), however the parameter was
+      // given.
+      const HostArray &master = values.current[*arg.workingCopyOf];
+      for (int64_t k = 0, e = array.getNumElements(); k < e; ++k)
+        array.setFromDouble(k, master.getAsDouble(k));
+    } else if (arg.role == ArgRole::RngState && (arg.initialValue || seed)) {
       // [seed, offset]: the generator starts at offset 0 of its seed.
       array.setFromDouble(0, arg.initialValue ? *arg.initialValue
                                               : static_cast<double>(*seed));

@@ -191,6 +191,15 @@ FailureOr<StepSignature> mpt::analyseStep(func::FuncOp func,
         return failure();
       }
     }
+    // A working copy carries its parameter's location, so the source names
+    // them alike: "<parameter>.working_copy" tells them apart in --inputs,
+    // --save and messages.
+    if (auto of = func.getArgAttrOfType<IntegerAttr>(
+            i, MPTDialect::kWorkingCopyOfAttrName)) {
+      info.workingCopyOf = static_cast<unsigned>(of.getInt());
+      if (*info.workingCopyOf < argNames.size())
+        info.name = argNames[*info.workingCopyOf] + ".working_copy";
+    }
     if (info.role == ArgRole::LossScale)
       sig.lossScaleArg = i;
     if (info.role == ArgRole::LossScaleGrowthTracker)

@@ -36,6 +36,9 @@ struct ArgInfo {
   std::optional<double> initialValue;
   /// Index of the result that updates this argument.
   std::optional<unsigned> updatedBy;
+  /// A master-weights working copy: its f32 parameter's index
+  /// (mpt.working_copy_of).
+  std::optional<unsigned> workingCopyOf;
 
   /// "argument 'w1' (#0, param)".
   std::string describe(unsigned index) const;

@@ -33,6 +33,9 @@ def MPT_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kInitialValueAttrName =
         "mpt.initial_value";
     static constexpr ::llvm::StringLiteral kRangeAttrName = "mpt.range";
+    /// On a master-weights working copy: the index of its f32 parameter.
+    static constexpr ::llvm::StringLiteral kWorkingCopyOfAttrName =
+        "mpt.working_copy_of";
 
   private:
     /// For each argument, the first result whose `mpt.updates` names it,

@@ -12,7 +12,7 @@
 // forward contraction, in the loss region (f32): it gets no working copy.
 // CHECK-LABEL: func.func @mlp_step
 // CHECK-SAME: %[[W1:[a-z0-9]+]]: tensor<16x32xf32> {mpt.role = "param"}
-// CHECK-SAME: %[[C1:[a-z0-9]+]]: tensor<16x32xf16> {mpt.role = "optimizer_state"}, %{{.*}}: tensor<32xf16> {mpt.role = "optimizer_state"}, %{{.*}}: tensor<32x4xf16> {mpt.role = "optimizer_state"})
+// CHECK-SAME: %[[C1:[a-z0-9]+]]: tensor<16x32xf16> {mpt.role = "optimizer_state", mpt.working_copy_of = 0 : i64}, %{{.*}}: tensor<32xf16> {mpt.role = "optimizer_state", mpt.working_copy_of = 1 : i64}, %{{.*}}: tensor<32x4xf16> {mpt.role = "optimizer_state", mpt.working_copy_of = 2 : i64})
 // CHECK-SAME: tensor<4xf32> {mpt.updates = 3 : i64}, tensor<16x32xf16> {mpt.updates = 7 : i64}, tensor<32xf16> {mpt.updates = 8 : i64}, tensor<32x4xf16> {mpt.updates = 9 : i64})
 // The master weight is no longer cast: the matmul reads the working copy.
 // CHECK-NOT: arith.truncf %[[W1]]
