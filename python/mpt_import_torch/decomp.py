@@ -919,7 +919,10 @@ def _scatter_last(self, dim, index, written_value):
     order = torch.arange(m, dtype=torch.int64).view(m, 1)
     last = torch.where(hits, order, -1).amax(-2)         # [.., position]
     writer = hits & (order == last.unsqueeze(-2))        # one j per written position
-    return torch.where(last >= 0, written_value(writer).to(self.dtype), base).movedim(-1, dim)
+    # Row-major, as ATen's scatter returns: functionalization writes an
+    # in-place scatter_ back through views of the result (BigBird's
+    # scatter_ into a block of a 5-D view), which a permuted layout breaks.
+    return torch.where(last >= 0, written_value(writer).to(self.dtype), base).movedim(-1, dim).contiguous()
 
 
 def scatter_src(self, dim, index, src):
@@ -966,7 +969,7 @@ def _scatter_reduced(self, dim, index, src, reduce, include_self):
             result = result / (count + 1).to(self.dtype)
     elif mean:
         result = result / count.clamp(min=1).to(self.dtype)
-    return torch.where(count > 0, result, base).movedim(-1, dim)
+    return torch.where(count > 0, result, base).movedim(-1, dim).contiguous()  # as _scatter_last
 
 
 def scatter_add(self, dim, index, src):

@@ -1300,3 +1300,26 @@ class InvertibleConv(nn.Module):
 def invertible_conv():
     torch.manual_seed(0)
     return InvertibleConv()
+
+
+class BlockScatter(nn.Module):
+    """scatter_ into one block of a 5-D view of a zeros tensor (BigBird's
+    block-sparse attention probabilities)."""
+    example_input_shape = (2, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        a = torch.zeros(2, 8, 8)
+        v = a.view(2, 4, 2, 4, 2)
+        idx = torch.tensor([3]).view(1, 1, 1, 1).expand(2, 2, 1, 2)
+        v[:, 1].scatter_(2, idx, self.lin(x).view(2, 2, 1, 4)[..., :2])
+        return self.head(a.sum(1))
+
+
+def block_scatter():
+    torch.manual_seed(0)
+    return BlockScatter()
