@@ -691,6 +691,29 @@ LogicalResult TrainingGraph::classify() {
         if (flow.contains(v))
           consider(arg);
     }
+    // Several candidates: every gradient flows into every update through a
+    // scalar when the step clips by the global norm. The gradient's own
+    // update is the one its value reaches through ops of its own type
+    // (the optimizer's elementwise arithmetic), not through the norm.
+    if (matches.size() > 1) {
+      llvm::SmallSetVector<unsigned, 2> direct;
+      SmallVector<Value> worklist{grad.getGradient()};
+      llvm::SmallPtrSet<Value, 16> seen;
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        for (unsigned arg : updatedParamsOf.lookup(v))
+          if (matches.contains(arg))
+            direct.insert(arg);
+        for (Operation *user : v.getUsers())
+          for (Value r : user->getResults())
+            if (r.getType() == grad.getType())
+              worklist.push_back(r);
+      }
+      if (direct.size() == 1)
+        matches = direct;
+    }
     if (matches.size() == 1)
       gradientParam[grad] = matches.front();
   }

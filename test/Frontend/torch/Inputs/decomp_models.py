@@ -1323,3 +1323,12 @@ class BlockScatter(nn.Module):
 def block_scatter():
     torch.manual_seed(0)
     return BlockScatter()
+
+
+def same_shaped_layers():
+    """Two layers of one shape: under global-norm clipping every gradient
+    reaches every update through the norm."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 3))
+    model.example_input_shape = (4, 8)
+    return model
