@@ -145,18 +145,25 @@ def _functions_replaced():
     - torch.slogdet, logdet, det and their torch.linalg names (Glow's
       invertible 1x1 convolution): _slogdet.
     The check's eager step keeps PyTorch's own functions: the reference."""
-    replaced = [(torch, "affine_grid_generator", torch_decompositions[aten.affine_grid_generator.default]),
-                (torch, "grid_sampler", _grid_sampler),
-                (torch, "slogdet", _slogdet), (torch.linalg, "slogdet", _slogdet),
-                (torch, "logdet", _logdet), (torch, "det", _det), (torch.linalg, "det", _det)]
-    originals = [(module, name, getattr(module, name)) for module, name, _ in replaced]
-    for module, name, function in replaced:
-        setattr(module, name, function)
+    with _attributes_replaced([
+            (torch, "affine_grid_generator", torch_decompositions[aten.affine_grid_generator.default]),
+            (torch, "grid_sampler", _grid_sampler),
+            (torch, "slogdet", _slogdet), (torch.linalg, "slogdet", _slogdet),
+            (torch, "logdet", _logdet), (torch, "det", _det), (torch.linalg, "det", _det)]):
+        yield
+
+
+@contextlib.contextmanager
+def _attributes_replaced(replacements):
+    """(module, name, value) set while the context lasts, restored after."""
+    originals = [(module, name, getattr(module, name)) for module, name, _ in replacements]
+    for module, name, value in replacements:
+        setattr(module, name, value)
     try:
         yield
     finally:
-        for module, name, function in originals:
-            setattr(module, name, function)
+        for module, name, value in originals:
+            setattr(module, name, value)
 
 
 SLOGDET_MAX_SIZE = 256
@@ -178,14 +185,14 @@ def _slogdet(A):
     if n > SLOGDET_MAX_SIZE:
         raise UserError(f"slogdet of {n}x{n} matrices: the importer unrolls the elimination up to "
                         f"{SLOGDET_MAX_SIZE} columns")
-    rows = torch.arange(n).view(n, 1)
+    rows = torch.arange(n)
     eye = torch.eye(n, dtype=A.dtype)
     sign = torch.ones(A.shape[:-2], dtype=A.dtype)
     logabs = torch.zeros(A.shape[:-2], dtype=A.dtype)
     for k in range(n):
-        column = A[..., :, k].abs().masked_fill(rows.view(n) < k, -1.0)
+        column = A[..., :, k].abs().masked_fill(rows < k, -1.0)
         pivot = column.argmax(-1, keepdim=True)                        # [..., 1]
-        e_p = (torch.arange(n) == pivot).to(A.dtype)                   # [..., n]
+        e_p = (rows == pivot).to(A.dtype)                   # [..., n]
         e_k = eye[k].expand_as(e_p)
         swap = eye - e_k.unsqueeze(-1) * e_k.unsqueeze(-2) - e_p.unsqueeze(-1) * e_p.unsqueeze(-2) \
             + e_k.unsqueeze(-1) * e_p.unsqueeze(-2) + e_p.unsqueeze(-1) * e_k.unsqueeze(-2)
@@ -195,7 +202,7 @@ def _slogdet(A):
         sign = sign * torch.sign(u)
         logabs = logabs + u.abs().log()
         if k + 1 < n:
-            below = (rows.view(n) > k).to(A.dtype)
+            below = (rows > k).to(A.dtype)
             factors = A[..., :, k] / u.unsqueeze(-1) * below           # [..., n]
             A = A - factors.unsqueeze(-1) * A[..., k, :].unsqueeze(-2)
     return torch.return_types.slogdet((sign, logabs))
@@ -245,13 +252,13 @@ def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     decomposition has, whose backward is an index_put over all of x; up to
     SELECTION_ELEMENTS, beyond (and bicubic, 5-D): PyTorch's decomposition
     or ATen's op."""
-    n, c, h, w = input.shape if input.dim() == 4 else (0, 0, 0, 0)
-    p = grid.shape[1] * grid.shape[2] if grid.dim() == 4 else 0
-    if input.dim() != 4 or interpolation_mode not in (0, 1) or n * p * h * w > SELECTION_ELEMENTS:
-        if input.dim() == 4:
-            return torch_decompositions[aten.grid_sampler_2d.default](
-                input, grid, interpolation_mode, padding_mode, align_corners)
+    if input.dim() != 4:
         return _grid_sampler.original(input, grid, interpolation_mode, padding_mode, align_corners)
+    n, c, h, w = input.shape
+    p = grid.shape[1] * grid.shape[2]
+    if interpolation_mode not in (0, 1) or n * p * h * w > SELECTION_ELEMENTS:
+        return torch_decompositions[aten.grid_sampler_2d.default](
+            input, grid, interpolation_mode, padding_mode, align_corners)
     ix = _grid_source_index(grid[..., 0].reshape(n, p), w, padding_mode, align_corners)
     iy = _grid_source_index(grid[..., 1].reshape(n, p), h, padding_mode, align_corners)
     if interpolation_mode == 0:
@@ -329,19 +336,15 @@ def _checkpoints_inlined():
     _checkpoint_impl by its global name, so one patch covers them however
     the model imported `checkpoint`."""
     import torch.utils.checkpoint as checkpoint_module
-    original = getattr(checkpoint_module, "_checkpoint_impl", None)
-    if original is None:  # another torch: checkpoints stay as they are
+    if not hasattr(checkpoint_module, "_checkpoint_impl"):  # another torch: checkpoints stay
         yield
         return
 
     def call(function, args, kwargs, **_options):
         return function(*args, **kwargs)
 
-    checkpoint_module._checkpoint_impl = call
-    try:
+    with _attributes_replaced([(checkpoint_module, "_checkpoint_impl", call)]):
         yield
-    finally:
-        checkpoint_module._checkpoint_impl = original
 
 
 @contextlib.contextmanager
