@@ -57,6 +57,20 @@ def RangeReport : Pass<"mpt-range-report", "mlir::ModuleOp"> {
   ];
 }
 
+def Verify : Pass<"mpt-verify"> {
+  let summary = "Verify the IR the pipeline produced; fail the pipeline if it "
+                "is invalid";
+  let description = [{
+    Runs MLIR's verifier on the op the pass is anchored on and everything
+    nested in it. `mpt-opt` appends it to the pipeline it runs unless
+    `--verify-each` is given: one verification of the result instead of one
+    after every pass that changed the IR (each costs about a quarter of
+    parsing and printing the step: docs/CompileTime.md), so that invalid IR
+    still ends the run with an error instead of being printed. Embedders that
+    run their pass managers with the verifier off can append it the same way.
+  }];
+}
+
 def StripTrainingMarkers : Pass<"mpt-strip-training-markers", "mlir::func::FuncOp"> {
   let summary = "Replace mpt.grad_seed by ones and mpt.gradient by its operand";
   let description = [{
