@@ -146,3 +146,37 @@ func.func @markers_kept(%w: tensor<4xf32> {mpt.role = "param"})
   %nw = arith.subf %w, %g : tensor<4xf32>
   return %loss, %nw : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Nothing to lower: the step is left as it is (the pass drives only the
+// loss-scaling ops and what their lowering creates, not a fold of every op).
+// CHECK-LABEL: func.func @nothing_to_lower(
+// CHECK-NEXT: %[[A:.*]] = arith.constant 1.0
+// CHECK-NEXT: %[[B:.*]] = arith.constant 2.0
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT: return %[[S]]
+func.func @nothing_to_lower() -> f32 {
+  %a = arith.constant 1.0 : f32
+  %b = arith.constant 2.0 : f32
+  %s = arith.addf %a, %b : f32
+  return %s : f32
+}
+
+// -----
+
+// The constants the lowering creates (in its generics' bodies too) are
+// uniqued with the step's and hoisted to the front of the function.
+// CHECK-LABEL: func.func @constants_hoisted(
+// CHECK-DAG: arith.constant 0x7C00 : f16
+// CHECK-DAG: arith.constant 0xFC00 : f16
+// CHECK-DAG: arith.constant false
+// CHECK-DAG: arith.constant 1.000000e+00 : f64
+// CHECK-NOT: arith.constant
+// CHECK: return
+func.func @constants_hoisted(%g1: tensor<4xf16>, %g2: tensor<4xf16>, %s: tensor<f32>)
+    -> (tensor<4xf16>, tensor<4xf16>, tensor<i1>) {
+  %one = arith.constant 1.0 : f64
+  %u:2, %f = mpt.unscale_and_check %g1, %g2 by %s : tensor<4xf16>, tensor<4xf16>
+  return %u#0, %u#1, %f : tensor<4xf16>, tensor<4xf16>, tensor<i1>
+}
