@@ -109,12 +109,21 @@ private:
     return cached;
   }
 
+  /// The cast of a constant is a constant (folded as the greedy driver
+  /// would): the step does not round it on every run.
   Value createCast(Value value, Type type) {
     unsigned from = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
     unsigned to = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-    if (to > from)
-      return arith::ExtFOp::create(builder, value.getLoc(), type, value);
-    return arith::TruncFOp::create(builder, value.getLoc(), type, value);
+    Value cast =
+        to > from
+            ? builder.createOrFold<arith::ExtFOp>(value.getLoc(), type, value)
+            : builder.createOrFold<arith::TruncFOp>(value.getLoc(), type, value);
+    // A constant read only by what now reads its folded cast goes.
+    if (Operation *def = value.getDefiningOp();
+        def && def->hasTrait<OpTrait::ConstantLike>() && cast.getDefiningOp() &&
+        cast.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
+      replacedDefs.insert(def);
+    return cast;
   }
 
   /// Storage for an init the body never reads: a low-precision
@@ -203,8 +212,8 @@ private:
       return;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(yield);
-    yield->setOperand(index, arith::TruncFOp::create(builder, yield->getLoc(),
-                                                      lowType, yielded));
+    yield->setOperand(index, builder.createOrFold<arith::TruncFOp>(
+                                 yield->getLoc(), lowType, yielded));
   }
 
   void rewrite(Operation *op) {
