@@ -10,6 +10,7 @@
 #include "mpt/Pipelines/GPUCodegen.h"
 #include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Pipelines/Registration.h"
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -64,7 +65,7 @@ void mpt::buildGPUCodegenPipeline(OpPassManager &pm,
 }
 
 void mpt::registerGPUCodegenPipeline() {
-  PassPipelineRegistration<GPUCodegenOptions>(
+  registerModulePipeline<GPUCodegenOptions>(
       "mpt-gpu-codegen",
       "Bufferize, lower matmuls to Tensor Core kernels and compile them to "
       "PTX or cubin (chip=sm_80|sm_90a format=isa|bin [dump-dir=DIR])",

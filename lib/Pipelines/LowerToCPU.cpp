@@ -8,6 +8,7 @@
 #include "mpt/Pipelines/LowerToCPU.h"
 #include "mpt/Conversion/CPUPasses.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Pipelines/Registration.h"
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -222,7 +223,7 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
 }
 
 void mpt::registerLowerToCPUPipeline() {
-  PassPipelineRegistration<LowerToCPUOptions>(
+  registerModulePipeline<LowerToCPUOptions>(
       "mpt-lower-to-cpu",
       "Lower a training step (tensors, linalg, mpt markers) to the LLVM "
       "dialect for the host CPU: strip the markers, bufferize, lower to LLVM",

@@ -1,6 +1,7 @@
 //===- MixedPrecision.cpp - the --mpt-mixed-precision pipeline ------------===//
 #include "mpt/Pipelines/MixedPrecision.h"
 #include "mpt/Conversion/Passes.h"
+#include "mpt/Pipelines/Registration.h"
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,7 +50,7 @@ void mpt::buildMixedPrecisionPipeline(OpPassManager &pm,
 }
 
 void mpt::registerMixedPrecisionPipeline() {
-  PassPipelineRegistration<MixedPrecisionOptions>(
+  registerModulePipeline<MixedPrecisionOptions>(
       "mpt-mixed-precision",
       "Autocast, loss scaling, cast cleanup and lowering of the mpt ops: an "
       "FP32 training step in, a mixed-precision step in upstream MLIR out",
