@@ -22,7 +22,7 @@ Two mechanisms, torch's own first:
     - upsample_bilinear2d_backward (and nearest's to a size that is not a
       whole multiple): two matmuls with the interpolation matrices;
       upsample_bilinear2d itself: PyTorch's decomposition;
-    - max_pool2d_with_indices_backward and avg_pool2d_backward: window by
+    - max_pool2d_with_indices_backward and avg_pool2d/3d_backward: window by
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
     - convolution_backward of a transposed 2-D or 3-D convolution: forward
@@ -103,6 +103,7 @@ bounded, FLOPs unchanged.
 """
 
 import contextlib
+import itertools
 import math
 import os
 
@@ -464,15 +465,21 @@ def _pair(v, default=None):
     return (v[0], v[0]) if len(v) == 1 else (v[0], v[1])
 
 
-def _place(c, oi, oj, sh, sw, hp, wp):
-    """Put c[n, k, i, j] at [oi + i*sh, oj + j*sw] of a zero [.., hp, wp] map."""
-    n, ch, ho, wo = c.shape
-    if sw > 1:
-        c = torch.stack([c] + [torch.zeros_like(c)] * (sw - 1), dim=-1).reshape(n, ch, ho, wo * sw)
-    if sh > 1:
-        c = torch.stack([c] + [torch.zeros_like(c)] * (sh - 1), dim=3).reshape(n, ch, ho * sh, c.shape[-1])
-    c = c[:, :, : min(c.shape[2], hp - oi), : min(c.shape[3], wp - oj)]
-    return F.pad(c, (oj, wp - oj - c.shape[3], oi, hp - oi - c.shape[2]))
+def _zero_insert_and_pad(c, offsets, strides, sizes):
+    """Put c[n, k, i, j, ...] at [o_0 + i*s_0, o_1 + j*s_1, ...] of a zero
+    [n, k, *sizes] map (zero insertion, crop, pad)."""
+    lead = c.dim() - len(sizes)
+    for d, st in enumerate(strides):
+        if st > 1:
+            axis = lead + d
+            shape = list(c.shape)
+            shape[axis] *= st
+            c = torch.stack([c] + [torch.zeros_like(c)] * (st - 1), dim=axis + 1).reshape(shape)
+    c = c[(Ellipsis, *(slice(0, min(c.shape[lead + d], sizes[d] - o)) for d, o in enumerate(offsets)))]
+    pads = []
+    for d in reversed(range(len(sizes))):
+        pads += [offsets[d], sizes[d] - offsets[d] - c.shape[lead + d]]
+    return F.pad(c, pads)
 
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
@@ -504,58 +511,77 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     for (oi, oj), win in zip(offs, wins):
         sel = (win == m) & ~taken
         taken = taken | sel
-        part = _place(torch.where(sel, grad_output, zero), oi, oj, sh, sw, hp, wp)
+        part = _zero_insert_and_pad(torch.where(sel, grad_output, zero), (oi, oj), (sh, sw), (hp, wp))
         gp = part if gp is None else gp + part
     g = gp[:, :, ph: ph + h, pw: pw + w]
     return g.squeeze(0) if squeeze else g
 
 
-def _avg_pool_divisors(h, w, ho, wo, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override):
-    """PyTorch's divisor of every output position (aten/src/ATen/native/cpu/AvgPoolKernel.cpp)."""
-    rows = []
-    for oi in range(ho):
-        row = []
-        for oj in range(wo):
-            if divisor_override:
-                row.append(float(divisor_override))
-                continue
-            h0, w0 = oi * sh - ph, oj * sw - pw
-            h1, w1 = min(h0 + kh, h + ph), min(w0 + kw, w + pw)
-            pool = (h1 - h0) * (w1 - w0)
-            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
-            row.append(float(pool if count_include_pad else (h1 - h0) * (w1 - w0)))
-        rows.append(row)
-    return rows
+def _avg_pool_divisors(sizes, out_sizes, kernel, stride, padding, count_include_pad, divisor_override):
+    """PyTorch's divisor of every output position, [*out_sizes]
+    (aten/src/ATen/native/cpu/AvgPoolKernel.cpp): a window is a box, so its
+    divisor is the product of its extents along each dimension, cut at the
+    padded border (ceil_mode), and without the padding unless counted."""
+    if divisor_override:
+        return torch.full(out_sizes, float(divisor_override))
+    div = torch.ones(())
+    for n, no, k, st, p in zip(sizes, out_sizes, kernel, stride, padding):
+        extents = []
+        for o in range(no):
+            lo = o * st - p
+            hi = min(lo + k, n + p)
+            extents.append(float(hi - lo if count_include_pad else min(hi, n) - max(lo, 0)))
+        div = div.unsqueeze(-1) * torch.tensor(extents)
+    return div
+
+
+def _avg_pool_backward(spatial, grad_output, self, kernel_size, stride, padding, count_include_pad,
+                       divisor_override):
+    """Each output gradient divided by its window's divisor (a constant map
+    over the output positions: ceil_mode windows are cut at the padded
+    border, and with count_include_pad=False padding is not counted), then
+    added back to every input of its window: per kernel offset, zero
+    insertion + pad.  torch has no decomposition; torch-mlir's lowering of
+    avg_pool2d_backward fails on torch.constant.int, and it has none for
+    avg_pool3d_backward."""
+    def expand(v, default):
+        v = list(v) if v is not None and len(v) else list(default)
+        return v * spatial if len(v) == 1 else v
+    kernel = expand(kernel_size, ())
+    strides = expand(stride, kernel)
+    pads = expand(padding, [0])
+    squeeze = self.dim() == spatial + 1
+    if squeeze:
+        self, grad_output = self.unsqueeze(0), grad_output.unsqueeze(0)
+    sizes = list(self.shape[2:])
+    out_sizes = list(grad_output.shape[2:])
+    with disable_proxy_modes_tracing():  # a constant of the graph, not traced ops
+        div = _avg_pool_divisors(sizes, out_sizes, kernel, strides, pads, count_include_pad,
+                                 divisor_override).to(grad_output.dtype)
+    g = grad_output / div
+    padded = [max(n + 2 * p, (no - 1) * st + k)
+              for n, no, k, st, p in zip(sizes, out_sizes, kernel, strides, pads)]
+    gp = None
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        part = _zero_insert_and_pad(g, offsets, strides, padded)
+        gp = part if gp is None else gp + part
+    out = gp[(Ellipsis, *(slice(p, p + n) for p, n in zip(pads, sizes)))]
+    return out.squeeze(0) if squeeze else out
 
 
 def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                         divisor_override):
-    """Each output gradient divided by its window's divisor (a constant
-    [Ho, Wo] map: ceil_mode windows are cut at the padded border, and with
-    count_include_pad=False padding is not counted), then added back to every
-    input of its window: per kernel offset, zero insertion + pad.  torch has
-    no decomposition; torch-mlir's lowering fails on torch.constant.int."""
-    kh, kw = _pair(kernel_size)
-    sh, sw = _pair(stride, (kh, kw))
-    ph, pw = _pair(padding, (0, 0))
-    squeeze = self.dim() == 3
-    if squeeze:
-        self, grad_output = self.unsqueeze(0), grad_output.unsqueeze(0)
-    _, _, h, w = self.shape
-    ho, wo = grad_output.shape[-2:]
-    with disable_proxy_modes_tracing():  # a constant of the graph, not traced ops
-        div = torch.tensor(_avg_pool_divisors(h, w, ho, wo, kh, kw, sh, sw, ph, pw, count_include_pad,
-                                              divisor_override), dtype=grad_output.dtype)
-    g = grad_output / div
-    hp = max(h + 2 * ph, (ho - 1) * sh + kh)
-    wp = max(w + 2 * pw, (wo - 1) * sw + kw)
-    gp = None
-    for oi in range(kh):
-        for oj in range(kw):
-            part = _place(g, oi, oj, sh, sw, hp, wp)
-            gp = part if gp is None else gp + part
-    out = gp[:, :, ph: ph + h, pw: pw + w]
-    return out.squeeze(0) if squeeze else out
+    """nn.AvgPool2d: _avg_pool_backward."""
+    return _avg_pool_backward(2, grad_output, self, kernel_size, stride, padding, count_include_pad,
+                              divisor_override)
+
+
+def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """nn.AvgPool3d, and nn.LocalResponseNorm (an avg_pool3d of the squares
+    across channels): _avg_pool_backward."""
+    return _avg_pool_backward(3, grad_output, self, kernel_size, stride, padding, count_include_pad,
+                              divisor_override)
 
 
 def _adaptive_pool_matrix(n_in, n_out, dtype):
@@ -1724,6 +1750,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
 OWN = {
     aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward,
     aten.avg_pool2d_backward.default: avg_pool2d_backward,
+    aten.avg_pool3d_backward.default: avg_pool3d_backward,
     aten.convolution_backward.default: convolution_backward,
     aten.convolution.default: convolution,
     aten.upsample_bilinear2d_backward.default: upsample_bilinear2d_backward,
