@@ -12,6 +12,7 @@ import warnings
 import torch
 import torch_mlir
 from torch_mlir import fx, ir
+from torch_mlir.passmanager import PassManager
 from torch_mlir.dialects import func as func_d
 from . import decomp
 
@@ -148,6 +149,43 @@ def _failing_node(error):
     return found
 
 
+# torch-mlir's conversions to upstream MLIR, without the backend contract
+# check that ends its linalg pipeline: what they leave in torch is what has
+# no lowering.
+_TORCH_TO_UPSTREAM = ("builtin.module(func.func(convert-torch-to-tmtensor, convert-torch-to-linalg, "
+                      "convert-torch-to-scf, convert-torch-to-arith, convert-torch-to-tensor))")
+
+
+def _ops_of(operation):
+    for region in operation.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                yield op.operation
+                yield from _ops_of(op.operation)
+
+
+def _first_unlowered_op(gm, name):
+    """(op, model line) of the first aten or prims op that torch-mlir's
+    conversions leave in torch form, or None.  Its backend contract check
+    reports the first torch op it meets, which is a constant operand
+    (torch.constant.bool) when an aten op has no lowering: this names the
+    op and its line instead."""
+    try:
+        with warnings.catch_warnings(), _captured_stderr():
+            warnings.simplefilter("ignore")
+            module = fx.stateless_fx_import(gm, output_type="torch", model_name=name)
+            with module.context:
+                PassManager.parse(_TORCH_TO_UPSTREAM).run(module.operation)
+    except Exception:  # torch-mlir's own error types; the caller's message stands
+        return None
+    for op in _ops_of(module.operation):
+        if op.name == "torch.operator":
+            return f"torch.{ir.StringAttr(op.attributes['name']).value}", model_line(str(op.location))
+        if op.name.startswith(("torch.aten.", "torch.prims.")):
+            return op.name, model_line(str(op.location))
+    return None
+
+
 def import_graph(gm, name):
     _check_lowerable(gm, name)
     with warnings.catch_warnings():
@@ -157,6 +195,11 @@ def import_graph(gm, name):
                 return fx.stateless_fx_import(gm, output_type=OUTPUT_TYPE, model_name=name)
         except Exception as e:  # torch-mlir raises its own error types
             op, where, reason = describe_lowering_error("".join(diag) + "\n" + (str(e) or type(e).__name__))
+            if op.startswith(("torch.constant.", "torch.prim.")):
+                unlowered = _first_unlowered_op(gm, name)
+                if unlowered:
+                    op, where = unlowered
+                    reason = f"failed to legalize operation '{op}'"
             node = _failing_node(e)
             if node is not None and op == "an op":
                 # A Python error of the FX importer (no MLIR diagnostic):
