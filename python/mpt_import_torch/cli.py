@@ -58,6 +58,9 @@ def make_parser():
                    "(default <output>.json when -o is given)")
     p.add_argument("--generic", action="store_true", help="print MLIR in generic op form")
     p.add_argument("--debug-info", action="store_true", help="print locations (loc(...))")
+    p.add_argument("--no-decomposition", action="append", default=[], metavar="ATEN_OP",
+                   help="leave this aten op (e.g. aten.avg_pool3d_backward) to torch-mlir's own lowering "
+                   "instead of the importer's decomposition, to see whether torch-mlir lowers it (repeatable)")
     p.add_argument("--check", action="store_true", help="also check in eager PyTorch that the "
                    "functional step matches torch.optim over 3 steps")
     p.add_argument("--run-check", action="store_true", help="also run the imported MLIR with "
@@ -139,7 +142,8 @@ def run(argv=None):
         from . import check
         msg = check.check_against_torch_optim(spec)
         print(f"{PROG}: check: {msg}", file=sys.stderr)
-    mod = stitch.import_step(spec, func_name=args.func_name, locate_gradients=args.debug_info)
+    mod = stitch.import_step(spec, func_name=args.func_name, locate_gradients=args.debug_info,
+                             without_decompositions=args.no_decomposition)
     for msg in spec.guards:
         print(f"{PROG}: warning: {msg.split(' read a tensor', 1)[0]}: the model reads a tensor's value in "
               "Python; specialized to the traced batch's value, with a guard result that stops mpt-run "

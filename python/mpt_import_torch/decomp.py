@@ -22,7 +22,7 @@ Two mechanisms, torch's own first:
     - upsample_bilinear2d_backward (and nearest's to a size that is not a
       whole multiple): two matmuls with the interpolation matrices;
       upsample_bilinear2d itself: PyTorch's decomposition;
-    - max_pool2d_with_indices_backward and avg_pool2d/3d_backward: window by
+    - max_pool2d/3d_with_indices_backward and avg_pool2d/3d_backward: window by
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
     - convolution_backward of a transposed 2-D or 3-D convolution: forward
@@ -482,39 +482,63 @@ def _zero_insert_and_pad(c, offsets, strides, sizes):
     return F.pad(c, pads)
 
 
-def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
-                                     ceil_mode, indices):
+def _per_dim(v, spatial, default):
+    """A pooling argument (kernel_size, stride, padding, dilation) as one
+    value per spatial dimension; empty means `default`."""
+    v = list(v) if v is not None and len(v) else list(default)
+    return v * spatial if len(v) == 1 else v
+
+
+def _max_pool_backward(spatial, grad_output, self, kernel_size, stride, padding, dilation):
     """For every kernel offset, the strided view of the (-inf padded) input is
     compared with the window maximum; the first offset (row-major, as
     PyTorch's CPU kernel) that attains it gets the output gradient, placed
     back by zero insertion and pad.  Exact PyTorch semantics, no scatter."""
-    kh, kw = _pair(kernel_size)
-    sh, sw = _pair(stride, (kh, kw))
-    ph, pw = _pair(padding, (0, 0))
-    dh, dw = _pair(dilation, (1, 1))
-    squeeze = self.dim() == 3
+    kernel = _per_dim(kernel_size, spatial, ())
+    strides = _per_dim(stride, spatial, kernel)
+    pads = _per_dim(padding, spatial, [0])
+    dilations = _per_dim(dilation, spatial, [1])
+    squeeze = self.dim() == spatial + 1
     if squeeze:
         self, grad_output = self.unsqueeze(0), grad_output.unsqueeze(0)
-    _, _, h, w = self.shape
-    ho, wo = grad_output.shape[-2:]
-    hp = max(h + 2 * ph, (ho - 1) * sh + (kh - 1) * dh + 1)
-    wp = max(w + 2 * pw, (wo - 1) * sw + (kw - 1) * dw + 1)
-    xp = F.pad(self, (pw, wp - w - pw, ph, hp - h - ph), value=float("-inf"))
-    offs = [(i * dh, j * dw) for i in range(kh) for j in range(kw)]
-    wins = [xp[:, :, oi: oi + (ho - 1) * sh + 1: sh, oj: oj + (wo - 1) * sw + 1: sw] for oi, oj in offs]
+    sizes = list(self.shape[2:])
+    out_sizes = list(grad_output.shape[2:])
+    padded = [max(n + 2 * p, (no - 1) * st + (k - 1) * dl + 1)
+              for n, no, k, st, p, dl in zip(sizes, out_sizes, kernel, strides, pads, dilations)]
+    border = []
+    for d in reversed(range(spatial)):
+        border += [pads[d], padded[d] - sizes[d] - pads[d]]
+    xp = F.pad(self, border, value=float("-inf"))
+    offs = [tuple(i * dl for i, dl in zip(index, dilations))
+            for index in itertools.product(*(range(k) for k in kernel))]
+    wins = [xp[(Ellipsis, *(slice(o, o + (no - 1) * st + 1, st) for o, no, st in zip(off, out_sizes, strides)))]
+            for off in offs]
     m = wins[0]
     for win in wins[1:]:
         m = torch.maximum(m, win)
     taken = torch.zeros_like(m, dtype=torch.bool)
     zero = torch.zeros_like(grad_output)
     gp = None
-    for (oi, oj), win in zip(offs, wins):
+    for off, win in zip(offs, wins):
         sel = (win == m) & ~taken
         taken = taken | sel
-        part = _zero_insert_and_pad(torch.where(sel, grad_output, zero), (oi, oj), (sh, sw), (hp, wp))
+        part = _zero_insert_and_pad(torch.where(sel, grad_output, zero), off, strides, padded)
         gp = part if gp is None else gp + part
-    g = gp[:, :, ph: ph + h, pw: pw + w]
+    g = gp[(Ellipsis, *(slice(p, p + n) for p, n in zip(pads, sizes)))]
     return g.squeeze(0) if squeeze else g
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    """nn.MaxPool2d: _max_pool_backward."""
+    return _max_pool_backward(2, grad_output, self, kernel_size, stride, padding, dilation)
+
+
+def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    """nn.MaxPool3d (torch-mlir lowers the forward, not this):
+    _max_pool_backward."""
+    return _max_pool_backward(3, grad_output, self, kernel_size, stride, padding, dilation)
 
 
 def _avg_pool_divisors(sizes, out_sizes, kernel, stride, padding, count_include_pad, divisor_override):
@@ -544,12 +568,9 @@ def _avg_pool_backward(spatial, grad_output, self, kernel_size, stride, padding,
     insertion + pad.  torch has no decomposition; torch-mlir's lowering of
     avg_pool2d_backward fails on torch.constant.int, and it has none for
     avg_pool3d_backward."""
-    def expand(v, default):
-        v = list(v) if v is not None and len(v) else list(default)
-        return v * spatial if len(v) == 1 else v
-    kernel = expand(kernel_size, ())
-    strides = expand(stride, kernel)
-    pads = expand(padding, [0])
+    kernel = _per_dim(kernel_size, spatial, ())
+    strides = _per_dim(stride, spatial, kernel)
+    pads = _per_dim(padding, spatial, [0])
     squeeze = self.dim() == spatial + 1
     if squeeze:
         self, grad_output = self.unsqueeze(0), grad_output.unsqueeze(0)
@@ -599,14 +620,28 @@ def adaptive_avg_pool2d_backward(grad_output, self):
     constant averaging matrices, so its backward is A_h^T @ g @ A_w: two
     matmuls (torch has no decomposition; torch-mlir cannot lower it when the
     output is larger than 1x1, e.g. VGG's 7x7 pool of a 1x1 map)."""
-    h, w = self.shape[-2:]
-    ho, wo = grad_output.shape[-2:]
-    if ho == 1 and wo == 1:
+    if tuple(grad_output.shape[-2:]) == (1, 1):
         return NotImplemented  # a global average pool: torch-mlir lowers it
+    return _adaptive_avg_pool_backward(2, grad_output, self)
+
+
+def adaptive_avg_pool3d_backward(grad_output, self):
+    """nn.AdaptiveAvgPool3d, and F.interpolate(mode="area") of a volume
+    (torch-mlir has no lowering): _adaptive_avg_pool_backward."""
+    return _adaptive_avg_pool_backward(3, grad_output, self)
+
+
+def _adaptive_avg_pool_backward(spatial, grad_output, self):
+    """A^T @ g along each spatial dimension, A its constant averaging matrix:
+    the depth of a 3-D pool by a transposed matmul, then A_h^T @ g @ A_w."""
+    sizes, out_sizes = self.shape[-spatial:], grad_output.shape[-spatial:]
     with disable_proxy_modes_tracing():  # constants of the graph
-        a_h = _adaptive_pool_matrix(h, ho, grad_output.dtype)
-        a_w = _adaptive_pool_matrix(w, wo, grad_output.dtype)
-    return a_h.t() @ grad_output @ a_w
+        mats = [_adaptive_pool_matrix(n, no, grad_output.dtype) for n, no in zip(sizes, out_sizes)]
+    g = grad_output
+    for d in range(spatial - 2):
+        axis = g.dim() - spatial + d
+        g = (g.transpose(axis, -1) @ mats[d]).transpose(axis, -1)
+    return mats[-2].t() @ g @ mats[-1]
 
 
 def _adaptive_max_pool_backward(spatial, grad_output, self, indices):
@@ -1749,6 +1784,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
 
 OWN = {
     aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward,
+    aten.max_pool3d_with_indices_backward.default: max_pool3d_with_indices_backward,
     aten.avg_pool2d_backward.default: avg_pool2d_backward,
     aten.avg_pool3d_backward.default: avg_pool3d_backward,
     aten.convolution_backward.default: convolution_backward,
@@ -1771,6 +1807,7 @@ OWN = {
     aten.index.Tensor: index_tensor,
     aten.index_put.default: index_put,
     aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
+    aten._adaptive_avg_pool3d_backward.default: adaptive_avg_pool3d_backward,
     aten._unsafe_index_put.default: index_put,
     aten.constant_pad_nd.default: constant_pad_nd,
     aten.cumsum.default: cumsum,
@@ -1798,7 +1835,19 @@ OWN = {
 }
 
 
-def table():
+def table(without=()):
+    """torch-mlir's decomposition table with ours; `without` names aten ops
+    (aten.avg_pool3d_backward) left to torch-mlir's own lowering, to see
+    whether it lowers them (--no-decomposition)."""
+    from . import UserError
     t = dict(get_decomposition_table())
     t.update(OWN)
+    known = {str(op) for op in t} | {str(op).rsplit(".", 1)[0] for op in t}
+    for name in without:
+        name = name.replace("::", ".")
+        if name not in known:
+            raise UserError(f"--no-decomposition {name}: no decomposition of that aten op "
+                            "(spelled aten.<op> or aten.<op>.<overload>)")
+        for op in [op for op in t if name in (str(op), str(op).rsplit(".", 1)[0])]:
+            del t[op]
     return t

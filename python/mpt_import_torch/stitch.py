@@ -156,14 +156,6 @@ _TORCH_TO_UPSTREAM = ("builtin.module(func.func(convert-torch-to-tmtensor, conve
                       "convert-torch-to-scf, convert-torch-to-arith, convert-torch-to-tensor))")
 
 
-def _ops_of(operation):
-    for region in operation.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield op.operation
-                yield from _ops_of(op.operation)
-
-
 def _first_unlowered_op(gm, name):
     """(op, model line) of the first aten or prims op that torch-mlir's
     conversions leave in torch form, or None.  Its backend contract check
@@ -178,12 +170,16 @@ def _first_unlowered_op(gm, name):
                 PassManager.parse(_TORCH_TO_UPSTREAM).run(module.operation)
     except Exception:  # torch-mlir's own error types; the caller's message stands
         return None
-    for op in _ops_of(module.operation):
+    found = []
+
+    def visit(op):
         if op.name == "torch.operator":
-            return f"torch.{ir.StringAttr(op.attributes['name']).value}", model_line(str(op.location))
-        if op.name.startswith(("torch.aten.", "torch.prims.")):
-            return op.name, model_line(str(op.location))
-    return None
+            found.append((f"torch.{ir.StringAttr(op.attributes['name']).value}", model_line(str(op.location))))
+        elif op.name.startswith(("torch.aten.", "torch.prims.")):
+            found.append((op.name, model_line(str(op.location))))
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    return found[0] if found else None
 
 
 def import_graph(gm, name):
@@ -384,9 +380,9 @@ def _check_dialects(mod):
         raise UserError("imported step uses ops outside upstream MLIR: " + ", ".join(sorted(bad)))
 
 
-def import_step(spec, func_name="step", locate_gradients=False):
+def import_step(spec, func_name="step", locate_gradients=False, without_decompositions=()):
     from . import step as step_mod
-    gm_a, gm_b = step_mod.trace(spec, decomposition_table=decomp.table())
+    gm_a, gm_b = step_mod.trace(spec, decomposition_table=decomp.table(without_decompositions))
     a = import_graph(gm_a, "fwd_bwd")
     check_upstream(a, "fwd_bwd")
     b = import_graph(gm_b, "opt")

@@ -1334,10 +1334,13 @@ def same_shaped_layers():
     return model
 
 
-class AvgPool3d(nn.Module):
-    """avg_pool3d (video models' pooling) with ceil_mode, padding counted and
-    not, and nn.LocalResponseNorm, which pools squares across channels with
-    avg_pool3d: torch-mlir has no lowering of avg_pool3d_backward."""
+class Pools3d(nn.Module):
+    """3-D pools, whose backwards torch-mlir cannot lower: avg_pool3d with
+    ceil_mode, padding counted and not; nn.LocalResponseNorm, which pools
+    squares across channels with avg_pool3d; max_pool3d with stride,
+    padding and dilation, of an input whose last dimension repeats each
+    element (windows of two equal maxima: only the first offset takes the
+    gradient); an adaptive average pool to overlapping windows."""
     example_input_shape = (2, 2, 5, 6, 6)
 
     def __init__(self):
@@ -1346,32 +1349,15 @@ class AvgPool3d(nn.Module):
         self.p1 = nn.AvgPool3d(2, ceil_mode=True, count_include_pad=False)
         self.p2 = nn.AvgPool3d((3, 2, 3), stride=(2, 1, 2), padding=1, ceil_mode=True)
         self.lrn = nn.LocalResponseNorm(3)
-        self.out = nn.Linear(4 * 2 * 3 * 3 + 4 * 3 * 6 * 3 + 4 * 5 * 5, 5)
+        self.mp = nn.MaxPool3d((2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0), dilation=(1, 2, 1), ceil_mode=True)
+        self.ap = nn.AdaptiveAvgPool3d((3, 2, 3))
+        self.out = nn.Linear(4 * (2 * 3 * 3 + 3 * 6 * 3 + 5 * 5 + 5 * 2 * 5 + 3 * 2 * 3), 5)
 
     def forward(self, x):
         x = self.conv(x)
-        y = self.lrn(x[:, :, 0])
-        return self.out(torch.cat([self.p1(x).flatten(1), self.p2(x).flatten(1), y.flatten(1)], 1))
+        pools = [self.p1(x), self.p2(x), self.lrn(x[:, :, 0]), self.mp(x.repeat_interleave(2, -1)), self.ap(x)]
+        return self.out(torch.cat([p.flatten(1) for p in pools], 1))
 
 
-def avg_pool_3d():
-    return AvgPool3d()
-
-
-class MaxPool3d(nn.Module):
-    """For the error test: torch-mlir lowers max_pool3d, not its backward
-    (max_pool3d_with_indices_backward), and the importer has no
-    decomposition of it yet."""
-    example_input_shape = (2, 2, 4, 4, 4)
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv3d(2, 2, 1)
-        self.out = nn.Linear(2 * 2 * 2 * 2, 5)
-
-    def forward(self, x):
-        return self.out(F.max_pool3d(self.conv(x), 2).flatten(1))
-
-
-def unsupported_max_pool3d():
-    return MaxPool3d()
+def pools_3d():
+    return Pools3d()
