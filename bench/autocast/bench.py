@@ -5,8 +5,9 @@ anyway to parse, verify and print the same file, for N and 2N layers,
 measured in one run (MLIR's --mlir-timing).
 
   autocast ratio = time(Autocast pass) / time(Parser + Output)
-  pipeline ratio = time(all passes of the pipeline, with the verifier runs
-                   between them: Total - Parser - Output) / time(Parser + Output)
+  pipeline ratio = time(all passes of the pipeline and mpt-opt's one
+                   verification after them: Total - Parser - Output)
+                   / time(Parser + Output)
 
 A ratio at or under 1.0 means autocast costs no more than reading and
 writing the IR; the ratio staying flat from N to 2N layers means autocast
