@@ -22,8 +22,10 @@
 //                     verify (checked after every pass, as mpt-opt does; the
 //                     rest of the pipeline then runs on an emptied function
 //                     so that it cannot crash on it). After an upstream
-//                     pass this is counted, not a finding: mpt-opt and
-//                     mpt-run stop there with the verifier's diagnostic.
+//                     pass this is counted, not a finding: upstream's bug,
+//                     which mpt-opt --verify-each stops at with the
+//                     verifier's diagnostic (mpt-opt and mpt-run verify
+//                     once, after their pipelines, by default).
 //   silent-failure    a run fails without an error diagnostic
 //   error-but-success a run emits an error diagnostic and succeeds
 //
@@ -1064,8 +1066,8 @@ int main(int argc, char **argv) {
       ++runs;
       if (!current.invalidAfter.empty()) {
         // An mpt pass must report bad input itself; an upstream pass's
-        // invalid IR is its bug, and mpt-opt and mpt-run (which verify
-        // after every pass) fail on it with the verifier's diagnostic.
+        // invalid IR is its bug (mpt-opt --verify-each fails on it with the
+        // verifier's diagnostic).
         if (StringRef(current.invalidAfter).starts_with("mpt-"))
           report("invalid-ir", spec.pipeline, text, index,
                  current.invalidAfter);
