@@ -21,7 +21,10 @@ Two mechanisms, torch's own first:
   without torch-mlir's tm_tensor dialect (outside upstream MLIR):
     - upsample_bilinear2d_backward (and nearest's to a size that is not a
       whole multiple): two matmuls with the interpolation matrices;
-      upsample_bilinear2d itself: PyTorch's decomposition;
+      upsample_bilinear2d itself: PyTorch's decomposition; bicubic and
+      trilinear upsampling and nearest of a volume the same way, one matrix
+      per dimension; replicate padding's backward by edge sums; erfinv by
+      a polynomial and Newton steps; cdist's pairwise form and gradient;
     - max_pool2d/3d_with_indices_backward and avg_pool2d/3d_backward: window by
       window (strided slices, zero insertion + pad); the adaptive average
       pool's as two matmuls with constant averaging matrices;
@@ -605,6 +608,32 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
                               divisor_override)
 
 
+def replication_pad_backward(grad_output, self, padding):
+    """The gradient of a replicate padding (padding in F.pad's order, last
+    dimension first): per padded dimension, the inner part of the gradient
+    plus the sums of its padded ends added to the first and last inner
+    positions (the inputs that were replicated). Replicate padding is one
+    dimension after another, so is its gradient. torch has no
+    decomposition and torch-mlir no lowering (nn.ReplicationPad1d/2d/3d,
+    F.pad(mode="replicate"))."""
+    g = grad_output
+    for i in range(len(padding) // 2):
+        axis = g.dim() - 1 - i
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        n = self.shape[axis]
+        # A negative pad crops: the cropped inputs get no gradient.
+        inner = g.narrow(axis, max(lo, 0), g.shape[axis] - max(lo, 0) - max(hi, 0))
+        inner = F.pad(inner.movedim(axis, -1), (max(-lo, 0), max(-hi, 0))).movedim(-1, axis)
+        if lo > 0:
+            edge = g.narrow(axis, 0, lo).sum(axis, keepdim=True)
+            inner = inner + F.pad(edge.movedim(axis, -1), (0, n - 1)).movedim(-1, axis)
+        if hi > 0:
+            edge = g.narrow(axis, g.shape[axis] - hi, hi).sum(axis, keepdim=True)
+            inner = inner + F.pad(edge.movedim(axis, -1), (n - 1, 0)).movedim(-1, axis)
+        g = inner
+    return g
+
+
 def _adaptive_pool_matrix(n_in, n_out, dtype):
     """[n_out, n_in]: row i averages PyTorch's adaptive window i,
     [floor(i*n_in/n_out), ceil((i+1)*n_in/n_out))."""
@@ -632,12 +661,19 @@ def adaptive_avg_pool3d_backward(grad_output, self):
 
 
 def _adaptive_avg_pool_backward(spatial, grad_output, self):
-    """A^T @ g along each spatial dimension, A its constant averaging matrix:
-    the depth of a 3-D pool by a transposed matmul, then A_h^T @ g @ A_w."""
+    """The pool's constant averaging matrices: _separable_linear_backward."""
     sizes, out_sizes = self.shape[-spatial:], grad_output.shape[-spatial:]
     with disable_proxy_modes_tracing():  # constants of the graph
         mats = [_adaptive_pool_matrix(n, no, grad_output.dtype) for n, no in zip(sizes, out_sizes)]
+    return _separable_linear_backward(grad_output, mats)
+
+
+def _separable_linear_backward(grad_output, mats):
+    """The gradient of out = x multiplied by A_d [o_d, n_d] along each of
+    its last len(mats) dimensions: A^T @ g along each, the leading ones
+    (a volume's depth) by a transposed matmul, then A_h^T @ g @ A_w."""
     g = grad_output
+    spatial = len(mats)
     for d in range(spatial - 2):
         axis = g.dim() - spatial + d
         g = (g.transpose(axis, -1) @ mats[d]).transpose(axis, -1)
@@ -705,6 +741,113 @@ def upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h=N
         return NotImplemented
     return _upsample2d_backward(aten.upsample_nearest2d.default, grad_output, output_size, input_size, scales_h,
                                 scales_w)
+
+
+def upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
+                                scales_w=None):
+    """Bicubic upsampling's backward (F.interpolate(mode="bicubic"); the
+    forward is PyTorch's decomposition): _upsample2d_backward. Its clamped
+    border taps repeat an index, which the matrices sum as the scatter does."""
+    return _upsample2d_backward(aten.upsample_bicubic2d.default, grad_output, output_size, input_size, scales_h,
+                                scales_w, align_corners)
+
+
+def _upsample3d_backward(forward, grad_output, output_size, input_size, scales, *mode):
+    """_upsample2d_backward for a volume: the forward op applied to unit
+    vectors along one dimension at a time gives A_d, A_h, A_w;
+    _separable_linear_backward."""
+    mats = []
+    with disable_proxy_modes_tracing():
+        for d, (n, o) in enumerate(zip(input_size[-3:], output_size)):
+            unit = [n if i == d else 1 for i in range(3)]
+            eye = torch.eye(n, dtype=grad_output.dtype).reshape(n, 1, *unit)
+            sizes = [o if i == d else 1 for i in range(3)]
+            along = [scales[i] if i == d else None for i in range(3)]
+            mats.append(forward(eye, sizes, *mode, *along).reshape(n, o).t().contiguous())  # [o, n]
+    return _separable_linear_backward(grad_output, mats)
+
+
+def upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d=None,
+                                  scales_h=None, scales_w=None):
+    """Trilinear upsampling's backward (3-D segmentation decoders; the
+    forward is PyTorch's decomposition): _upsample3d_backward."""
+    return _upsample3d_backward(aten.upsample_trilinear3d.default, grad_output, output_size, input_size,
+                                (scales_d, scales_h, scales_w), align_corners)
+
+
+def upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d=None, scales_h=None,
+                                scales_w=None):
+    """Nearest upsampling of a volume (torch-mlir lowers the forward, not
+    this): _upsample3d_backward."""
+    return _upsample3d_backward(aten.upsample_nearest3d.default, grad_output, output_size, input_size,
+                                (scales_d, scales_h, scales_w))
+
+
+def erfinv(x):
+    """torch.erfinv (torch's decomposition is prims.erf_inv, which torch-mlir
+    does not lower): Giles' single-precision polynomial ("Approximating the
+    erfinv function", GPU Computing Gems, 2011; relative error about 4e-7),
+    then two Newton steps on erf(y) = x, which take it to the dtype's
+    rounding (PyTorch's CPU kernel refines its rational approximation the
+    same way). +-1 give +-inf and |x| > 1 NaN, as PyTorch."""
+    w = -torch.log((1 - x) * (1 + x))
+    central, tail = w - 2.5, torch.sqrt(w) - 3
+    p = torch.full_like(x, 2.81022636e-08)
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p = c + p * central
+    q = torch.full_like(x, -0.000200214257)
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        q = c + q * tail
+    y = torch.where(w < 5, p, q) * x
+    inside = torch.abs(x) < 1
+    for _ in range(2):
+        step = (torch.erf(y) - x) / (1.1283791670955126 * torch.exp(-y * y))
+        y = torch.where(inside, y - step, y)
+    # At +-1 the tail polynomial of an infinite w has the wrong sign.
+    return torch.where(torch.abs(x) == 1, x * float("inf"), y)
+
+
+def cdist_forward(x1, x2, p, compute_mode=None):
+    """torch.cdist where PyTorch does not take its matmul form (p != 2, or
+    at most 25 rows per side): the p-norm of every row difference, as an
+    [..., P, R, M] tensor (torch-mlir lowers neither _cdist_forward nor its
+    backward)."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 0:
+        return (diff != 0).sum(-1).to(x1.dtype)
+    if p == 1:
+        return diff.abs().sum(-1)
+    if p == 2:
+        return torch.sqrt((diff * diff).sum(-1))
+    if math.isinf(p):
+        return diff.abs().amax(-1)
+    return (diff.abs() ** p).sum(-1) ** (1.0 / p)
+
+
+def cdist_backward(grad_output, x1, x2, p, cdist):
+    """The gradient of cdist for x1, as PyTorch's kernel
+    (aten/src/ATen/native/Distance.cpp): per pair, sign(d) |d|^(p-1) /
+    dist^(p-1) times the pair's gradient, zero where the distance is zero;
+    p = inf sends it to every coordinate that attains the maximum; summed
+    over x2's rows. (x2's gradient is this with the operands swapped.)"""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    g = grad_output.unsqueeze(-1)
+    dist = cdist.unsqueeze(-1)
+    zero = torch.zeros_like(diff)
+    if p == 0:
+        return torch.zeros_like(x1)
+    if p == 1:
+        term = torch.sign(diff)
+    elif p == 2:
+        term = torch.where(dist == 0, zero, diff / dist)
+    elif math.isinf(p):
+        term = torch.sign(diff) * (diff.abs() == dist).to(diff.dtype)
+    else:
+        term = torch.sign(diff) * diff.abs() ** (p - 1) / dist ** (p - 1)
+        term = torch.where((dist == 0) | (diff == 0), zero, term)
+    return (g * term).sum(-2).sum_to_size(x1.shape)
 
 
 def _conv2d_geometry(input, weight, stride, padding, dilation, groups):
@@ -1794,6 +1937,14 @@ OWN = {
     # PyTorch's own (gathers and lerps); torch-mlir's lowering of the op
     # leaves torch.constant.int behind.
     aten.upsample_bilinear2d.default: torch_decompositions[aten.upsample_bilinear2d.default],
+    aten.upsample_bicubic2d.default: torch_decompositions[aten.upsample_bicubic2d.default],
+    aten.erfinv.default: erfinv,
+    aten._cdist_forward.default: cdist_forward,
+    aten._cdist_backward.default: cdist_backward,
+    aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward,
+    aten.upsample_trilinear3d.default: torch_decompositions[aten.upsample_trilinear3d.default],
+    aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward,
+    aten.upsample_nearest3d_backward.default: upsample_nearest3d_backward,
     aten.embedding_dense_backward.default: embedding_dense_backward,
     aten._embedding_bag.default: embedding_bag,
     aten.embedding_bag.padding_idx: embedding_bag_padding_idx,
@@ -1808,6 +1959,9 @@ OWN = {
     aten.index_put.default: index_put,
     aten._adaptive_avg_pool2d_backward.default: adaptive_avg_pool2d_backward,
     aten._adaptive_avg_pool3d_backward.default: adaptive_avg_pool3d_backward,
+    aten.replication_pad1d_backward.default: replication_pad_backward,
+    aten.replication_pad2d_backward.default: replication_pad_backward,
+    aten.replication_pad3d_backward.default: replication_pad_backward,
     aten._unsafe_index_put.default: index_put,
     aten.constant_pad_nd.default: constant_pad_nd,
     aten.cumsum.default: cumsum,

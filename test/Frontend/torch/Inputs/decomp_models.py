@@ -1361,3 +1361,75 @@ class Pools3d(nn.Module):
 
 def pools_3d():
     return Pools3d()
+
+
+class Resampling(nn.Module):
+    """Interpolations and replicate paddings whose backwards torch-mlir
+    cannot lower: bicubic (2-D) and trilinear (3-D) upsampling, whose
+    forwards it cannot lower either, nearest upsampling of a volume, and
+    replicate padding in one, two and three dimensions (with a crop)."""
+    example_input_shape = (2, 2, 3, 4, 4)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(2, 3, 1)
+        self.out = nn.Linear(RESAMPLING_FEATURES, 5)
+
+    def forward(self, x):
+        x = self.conv(x)
+        parts = [F.interpolate(x[:, :, 0], size=(6, 7), mode="bicubic", align_corners=True),
+                 F.interpolate(x[:, :, 1], scale_factor=1.5, mode="bicubic"),
+                 F.interpolate(x, scale_factor=1.5, mode="trilinear"),
+                 F.interpolate(x, size=(4, 6, 5), mode="nearest"),
+                 F.pad(x, (1, 2, 0, 1, 1, 0), mode="replicate"),
+                 F.pad(x[:, :, 1], (2, -1, 1, 2), mode="replicate"),
+                 F.pad(x[:, :, 1, 1], (1, 3), mode="replicate")]
+        return self.out(torch.cat([p.flatten(1) for p in parts], 1))
+
+
+RESAMPLING_FEATURES = 3 * (6 * 7 + 6 * 6 + 4 * 6 * 6 + 4 * 6 * 5 + 4 * 5 * 7 + 7 * 5 + 8)
+
+
+def resampling():
+    return Resampling()
+
+
+class ErfInv(nn.Module):
+    """torch.erfinv (a probit link; torch's decomposition is prims.erf_inv,
+    which torch-mlir does not lower), over most of (-1, 1)."""
+    example_input_shape = (4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.out(torch.erfinv(0.999 * torch.tanh(3 * self.fc(x))))
+
+
+def erfinv():
+    return ErfInv()
+
+
+class PrototypeDistances(nn.Module):
+    """torch.cdist to learned prototypes (a prototypical / metric-learning
+    head) in the p-norms that PyTorch computes pair by pair (_cdist_forward:
+    p=2 with at most 25 rows, and every other p), batched and not."""
+    example_input_shape = (4, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(8, 6)
+        self.prototypes = nn.Parameter(torch.randn(5, 6))
+        self.out = nn.Linear(4 * 5 + 2 * 3, 3)
+
+    def forward(self, x):
+        e = self.embed(x)
+        dists = [torch.cdist(e, self.prototypes, p=p) for p in (2.0, 1.0, 3.0, float("inf"))]
+        pairs = torch.cdist(e.view(2, 2, 6), e.view(2, 2, 6)[:, :1].expand(2, 3, 6) * 0.5, p=1.5)
+        return self.out(torch.cat([d.flatten(1) for d in dists] + [pairs.flatten(1).repeat(2, 1)], 1))
+
+
+def prototype_distances():
+    return PrototypeDistances()
