@@ -672,12 +672,14 @@ def _separable_linear_backward(grad_output, mats):
     """The gradient of out = x multiplied by A_d [o_d, n_d] along each of
     its last len(mats) dimensions: A^T @ g along each, the leading ones
     (a volume's depth) by a transposed matmul, then A_h^T @ g @ A_w."""
+    with disable_proxy_modes_tracing():  # a constant of the graph, not a traced transpose
+        a_h_t = mats[-2].t().contiguous()
     g = grad_output
     spatial = len(mats)
     for d in range(spatial - 2):
         axis = g.dim() - spatial + d
         g = (g.transpose(axis, -1) @ mats[d]).transpose(axis, -1)
-    return mats[-2].t() @ g @ mats[-1]
+    return a_h_t @ g @ mats[-1]
 
 
 def _adaptive_max_pool_backward(spatial, grad_output, self, indices):
@@ -701,36 +703,40 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
     return _adaptive_max_pool_backward(3, grad_output, self, indices)
 
 
-def _upsample2d_backward(forward, grad_output, output_size, input_size, scales_h, scales_w, *mode):
-    """A 2-D upsampling is separable and linear, out = A_h @ x @ A_w^T, so
-    its backward is A_h^T @ g @ A_w: two matmuls. The matrices are the
-    forward op itself applied to unit vectors, in eager mode (constants of
-    the graph): PyTorch's own source indices and weights for the sizes,
-    scales and align_corners given. The matmuls do H*OH*OW + H*OW*W
-    multiply-adds per channel where a scatter does 4*OH*OW (at 64x64 ->
-    128x128, 48x as many), which the matmul kernels make up for at
-    training sizes; nearest upsampling's backward is torch-mlir's."""
-    h, w = input_size[-2:]
-    oh, ow = output_size
+def _upsample_backward(forward, grad_output, output_size, input_size, scales, *mode):
+    """An upsampling is separable and linear: out = x multiplied by A_d along
+    each spatial dimension (2-D: A_h @ x @ A_w^T), so its backward is
+    _separable_linear_backward, matmuls. The matrices are the forward op
+    itself applied to unit vectors along one dimension at a time, in eager
+    mode (constants of the graph): PyTorch's own source indices and weights
+    for the sizes, scales and align_corners given. In 2-D the matmuls do
+    H*OH*OW + H*OW*W multiply-adds per channel where a scatter does
+    4*OH*OW (at 64x64 -> 128x128, 48x as many), which the matmul kernels
+    make up for at training sizes; nearest upsampling's backward by a whole
+    multiple is torch-mlir's."""
+    spatial = len(output_size)
+    mats = []
     with disable_proxy_modes_tracing():
-        eye_h = torch.eye(h, dtype=grad_output.dtype).reshape(h, 1, h, 1)
-        eye_w = torch.eye(w, dtype=grad_output.dtype).reshape(w, 1, 1, w)
-        a_h_t = forward(eye_h, [oh, 1], *mode, scales_h, None)[:, 0, :, 0]  # [h, oh]
-        a_w = forward(eye_w, [1, ow], *mode, None, scales_w)[:, 0, 0, :].t().contiguous()  # [ow, w]
-    return a_h_t @ grad_output @ a_w
+        for d, (n, o) in enumerate(zip(input_size[-spatial:], output_size)):
+            unit = [n if i == d else 1 for i in range(spatial)]
+            eye = torch.eye(n, dtype=grad_output.dtype).reshape(n, 1, *unit)
+            sizes = [o if i == d else 1 for i in range(spatial)]
+            along = [scales[i] if i == d else None for i in range(spatial)]
+            mats.append(forward(eye, sizes, *mode, *along).reshape(n, o).t().contiguous())  # [o, n]
+    return _separable_linear_backward(grad_output, mats)
 
 
 def upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
                                  scales_w=None):
     """Bilinear upsampling's backward (segmentation heads, FPNs: DeepLab's
-    F.interpolate), which torch-mlir does not legalize: _upsample2d_backward."""
-    return _upsample2d_backward(aten.upsample_bilinear2d.default, grad_output, output_size, input_size, scales_h,
-                                scales_w, align_corners)
+    F.interpolate), which torch-mlir does not legalize: _upsample_backward."""
+    return _upsample_backward(aten.upsample_bilinear2d.default, grad_output, output_size, input_size,
+                              (scales_h, scales_w), align_corners)
 
 
 def upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h=None, scales_w=None):
     """Nearest upsampling's backward to a size that is not a whole multiple
-    of the input's (7 -> 10): _upsample2d_backward. torch-mlir's lowering
+    of the input's (7 -> 10): _upsample_backward. torch-mlir's lowering
     sends some gradients to the wrong input rows there (a loss through amax
     was off by 2.5e-2 against eager); whole multiples keep it (a sum of
     strided views, cheaper than the matmuls)."""
@@ -739,48 +745,33 @@ def upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h=N
     whole = (oh % h == 0 and ow % w == 0 and scales_h in (None, oh // h) and scales_w in (None, ow // w))
     if whole:
         return NotImplemented
-    return _upsample2d_backward(aten.upsample_nearest2d.default, grad_output, output_size, input_size, scales_h,
-                                scales_w)
+    return _upsample_backward(aten.upsample_nearest2d.default, grad_output, output_size, input_size,
+                              (scales_h, scales_w))
 
 
 def upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
                                 scales_w=None):
     """Bicubic upsampling's backward (F.interpolate(mode="bicubic"); the
-    forward is PyTorch's decomposition): _upsample2d_backward. Its clamped
+    forward is PyTorch's decomposition): _upsample_backward. Its clamped
     border taps repeat an index, which the matrices sum as the scatter does."""
-    return _upsample2d_backward(aten.upsample_bicubic2d.default, grad_output, output_size, input_size, scales_h,
-                                scales_w, align_corners)
-
-
-def _upsample3d_backward(forward, grad_output, output_size, input_size, scales, *mode):
-    """_upsample2d_backward for a volume: the forward op applied to unit
-    vectors along one dimension at a time gives A_d, A_h, A_w;
-    _separable_linear_backward."""
-    mats = []
-    with disable_proxy_modes_tracing():
-        for d, (n, o) in enumerate(zip(input_size[-3:], output_size)):
-            unit = [n if i == d else 1 for i in range(3)]
-            eye = torch.eye(n, dtype=grad_output.dtype).reshape(n, 1, *unit)
-            sizes = [o if i == d else 1 for i in range(3)]
-            along = [scales[i] if i == d else None for i in range(3)]
-            mats.append(forward(eye, sizes, *mode, *along).reshape(n, o).t().contiguous())  # [o, n]
-    return _separable_linear_backward(grad_output, mats)
+    return _upsample_backward(aten.upsample_bicubic2d.default, grad_output, output_size, input_size,
+                              (scales_h, scales_w), align_corners)
 
 
 def upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d=None,
                                   scales_h=None, scales_w=None):
     """Trilinear upsampling's backward (3-D segmentation decoders; the
-    forward is PyTorch's decomposition): _upsample3d_backward."""
-    return _upsample3d_backward(aten.upsample_trilinear3d.default, grad_output, output_size, input_size,
-                                (scales_d, scales_h, scales_w), align_corners)
+    forward is PyTorch's decomposition): _upsample_backward."""
+    return _upsample_backward(aten.upsample_trilinear3d.default, grad_output, output_size, input_size,
+                              (scales_d, scales_h, scales_w), align_corners)
 
 
 def upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d=None, scales_h=None,
                                 scales_w=None):
     """Nearest upsampling of a volume (torch-mlir lowers the forward, not
-    this): _upsample3d_backward."""
-    return _upsample3d_backward(aten.upsample_nearest3d.default, grad_output, output_size, input_size,
-                                (scales_d, scales_h, scales_w))
+    this): _upsample_backward."""
+    return _upsample_backward(aten.upsample_nearest3d.default, grad_output, output_size, input_size,
+                              (scales_d, scales_h, scales_w))
 
 
 def erfinv(x):

@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace mpt {
