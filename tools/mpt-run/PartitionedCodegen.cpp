@@ -92,11 +92,15 @@ mpt::generateObjectsInPartitions(Module &module,
   partitions = std::max(1u, partitions);
   // Every definition a symbol the other partitions can link to (hidden:
   // within the step only), as SplitModule does without PreserveLocals.
+  // Renamed: a local may share its name with a symbol mpt-run gives the
+  // JIT (at -O0, the C-interface wrapper `mpt_run_backward_starts` of
+  // --memory's mark stays a local function; as an external symbol it was a
+  // duplicate definition).
   for (GlobalValue &value : module.global_values()) {
     if (value.isDeclaration() || !value.hasLocalLinkage())
       continue;
-    if (!value.hasName())
-      value.setName("__mpt_partition_unnamed");
+    value.setName("__mpt_partition_local." +
+                  (value.hasName() ? value.getName() : "unnamed"));
     value.setLinkage(GlobalValue::ExternalLinkage);
     value.setVisibility(GlobalValue::HiddenVisibility);
   }
