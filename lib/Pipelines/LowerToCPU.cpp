@@ -180,6 +180,11 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     chunks.maxOps = options.chunkOps;
     pm.addPass(mpt::createOutlineChunks(chunks));
   }
+  if (!options.assertHandler.empty()) {
+    mpt::ReportFailedAssertsOptions asserts;
+    asserts.handler = options.assertHandler;
+    pm.addPass(mpt::createReportFailedAsserts(asserts));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

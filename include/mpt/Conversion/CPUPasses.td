@@ -446,6 +446,45 @@ def ExpandBF16Casts : Pass<"mpt-expand-bf16-casts", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def ReportFailedAsserts : Pass<"mpt-report-failed-asserts", "mlir::ModuleOp"> {
+  let summary = "Turn each cf.assert into a call of a host function that reports its message and location when the condition is false";
+  let description = [{
+    Upstream's `convert-cf-to-llvm` lowers a failed `cf.assert` to a `puts`
+    of its message and `abort()`: under a JIT host that installs LLVM's
+    signal handlers (mpt-run), the abort is a crash report with a stack
+    dump. Frontends put such checks in every gather (torch-mlir's
+    "index must be smaller than dim size" before an embedding lookup), so a
+    bad token id in the data ends a run that way. This pass replaces each
+    `cf.assert %ok, "message"` by
+
+    ```mlir
+    scf.if %failed {
+      %m = memref.get_global @__mpt_assert_message_0 : memref<Nxi8>
+      func.call @HANDLER(%m') : (memref<?xi8>) -> ()
+    }
+    ```
+
+    where the message (a private constant global, NUL-terminated) is the
+    assert's message followed by its location, ` (file:line:col)`. The
+    handler is declared (private, `memref<?xi8> -> ()`) and defined by the
+    host; it must not return (the step's next op is the one the check
+    guarded). mpt-run's handler prints `mpt-run: error: step N: check failed
+    in the compiled step: MESSAGE (LOCATION)` and ends the run with exit
+    code 1. With `--mpt-lower-to-cpu="assert-handler=NAME"` this runs before
+    the structured control flow is lowered; by default asserts keep
+    upstream's behaviour.
+  }];
+  let options = [
+    Option<"handler", "handler", "std::string", /*default=*/"\"\"",
+           "The host function called with the failed check's message "
+           "(required)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def InlineAllocaScopes : Pass<"mpt-inline-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Inline the memref.alloca_scope ops that hold no alloca (what convert-scf-to-openmp wraps each parallel loop body in)";
   let description = [{

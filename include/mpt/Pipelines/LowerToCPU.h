@@ -151,6 +151,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "(--mpt-outline-chunks): LLVM's code generation stays "
                      "linear in the step; 0: do not cut"),
       llvm::cl::init(256)};
+  Option<std::string> assertHandler{
+      *this, "assert-handler",
+      llvm::cl::desc("Call this host function with a failed cf.assert's "
+                     "message and location (--mpt-report-failed-asserts; "
+                     "mpt-run's reports it and ends the run) instead of "
+                     "upstream's puts and abort; empty: upstream's"),
+      llvm::cl::init("")};
   Option<bool> useGenericFunctions{
       *this, "use-generic-functions",
       llvm::cl::desc("Allocate and free through _mlir_memref_to_llvm_alloc, "
