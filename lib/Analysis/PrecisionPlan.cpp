@@ -798,6 +798,7 @@ public:
       lossRegion = findLossRegion(func, ops, graph, [&](Operation *op) {
         return classify(op, policy).opClass == OpClass::Allow;
       });
+    collectExactlyComparedTensors();
     canLower.assign(ops.size(), false);
     paint.kind.assign(ops.size(), NodeKind::None);
     for (auto [index, op] : llvm::enumerate(ops))
@@ -823,6 +824,37 @@ private:
           for (Region &nested : op.getRegions())
             collectOps(nested);
       }
+  }
+
+  /// Tensors whose elements a linalg body reads from above (tensor.extract
+  /// of a captured tensor) and compares for equality, with the comparing
+  /// op: torch-mlir recovers an adaptive max pooling's indices so, finding
+  /// the input element equal to the pooled maximum. An infer/clear op
+  /// reading such a tensor (the pooling) stays f32: in low precision its
+  /// result would be the rounded maximum, equal to no f32 element, the
+  /// index would stay -1 and the input's gradient 0.
+  void collectExactlyComparedTensors() {
+    auto isEquality = [](arith::CmpFPredicate predicate) {
+      return predicate == arith::CmpFPredicate::OEQ ||
+             predicate == arith::CmpFPredicate::UEQ ||
+             predicate == arith::CmpFPredicate::ONE ||
+             predicate == arith::CmpFPredicate::UNE;
+    };
+    func->walk([&](tensor::ExtractOp extract) {
+      auto owner = extract->getParentOfType<linalg::LinalgOp>();
+      Value tensor = extract.getTensor();
+      if (!owner || owner->getRegion(0).isAncestor(tensor.getParentRegion()))
+        return;
+      SmallVector<Value, 2> elements = {extract.getResult()};
+      for (Operation *user : extract->getUsers())
+        if (isa<arith::ExtFOp, arith::TruncFOp>(user))
+          elements.push_back(user->getResult(0));
+      for (Value element : elements)
+        for (Operation *user : element.getUsers())
+          if (auto compare = dyn_cast<arith::CmpFOp>(user);
+              compare && isEquality(compare.getPredicate()))
+            exactlyCompared.try_emplace(tensor, owner.getOperation());
+    });
   }
 
   /// Steps 1 and 2 for one op: its class, then the training and range
@@ -905,6 +937,15 @@ private:
       paint.kind[index] = NodeKind::Deny;
       return;
     }
+    if (decision.opClass != OpClass::Allow)
+      for (Value operand : op->getOperands())
+        if (auto it = exactlyCompared.find(operand);
+            it != exactlyCompared.end()) {
+          decision.reason = DecisionReason::ComparedExactly;
+          decision.cause = it->second;
+          paint.kind[index] = NodeKind::Deny;
+          return;
+        }
     // A contraction with a one-hot operand in the backward is a sum of
     // gradient rows (an embedding's or an index's gradient): PyTorch runs it
     // in the gradient's type (embedding backward is not autocast), and in
@@ -1167,6 +1208,8 @@ private:
 
   RangeFacts ranges;
   llvm::DenseMap<Operation *, StringRef> lossRegion;
+  /// collectExactlyComparedTensors: tensor -> the op whose body compares.
+  llvm::DenseMap<Value, Operation *> exactlyCompared;
   llvm::DenseMap<Operation *, unsigned> nodeOf;
   /// Whether painting may lower each node (else its decision is final).
   SmallVector<bool> canLower;
@@ -1304,6 +1347,12 @@ std::string PrecisionPlan::describe(Operation *op) const {
     break;
   case DecisionReason::RangeUnsafe:
     os << "range: " << d.detail << ": kept f32";
+    break;
+  case DecisionReason::ComparedExactly:
+    os << stringifyOpClass(d.opClass) << " (" << d.classDetail
+       << "): reads a tensor whose elements " << causeText()
+       << " compares with its result (an argmax after a max pooling): "
+          "kept f32, rounded it would equal none of them";
     break;
   case DecisionReason::NoLowPrecisionRewrite:
     os << stringifyOpClass(d.opClass) << " (" << d.classDetail

@@ -42,6 +42,24 @@ static BlockArgument getRetypableArgument(OpOperand &operand) {
   return generic.getMatchingBlockArgument(&operand);
 }
 
+/// Whether the body compares input `operand`'s elements for equality
+/// (torch-mlir's argmax recovery after a max pooling compares the pooled
+/// maximum with each input element): read rounded, they would match no
+/// element, and the index found would be -1.
+static bool comparesForEquality(OpOperand &operand) {
+  BlockArgument arg = getRetypableArgument(operand);
+  return arg && llvm::any_of(arg.getUsers(), [](Operation *user) {
+           auto compare = dyn_cast<arith::CmpFOp>(user);
+           if (!compare)
+             return false;
+           arith::CmpFPredicate predicate = compare.getPredicate();
+           return predicate == arith::CmpFPredicate::OEQ ||
+                  predicate == arith::CmpFPredicate::UEQ ||
+                  predicate == arith::CmpFPredicate::ONE ||
+                  predicate == arith::CmpFPredicate::UNE;
+         });
+}
+
 /// Makes `operand` read `lowValue` and its body argument convert it back:
 /// a clone of `conversion` (a scalar cast op with one operand), or an
 /// `arith.extf` when null.
@@ -142,14 +160,17 @@ unsigned mpt::readLowCopiesInBackward(FunctionOpInterface func,
       }
   DominanceInfo dominance(func);
   // Whether every backward reader of `v` is a generic that can switch to a
-  // value defined by `def`; and whether there is one.
-  auto backwardReadersCanSwitch = [&](Value v, Operation *def) {
+  // value defined by `def` (`rounded`: a copy rounded to 16 bits, which a
+  // reader comparing elements for equality cannot take); and whether there
+  // is one.
+  auto backwardReadersCanSwitch = [&](Value v, Operation *def, bool rounded) {
     bool allSwitchable = true, anyBackward = false;
     for (OpOperand &use : v.getUses()) {
       if (use.getOwner() == def || !isBackward(use.getOwner()))
         continue;
       anyBackward = true;
       allSwitchable &= getRetypableArgument(use) &&
+                       !(rounded && comparesForEquality(use)) &&
                        (!def || dominance.properlyDominates(def, use.getOwner()));
     }
     return anyBackward && allSwitchable;
@@ -160,7 +181,7 @@ unsigned mpt::readLowCopiesInBackward(FunctionOpInterface func,
     // (The narrow value dominates v's definition, hence v's readers.)
     if (narrow &&
         cast<TensorType>(narrow.getType()).getElementTypeBitWidth() < 32 &&
-        backwardReadersCanSwitch(v, nullptr)) {
+        backwardReadersCanSwitch(v, nullptr, /*rounded=*/false)) {
       for (OpOperand &use : llvm::make_early_inc_range(v.getUses()))
         if (isBackward(use.getOwner())) {
           readLow(use, narrow, conversion);
@@ -174,7 +195,8 @@ unsigned mpt::readLowCopiesInBackward(FunctionOpInterface func,
       if (auto trunc = dyn_cast<arith::TruncFOp>(user))
         if (cast<TensorType>(trunc.getType()).getElementType() == lowType)
           copy = trunc.getResult();
-    if (!copy || !backwardReadersCanSwitch(v, copy.getDefiningOp()))
+    if (!copy ||
+        !backwardReadersCanSwitch(v, copy.getDefiningOp(), /*rounded=*/true))
       continue;
     for (OpOperand &use : llvm::make_early_inc_range(v.getUses()))
       if (use.getOwner() != copy.getDefiningOp() && isBackward(use.getOwner())) {

@@ -71,6 +71,10 @@ enum class DecisionReason {
   TrainingMarker,
   /// FP32: a value it reads or computes does not fit the low type.
   RangeUnsafe,
+  /// FP32 (infer/clear op): it reads a tensor whose elements another op's
+  /// body compares for equality with its result (an argmax after a max
+  /// pooling); rounded, the result would equal none of them.
+  ComparedExactly,
   /// FP32: mpt cannot rewrite this op to low precision.
   NoLowPrecisionRewrite,
   /// FP32: on no list.

@@ -1433,3 +1433,23 @@ class PrototypeDistances(nn.Module):
 
 def prototype_distances():
     return PrototypeDistances()
+
+
+class AdaptiveMaxHead(nn.Module):
+    """Conv -> AdaptiveMaxPool2d -> linear: torch-mlir recovers the pool's
+    indices by comparing each input element with the pooled maximum
+    (tensor.extract in a linalg body), which must see the pool's own input."""
+    example_input_shape = (2, 2, 6, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.pool = nn.AdaptiveMaxPool2d((3, 3))
+        self.fc = nn.Linear(4 * 9, 3)
+
+    def forward(self, x):
+        return self.fc(self.pool(self.conv(x)).flatten(1))
+
+
+def adaptive_max_head():
+    return AdaptiveMaxHead()
