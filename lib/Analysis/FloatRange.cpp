@@ -192,7 +192,7 @@ static Value largerSource(const FloatRange &a, const FloatRange &b) {
   return mb > ma ? b.source : a.source;
 }
 
-FloatRange FloatRange::join(const FloatRange &lhs, const FloatRange &rhs) {
+FloatRange FloatRange::either(const FloatRange &lhs, const FloatRange &rhs) {
   if (lhs.isUninitialized())
     return rhs;
   if (rhs.isUninitialized())
@@ -203,6 +203,13 @@ FloatRange FloatRange::join(const FloatRange &lhs, const FloatRange &rhs) {
   result.shiftedByMax = lhs.shiftedByMax && rhs.shiftedByMax;
   result.rowHoldsOne = lhs.rowHoldsOne && rhs.rowHoldsOne;
   result.growths = std::max(lhs.growths, rhs.growths);
+  return result;
+}
+
+FloatRange FloatRange::join(const FloatRange &lhs, const FloatRange &rhs) {
+  if (lhs.isUninitialized() || rhs.isUninitialized())
+    return either(lhs, rhs);
+  FloatRange result = either(lhs, rhs);
   if (result == lhs)
     return lhs;
   // A loop that grows a value on every iteration: after a few growths the
@@ -596,7 +603,7 @@ std::optional<FloatRange> interpret(Operation *op,
         return clipRanges(at(0), at(1), minOf);
       })
       .Case<arith::SelectOp>([&](auto) {
-        return FloatRange::join(at(1), at(2));
+        return FloatRange::either(at(1), at(2));
       })
       .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) { return at(0); })
       .Case<arith::SIToFPOp>(
@@ -807,7 +814,7 @@ std::optional<FloatRange> interpretTosa(Operation *op,
   if (name == "sigmoid")
     return sigmoidRange(at(0));
   if (name == "select")
-    return FloatRange::join(at(1), at(2));
+    return FloatRange::either(at(1), at(2));
   if (name == "reduce_max" || name == "reduce_min")
     return at(0);
   if (name == "reduce_sum") {
@@ -843,7 +850,7 @@ std::optional<FloatRange> interpretTosa(Operation *op,
     std::optional<FloatRange> joined;
     for (auto [operand, range] : llvm::zip(op->getOperands(), operands))
       if (isFloatLike(operand.getType()))
-        joined = joined ? FloatRange::join(*joined, range) : range;
+        joined = joined ? FloatRange::either(*joined, range) : range;
     return joined;
   }
   return std::nullopt;
@@ -876,7 +883,7 @@ bool transfer(Operation *op, ArrayRef<FloatRange> operands, RangeReader read,
     FloatRange joined = FloatRange::empty();
     for (auto [operand, range] : llvm::zip(op->getOperands(), ranges))
       if (isFloatLike(operand.getType()))
-        joined = FloatRange::join(joined, range);
+        joined = FloatRange::either(joined, range);
     return joined;
   };
 
@@ -932,7 +939,7 @@ bool transfer(Operation *op, ArrayRef<FloatRange> operands, RangeReader read,
       FloatRange padValue = FloatRange::unbounded();
       if (Value constant = pad.getConstantPaddingValue())
         padValue = read(constant);
-      set(index, FloatRange::join(ranges[0], padValue));
+      set(index, FloatRange::either(ranges[0], padValue));
       continue;
     }
     std::optional<FloatRange> range = interpret(op, ranges);

@@ -279,3 +279,25 @@ func.func @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A loop that writes a constant into a slice of its carried tensor: the
+// carried value is the union of [0, 1] and 0.5, which does not grow, and
+// the analysis ends. (The union of an op's operands counted as a growth:
+// on every visit the insert_slice "grew" past its first operand, the
+// carried range never stopped changing, and the analysis never ended.)
+// CHECK-LABEL: mpt range report: @insert_in_loop
+// CHECK: scf.for at {{[^ ]+}}: [0, 1] from argument #0
+// CHECK-NEXT: tensor.insert_slice at {{[^ ]+}}: [0, 1] from argument #0
+func.func @insert_in_loop(%init: tensor<4xf32> {mpt.range = [0.0, 1.0]}) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %half = arith.constant dense<0.5> : tensor<2xf32>
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %init) -> (tensor<4xf32>) {
+    %next = tensor.insert_slice %half into %acc[%i] [2] [1] : tensor<2xf32> into tensor<4xf32>
+    scf.yield %next : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -76,7 +76,13 @@ public:
 
   bool isUninitialized() const { return !initialized; }
 
+  /// The lattice's join: the values of both, and a value that keeps growing
+  /// (a loop's) widens to infinity after a few growths.
   static FloatRange join(const FloatRange &lhs, const FloatRange &rhs);
+  /// The values of either, as one op's result (a select's, a concat's):
+  /// not a growth. (Counted as one, an insert_slice into a loop's carried
+  /// tensor grew on every visit and the analysis never ended.)
+  static FloatRange either(const FloatRange &lhs, const FloatRange &rhs);
   bool operator==(const FloatRange &rhs) const;
   void print(llvm::raw_ostream &os) const;
 
