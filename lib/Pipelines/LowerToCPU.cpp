@@ -12,6 +12,7 @@
 #include "mpt/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/Transforms/RequestCWrappers.h"
@@ -34,6 +35,13 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   funcPm.addPass(createLowerLossScaling());
   funcPm.addPass(createStripTrainingMarkers());
+  // TOSA ops (the contract allows a step in TOSA) become linalg, arith and
+  // tensor ops, as in upstream's tosa-to-linalg pipeline (without its
+  // validation and canonicalizations); a step without TOSA is untouched.
+  funcPm.addPass(tosa::createTosaToLinalgNamed());
+  funcPm.addPass(tosa::createTosaToLinalg());
+  funcPm.addPass(createTosaToArithPass());
+  funcPm.addPass(createTosaToTensorPass());
   // Elementwise arith/math on tensors (arith.truncf of a whole tensor, as
   // hand-written or autocast steps produce) becomes linalg.generic.
   funcPm.addPass(createConvertElementwiseToLinalgPass());
