@@ -214,7 +214,9 @@ def step_files(args, name, flags, bundled):
 def mpt_step(args, files, passes, path, steps, threads):
     cmd = [args.mpt_run, files[0], "--inputs", files[1],
            "--steps", str(steps + 1), "--timing", "--no-progress", "--no-cache", "--log", os.devnull,
-           "--cpu-path=" + path, "--threads=" + str(threads)]
+           "--cpu-path=" + path, "--threads=" + str(threads),
+           # Every timed step on the -O2 code, and the compile to it.
+           "--tiered-compile=off"]
     if passes:
         cmd.insert(2, "--passes=" + passes)
     r = subprocess.run(cmd, capture_output=True, text=True)

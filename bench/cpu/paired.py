@@ -38,9 +38,18 @@ def main():
     bench.torch.set_num_threads(args.threads)
     builds = [b.split("=", 1) for b in args.builds]
 
+    def tiers_off(binary):
+        # Every timed step on the -O2 code; builds before --tiered-compile
+        # compile once anyway.
+        help_text = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+        return ["--tiered-compile=off"] if "--tiered-compile" in help_text else []
+
+    tier_flags = {binary: tiers_off(binary) for _, binary in builds}
+
     def mpt(binary):
         cmd = [binary, files[0], "--inputs", files[1], "--steps", str(args.steps + 1), "--timing",
-               "--no-progress", "--no-cache", "--log", os.devnull, "--threads=" + str(args.threads)]
+               "--no-progress", "--no-cache", "--log", os.devnull, "--threads=" + str(args.threads)] \
+            + tier_flags[binary]
         if PASSES[args.mode]:
             cmd.insert(2, "--passes=" + PASSES[args.mode])
         r = subprocess.run(cmd, capture_output=True, text=True)

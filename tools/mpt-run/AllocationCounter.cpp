@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AllocationCounter.h"
+#include "StepChecks.h"
 
 #include "mpt/Analysis/TrainingGraph.h"
 
@@ -198,6 +199,8 @@ mpt::getCountingAllocatorSymbols(llvm::orc::MangleAndInterner interner) {
   // --mpt-lower-to-cpu gives declarations a C interface too: the call goes
   // to the wrapper's name (no arguments, the same function).
   bind((llvm::Twine("_mlir_ciface_") + kBackwardMark).str(), &backwardStarts);
+  // Not an allocation, but the one symbol map the loaders take.
+  addFailedCheckSymbols(symbols, interner);
   return symbols;
 }
 

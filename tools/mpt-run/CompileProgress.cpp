@@ -40,7 +40,7 @@ mpt::CompileProgress::~CompileProgress() {
     std::lock_guard<std::mutex> lock(mutex);
     done = true;
     if (ready)
-      phase = "step ready";
+      phase = doneText;
   }
   wake.notify_all();
   ticker.join();

@@ -28,13 +28,16 @@ public:
   ~CompileProgress();
   /// The phase now running, e.g. "lowering (--mpt-lower-to-cpu)".
   void setPhase(llvm::StringRef phase);
-  /// The step is compiled or loaded.
-  void markReady() { ready = true; }
+  /// The step is compiled or loaded: the line ends with `done`.
+  void markReady(llvm::StringRef done = "step ready") {
+    ready = true;
+    doneText = done.str();
+  }
 
 private:
   void printLine(); // with `mutex` held
   bool enabled, done = false, ready = false;
-  std::string phase;
+  std::string phase, doneText;
   std::chrono::steady_clock::time_point start;
   std::mutex mutex;
   std::condition_variable wake;

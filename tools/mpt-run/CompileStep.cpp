@@ -6,7 +6,9 @@
 #include "LargeBlocks.h"
 #include "PartitionedCodegen.h"
 #include "RunError.h"
+#include "StepChecks.h"
 #include "StepTimer.h"
+#include "TieredCompile.h"
 
 #include "mpt/Support/Report.h"
 #include "mpt/Pipelines/LowerToCPU.h"
@@ -295,11 +297,11 @@ static void addPackedWrappers(llvm::Module &llvmModule) {
 /// partitions on as many threads (PartitionedCodegen.h).
 static llvm::Expected<ObjectList>
 compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
-                    unsigned partitions, const CompileOptions &compileOptions) {
+                    unsigned partitions, unsigned optLevel) {
   auto fail = [](llvm::Error err) {
     return runError("JIT compilation failed: " + toString(std::move(err)));
   };
-  auto hostMachine = getHostMachine(compileOptions.optLevel);
+  auto hostMachine = getHostMachine(optLevel);
   if (!hostMachine)
     return fail(hostMachine.takeError());
   auto targetMachine = hostMachine->createTargetMachine();
@@ -313,8 +315,8 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
   ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
                                                   targetMachine->get());
   addPackedWrappers(*llvmModule);
-  if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName, packedName,
-                                          compileOptions.optLevel))
+  if (llvm::Error err =
+          prepareLLVMModule(*llvmModule, funcName, packedName, optLevel))
     return fail(std::move(err));
   PartitionTiming timing;
   auto objects = generateObjectsInPartitions(*llvmModule, *hostMachine,
@@ -334,6 +336,108 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
   return std::move(*objects);
 }
 
+/// Whether to compile the lowered `module` in two tiers (TieredCompile.h).
+static bool shouldCompileInTiers(ModuleOp module,
+                                 const CompileOptions &compileOptions) {
+  TieredCompileMode mode = getTieredCompileMode();
+  // Not where there is nothing to gain (-O0), where the listener must see
+  // the code (--perf-jitdump) or LLVM's timers would be shared between
+  // threads (--time-passes), nor for an MPI job: its ranks share the cores
+  // and each compiles its own step.
+  if (mode == TieredCompileMode::Off || compileOptions.optLevel == 0 ||
+      compileOptions.perfJitdump || llvm::TimePassesIsEnabled ||
+      !compileOptions.extraLibrary.empty())
+    return false;
+  if (mode == TieredCompileMode::On)
+    return true;
+  unsigned numOps = 0;
+  module->walk([&](Operation *) { ++numOps; });
+  return numOps >= kTieredCompileMinOps;
+}
+
+namespace {
+/// The background tier's LLVM IR in a context of its own (one context is
+/// not safe to use from two threads); the module goes before its context.
+struct OwnedLLVMModule {
+  std::unique_ptr<llvm::LLVMContext> context =
+      std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module;
+  ~OwnedLLVMModule() { module.reset(); }
+};
+} // namespace
+
+/// --tiered-compile: links the step's -O0 code into `step` and starts
+/// generating its -O<optLevel> code in the background (step.optimized),
+/// which is cached under `cacheKey` when it is done (if `cacheDir` is set).
+static llvm::Error compileInTiers(ModuleOp module, StringRef funcName,
+                                  StringRef packedName, unsigned partitions,
+                                  ArrayRef<StringRef> libs, StringRef cacheDir,
+                                  StringRef cacheKey,
+                                  const CompileOptions &compileOptions,
+                                  CompiledStep &step) {
+  unsigned optLevel = compileOptions.optLevel;
+  auto fail = [](llvm::Error err) {
+    return runError("JIT compilation failed: " + toString(std::move(err)));
+  };
+  // The background's IR, translated here so that only this thread reads
+  // the MLIR module.
+  auto owned = std::make_shared<OwnedLLVMModule>();
+  owned->module = translateModuleToLLVMIR(module, *owned->context);
+  if (!owned->module)
+    return runError("JIT compilation failed: could not convert to LLVM IR");
+  auto hostMachine = getHostMachine(optLevel);
+  if (!hostMachine)
+    return fail(hostMachine.takeError());
+  auto targetMachine = hostMachine->createTargetMachine();
+  if (!targetMachine)
+    return fail(targetMachine.takeError());
+  ExecutionEngine::setupTargetTripleAndDataLayout(owned->module.get(),
+                                                  targetMachine->get());
+  addPackedWrappers(*owned->module);
+
+  auto quick =
+      compileInPartitions(module, funcName, packedName, partitions, 0);
+  if (!quick)
+    return quick.takeError();
+  auto loaded = LoadedObject::load(std::move(*quick), libs,
+                                   getCountingAllocatorSymbols, packedName);
+  if (!loaded)
+    return fail(loaded.takeError());
+  step.entry = (*loaded)->entry;
+  step.loaded = std::move(*loaded);
+
+  // Started once the -O0 code is ready, so that it does not delay the first
+  // step. Everything the thread uses is its own.
+  BackgroundCompile::Generate generate =
+      [owned, machine = *hostMachine, funcName = funcName.str(),
+       packedName = packedName.str(), partitions,
+       optLevel]() -> llvm::Expected<ObjectList> {
+    if (llvm::Error err = prepareLLVMModule(*owned->module, funcName,
+                                            packedName, optLevel))
+      return std::move(err);
+    return generateObjectsInPartitions(*owned->module, machine, partitions);
+  };
+  BackgroundCompile::Link link =
+      [libs = SmallVector<std::string>(libs.begin(), libs.end()),
+       packedName = packedName.str()](ObjectList objects) {
+        SmallVector<StringRef> libRefs(libs.begin(), libs.end());
+        return LoadedObject::load(std::move(objects), libRefs,
+                                  getCountingAllocatorSymbols, packedName);
+      };
+  std::function<void(const ObjectList &)> store;
+  if (!cacheDir.empty())
+    store = [dir = cacheDir.str(), key = cacheKey.str()](
+                const ObjectList &objects) {
+      SmallVector<StringRef> buffers;
+      for (const auto &object : objects)
+        buffers.push_back(object->getBuffer());
+      writeObjectCacheEntry(dir, key, buffers);
+    };
+  step.optimized = std::make_unique<BackgroundCompile>(
+      std::move(generate), std::move(link), std::move(store));
+  return llvm::Error::success();
+}
+
 llvm::Expected<CompiledStep>
 mpt::compileStep(ModuleOp module, StringRef funcName,
                  const CompileOptions &compileOptions) {
@@ -347,6 +451,8 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
   // callStep expects results that are argument buffers.
   options.updateInPlace = true;
   options.chunkOps = compileOptions.chunkOps;
+  // A failed check in the step: one error line, not an abort (StepChecks.h).
+  options.assertHandler = kFailedCheckHandler;
   std::string cpuError, openmpRuntime;
   if (!selectCPUPath(options, openmpRuntime, cpuError))
     return runError(cpuError);
@@ -416,6 +522,16 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
     progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
     if (llvm::Error err = lowerToLLVM(module, funcName, options))
       return std::move(err);
+  }
+  if (!cached && shouldCompileInTiers(module, compileOptions)) {
+    progressLine->setPhase("compiling (LLVM -O0; -O" +
+                           std::to_string(compileOptions.optLevel) +
+                           " follows in the background)");
+    if (llvm::Error err =
+            compileInTiers(module, funcName, packedName, partitions, libs,
+                           cacheDir, cacheKey, compileOptions, step))
+      return std::move(err);
+  } else if (!cached) {
     progressLine->setPhase(
         "compiling (LLVM -O" + std::to_string(compileOptions.optLevel) +
         (partitions > 1 ? ", " + std::to_string(partitions) + " threads" : "") +
@@ -433,7 +549,7 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
       step = std::move(*compiled);
     } else {
       auto objects = compileInPartitions(module, funcName, packedName,
-                                         partitions, compileOptions);
+                                         partitions, compileOptions.optLevel);
       if (!objects)
         return objects.takeError();
       // Cached once they have loaded (the loader takes the buffers).

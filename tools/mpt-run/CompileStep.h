@@ -11,6 +11,7 @@
 #define MPT_TOOLS_MPT_RUN_COMPILESTEP_H
 
 #include "ObjectCache.h"
+#include "TieredCompile.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -47,10 +48,13 @@ struct CompileOptions {
 
 /// The compiled step: owned by `engine` when compiled as one module in this
 /// run, by `loaded` when loaded from the cache or compiled in partitions.
+/// Under --tiered-compile, `entry` is the -O0 code and `optimized` the
+/// optimised code being generated (TieredCompile.h).
 struct CompiledStep {
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::unique_ptr<LoadedObject> loaded;
   void (*entry)(void **) = nullptr;
+  std::unique_ptr<BackgroundCompile> optimized;
 };
 
 /// Lowers `module`'s function `funcName` and what it calls (the other

@@ -22,6 +22,11 @@ public:
   StepTimer();
   void stepStarted();
   void stepFinished();
+  /// --tiered-compile: the steps run -O0 code until optimizedCodeReady;
+  /// only the steps after it count for the best and median.
+  void setTiered() { tiered = true; }
+  /// The optimised code runs from the next step on.
+  void optimizedCodeReady();
   /// Prints the timing line when --timing is given.
   void report() const;
 
@@ -31,6 +36,10 @@ private:
   double firstStepDone = 0; // seconds from start to the end of step 0
   double firstStepStart = 0; // seconds from start to the start of step 0
   std::vector<double> steps; // seconds, steps after the first
+  bool tiered = false;
+  bool optimized = false;     // the optimised code runs (if tiered)
+  double optimizedReady = 0;  // seconds from start
+  unsigned quickSteps = 0;    // steps run with the -O0 code (if tiered)
 };
 
 } // namespace mpt

@@ -25,6 +25,7 @@
 #include "ObjectCache.h"
 #include "Options.h"
 #include "RunError.h"
+#include "StepChecks.h"
 #include "StepSignature.h"
 #include "StepTimer.h"
 
@@ -51,6 +52,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -423,14 +425,20 @@ static SmallVector<HostArray *> getUpdatedValues(const StepSignature &sig,
 /// Runs the compiled step `entry` --steps times from `values`, logging every
 /// step, then saves (--save) and reports (--memory, --timing, the summary).
 static llvm::Error train(const StepSignature &sig, ArgValues &values,
-                         void (*entry)(void **), StepTimer &timer,
+                         CompiledStep &compiled, StepTimer &timer,
                          const std::optional<MemoryEstimate> &estimate) {
+  void (*entry)(void **) = compiled.entry;
+  if (compiled.optimized)
+    timer.setTiered();
   std::error_code ec;
   llvm::ToolOutputFile logOut(logFile, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return runError(logFile + ": cannot write: " + ec.message());
-  // What was logged stays, whatever error ends the run later.
+  // What was logged stays, whatever error ends the run later (a failed
+  // check in the step included: StepChecks.h).
   logOut.keep();
+  setBeforeFailedCheckExit([&] { logOut.os().flush(); });
+  llvm::scope_exit forgetLog([] { setBeforeFailedCheckExit(nullptr); });
   bool hasScale = sig.lossScaleArg.has_value();
   // A skipped step is recognised from the growth tracker's update (see
   // docs/Running.md): it needs both the scale and its tracker to be updated.
@@ -466,6 +474,15 @@ static llvm::Error train(const StepSignature &sig, ArgValues &values,
                    : updated.getBuffer(*sig.lossScaleArg)
                        ? updated.getScalar(*sig.lossScaleArg)
                        : values.current[*sig.lossScaleArg].getAsDouble(0);
+    // --tiered-compile: the optimised code from the first step after it is
+    // ready (the same results: TieredCompile.h).
+    if (compiled.optimized && entry == compiled.entry)
+      if (auto optimizedEntry = compiled.optimized->takeEntry(
+              /*wait=*/isTieredSwitchForcedAt(step))) {
+        entry = optimizedEntry;
+        timer.optimizedCodeReady();
+      }
+    setRunningStep(step);
     timer.stepStarted();
     auto out = callStep(entry, sig, values.current, updated);
     if (!out)
@@ -690,8 +707,17 @@ static llvm::Error run(int argc, char **argv) {
   if (!compiled)
     return compiled.takeError();
 
-  if (llvm::Error err = train(*sig, *values, compiled->entry, timer, estimate))
-    return err;
+  llvm::Error trained = train(*sig, *values, *compiled, timer, estimate);
+  // Optimised code the run ended before: finished for the cache, or left
+  // to the process's end (and always after an error).
+  if (compiled->optimized) {
+    if (trained)
+      compiled->optimized->abandon();
+    else
+      compiled->optimized->finishForCache(!noProgress);
+  }
+  if (trained)
+    return trained;
 
   if (mpiJob) {
     SmallVector<const HostArray *> state;
@@ -741,9 +767,12 @@ char AlreadyReported::ID = 0;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  int code = 0;
   if (llvm::Error err = run(argc, argv)) {
     reportError(std::move(err));
-    return 1;
+    code = 1;
   }
-  return 0;
+  if (mpt::hasAbandonedBackgroundWork())
+    mpt::exitAbandoningBackgroundWork(code);
+  return code;
 }
