@@ -84,6 +84,11 @@ SmallVector<Operation *> mpt::getFp8Contractions(const PrecisionPlan &plan) {
     if (!llvm::all_of(op->getOperandTypes(), isStaticFloatTensor) ||
         !llvm::all_of(op->getResultTypes(), isStaticFloatTensor))
       continue;
+    // The scaled rewrites accumulate in f32 (the plan's low ops have f32
+    // results): a contraction written with a 16-bit accumulator, in a step
+    // that came in bf16, keeps it.
+    if (!getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+      continue;
     found.push_back(op);
   }
   return found;

@@ -69,6 +69,12 @@ SmallVector<Operation *> mpt::getMxContractions(const PrecisionPlan &plan) {
   SmallVector<Operation *> found;
   for (Operation *op : getFp8Contractions(plan)) {
     auto linalgOp = cast<linalg::LinalgOp>(op);
+    // An empty operand (a batch of 0, K = 0) has no blocks to scale (their
+    // slices would be out of bounds).
+    if (llvm::any_of(op->getOperandTypes(), [](Type type) {
+          return cast<RankedTensorType>(type).getNumElements() == 0;
+        }))
+      continue;
     // Blocks run along the one reduction dimension of a contraction;
     // convolutions (several reduction loops) stay bf16.
     if (linalg::isaContractionOpInterface(linalgOp) &&

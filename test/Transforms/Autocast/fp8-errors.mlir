@@ -105,3 +105,30 @@ func.func @calls_helper(%W: tensor<16x16xf32> {mpt.role = "param"}, %x: tensor<1
   %n = linalg.sub ins(%W, %g : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %loss, %n : tensor<f32>, tensor<16x16xf32>
 }
+
+// -----
+
+// A step written in bf16, its matmuls accumulating in bf16: the FP8
+// rewrite accumulates in f32 and built an invalid arith.mulf (f8 x f8 ->
+// bf16) with no location. Such a contraction is not a candidate: the step
+// has none.
+// expected-error @+1 {{dtype=fp8: no contraction of this step can take FP8 operands}}
+func.func @bf16_accumulator(%w: tensor<4x2xbf16> {mpt.role = "param"}, %x: tensor<8x4xbf16> {mpt.role = "data"})
+    -> (tensor<bf16> {mpt.role = "loss"}, tensor<4x2xbf16> {mpt.updates = 0 : i64}) {
+  %c0 = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8x2xbf16>
+  %z = linalg.fill ins(%c0 : bf16) outs(%e : tensor<8x2xbf16>) -> tensor<8x2xbf16>
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xbf16>, tensor<4x2xbf16>) outs(%z : tensor<8x2xbf16>) -> tensor<8x2xbf16>
+  %e0 = tensor.empty() : tensor<bf16>
+  %z0 = linalg.fill ins(%c0 : bf16) outs(%e0 : tensor<bf16>) -> tensor<bf16>
+  %loss = linalg.reduce { arith.addf } ins(%y : tensor<8x2xbf16>) outs(%z0 : tensor<bf16>) dimensions = [0, 1]
+  %seed = mpt.grad_seed %loss : tensor<bf16>
+  %dy = linalg.broadcast ins(%seed : tensor<bf16>) outs(%e : tensor<8x2xbf16>) dimensions = [0, 1]
+  %ew = tensor.empty() : tensor<4x2xbf16>
+  %zw = linalg.fill ins(%c0 : bf16) outs(%ew : tensor<4x2xbf16>) -> tensor<4x2xbf16>
+  %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+       ins(%x, %dy : tensor<8x4xbf16>, tensor<8x2xbf16>) outs(%zw : tensor<4x2xbf16>) -> tensor<4x2xbf16>
+  %gw = mpt.gradient %dw : tensor<4x2xbf16>
+  %nw = linalg.sub ins(%w, %gw : tensor<4x2xbf16>, tensor<4x2xbf16>) outs(%ew : tensor<4x2xbf16>) -> tensor<4x2xbf16>
+  return %loss, %nw : tensor<bf16>, tensor<4x2xbf16>
+}

@@ -108,3 +108,29 @@ func.func @twice(%x: tensor<2x32xf32>, %w: tensor<32x3xf32>) -> tensor<2x3xf32> 
   %y = linalg.matmul ins(%x, %w : tensor<2x32xf32>, tensor<32x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
+
+// -----
+
+// An empty batch: every contraction has an empty operand (the weight
+// gradient's K is 0), which has nothing to scale; the rewrite built an
+// extract_slice out of bounds of an empty tensor. None is a candidate.
+// expected-error @+1 {{no contraction of this step can take MX operands}}
+func.func @empty_batch(%w: tensor<4x3xf32> {mpt.role = "param"}, %x: tensor<0x4xf32> {mpt.role = "data"})
+    -> (tensor<f32> {mpt.role = "loss"}, tensor<4x3xf32> {mpt.updates = 0 : i64}) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<0x3xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<0x3xf32>) -> tensor<0x3xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<0x4xf32>, tensor<4x3xf32>) outs(%z : tensor<0x3xf32>) -> tensor<0x3xf32>
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %loss = linalg.reduce { arith.addf } ins(%y : tensor<0x3xf32>) outs(%z0 : tensor<f32>) dimensions = [0, 1]
+  %seed = mpt.grad_seed %loss : tensor<f32>
+  %dy = linalg.broadcast ins(%seed : tensor<f32>) outs(%e : tensor<0x3xf32>) dimensions = [0, 1]
+  %ew = tensor.empty() : tensor<4x3xf32>
+  %zw = linalg.fill ins(%c0 : f32) outs(%ew : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+       ins(%x, %dy : tensor<0x4xf32>, tensor<0x3xf32>) outs(%zw : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %gw = mpt.gradient %dw : tensor<4x3xf32>
+  %nw = linalg.sub ins(%w, %gw : tensor<4x3xf32>, tensor<4x3xf32>) outs(%ew : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %loss, %nw : tensor<f32>, tensor<4x3xf32>
+}
