@@ -54,13 +54,13 @@ void mpt::StepTimer::report() const {
                    firstStepStart, best * 1e3, median * 1e3,
                    sorted.size());
   // Under --tiered-compile the best and median are the optimised steps'
-  // (all of them: none waits for code generation); the -O0 ones are counted.
+  // (all of them: none waits for code generation); the quick ones are counted.
   if (tiered && optimized)
-    errs() << format("mpt-run: timing: tiered: %u steps with -O0 code, "
+    errs() << format("mpt-run: timing: tiered: %u steps with quick code, "
                      "optimised code from %.3f s\n",
                      quickSteps, optimizedReady);
   else if (tiered)
-    errs() << format("mpt-run: timing: tiered: all %u steps with -O0 code "
+    errs() << format("mpt-run: timing: tiered: all %u steps with quick code "
                      "(the optimised code was not ready)\n",
                      quickSteps);
 }

@@ -22,7 +22,7 @@ public:
   StepTimer();
   void stepStarted();
   void stepFinished();
-  /// --tiered-compile: the steps run -O0 code until optimizedCodeReady;
+  /// --tiered-compile: the steps run quick code until optimizedCodeReady;
   /// only the steps after it count for the best and median.
   void setTiered() { tiered = true; }
   /// The optimised code runs from the next step on.
@@ -39,7 +39,7 @@ private:
   bool tiered = false;
   bool optimized = false;     // the optimised code runs (if tiered)
   double optimizedReady = 0;  // seconds from start
-  unsigned quickSteps = 0;    // steps run with the -O0 code (if tiered)
+  unsigned quickSteps = 0;    // steps run with the quick code (if tiered)
 };
 
 } // namespace mpt

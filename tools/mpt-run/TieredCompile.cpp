@@ -1,4 +1,4 @@
-//===- TieredCompile.cpp - the first steps at -O0, then -O2 ---------------===//
+//===- TieredCompile.cpp - the first steps on quick code, then -O2 --------===//
 #include "TieredCompile.h"
 #include "CompileProgress.h"
 #include "Options.h"
@@ -16,9 +16,10 @@ using namespace mpt;
 
 static cl::opt<TieredCompileMode> tieredCompile(
     "tiered-compile",
-    cl::desc("Run the first steps with code generated at -O0 while the -O "
-             "level's code is generated on another thread, then switch to it "
-             "(the same results, bit for bit; docs/CompileTime.md)"),
+    cl::desc("Run the first steps with quick code (the matmul kernels "
+             "optimised, the rest as at -O0) while the -O level's code is "
+             "generated on another thread, then switch to it (the same "
+             "results, bit for bit; docs/CompileTime.md)"),
     cl::values(clEnumValN(TieredCompileMode::Auto, "auto",
                           "on a large step (default) that is not in the "
                           "cache, at -O1 and above"),
@@ -80,7 +81,7 @@ void (*BackgroundCompile::takeEntry(bool wait))(void **) {
   auto warn = [](Error err) {
     errs() << "mpt-run: warning: the optimised code of the step did not "
               "compile ("
-           << toString(std::move(err)) << "); the -O0 code runs every step\n";
+           << toString(std::move(err)) << "); the quick code runs every step\n";
   };
   if (!result) {
     warn(result.takeError());

@@ -1,15 +1,17 @@
-//===- TieredCompile.h - the first steps at -O0, then -O2 -------*- C++ -*-===//
+//===- TieredCompile.h - the first steps on quick code, then -O2 -*- C++ -*-===//
 //
-// On a large step, LLVM's -O2 code generation is most of the wait before
-// training starts (docs/CompileTime.md). With --tiered-compile, mpt-run
-// generates the step's code at -O0 first (a fraction of the time), runs the
-// first steps with it, and generates the -O2 code on a thread of its own
-// meanwhile; from the first step after it is ready, the -O2 code runs. The
-// IR of both is the same: mpt's lowering puts every fused multiply-add and
-// every summation order in the IR, and LLVM does not reassociate or contract
-// floating point without fast-math flags, which mpt never sets. So the two
-// give the same results, bit for bit (test/mpt-run/tiered-compile.test), and
-// when the switch happens changes time only.
+// On a large step, LLVM's -O2 is most of the wait before training starts
+// (docs/CompileTime.md). With --tiered-compile, mpt-run first generates
+// quick code: the matmul kernels (a few functions that every contraction
+// calls, 5x slower unoptimised) at -O2, every other function as at -O0
+// (optnone). The first steps run it while the -O2 code of the whole step is
+// generated on a thread of its own; from the first step after it is ready,
+// the -O2 code runs. The IR of both is the same: mpt's lowering puts every
+// fused multiply-add and every summation order in the IR, and LLVM does not
+// reassociate or contract floating point without fast-math flags, which mpt
+// never sets. So the two give the same results, bit for bit
+// (test/mpt-run/tiered-compile.test), and when the switch happens changes
+// time only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MPT_TOOLS_MPT_RUN_TIEREDCOMPILE_H
@@ -58,7 +60,7 @@ public:
 
   /// The optimised entry once its code is generated and linked; nullptr
   /// while it is not (or, after a failure, which is reported once as a
-  /// warning: the -O0 code then runs every step). Blocks if `wait`.
+  /// warning: the quick code then runs every step). Blocks if `wait`.
   void (*takeEntry(bool wait))(void **);
   /// Whether the code generation is still running.
   bool isRunning() const;
