@@ -88,6 +88,11 @@ def make_batch(model, loss_name, input_shape, generator):
     make_input = getattr(model, "make_example_input", None)
     x = (make_input(tuple(input_shape), generator) if make_input is not None
          else torch.randn(tuple(input_shape), generator=generator))
+    if not isinstance(x, torch.Tensor):
+        # The step has one data argument (and the target).
+        raise UserError(f"make_example_input returns {type(x).__name__}: the importer takes a model of one "
+                        "input tensor; wrap the model so that forward takes one tensor (e.g. ids and mask "
+                        "stacked, split inside forward)")
     with torch.no_grad():
         out = output_tensor(model(x))
     if out.dim() == 0:

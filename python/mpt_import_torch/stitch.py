@@ -182,6 +182,19 @@ def _first_unlowered_op(gm, name):
     return found[0] if found else None
 
 
+def _aten_ops_at(gm, where):
+    """The distinct aten ops of graph `gm` whose model line is `where`, in
+    graph order."""
+    ops = []
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or model_line_of_trace(node.meta.get("stack_trace", "")) != where:
+            continue
+        op = str(getattr(node.target, "_name", node.target)).replace("::", ".")
+        if op.startswith("aten.") and op not in ops:
+            ops.append(op)
+    return ops
+
+
 def import_graph(gm, name):
     _check_lowerable(gm, name)
     with warnings.catch_warnings():
@@ -196,6 +209,15 @@ def import_graph(gm, name):
                 if unlowered:
                     op, where = unlowered
                     reason = f"failed to legalize operation '{op}'"
+            if where and op.split(".")[0] in UPSTREAM_DIALECTS and "legalize" not in reason:
+                # An upstream op (tensor.cast, ...) that torch-mlir's own
+                # lowering built wrong: name the aten op of that line.
+                atens = _aten_ops_at(gm, where)
+                if atens:
+                    which = atens[0] if len(atens) == 1 else \
+                        "one of " + ", ".join(atens[:4]) + (", ..." if len(atens) > 4 else "")
+                    raise UserError(f"torch-mlir's lowering of {which} at {where} ({name} graph) "
+                                    f"built invalid IR: {reason}")
             node = _failing_node(e)
             if node is not None and op == "an op":
                 # A Python error of the FX importer (no MLIR diagnostic):

@@ -1453,3 +1453,44 @@ class AdaptiveMaxHead(nn.Module):
 
 def adaptive_max_head():
     return AdaptiveMaxHead()
+
+
+class AdaptiveMaxUneven(nn.Module):
+    """AdaptiveMaxPool2d from 6x6 to 4x4 (overlapping windows of 2 and 3):
+    torch-mlir's lowering builds an invalid tensor.cast."""
+    example_input_shape = (2, 2, 6, 6)
+
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.AdaptiveMaxPool2d((4, 4))
+        self.fc = nn.Linear(2 * 16, 3)
+
+    def forward(self, x):
+        pooled = self.pool(x)
+        return self.fc(pooled.flatten(1))
+
+
+def adaptive_max_uneven():
+    return AdaptiveMaxUneven()
+
+
+class TwoInputs(nn.Module):
+    """A model of (ids, mask): the importer takes one input tensor."""
+    example_input_shape = (2, 5)
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(8, 4)
+        self.fc = nn.Linear(4, 3)
+
+    def make_example_input(self, shape, generator):
+        ids = torch.randint(0, 8, shape, generator=generator)
+        return ids, torch.ones(shape)
+
+    def forward(self, inputs):
+        ids, mask = inputs
+        return self.fc((self.embed(ids) * mask[..., None]).mean(1))
+
+
+def two_inputs():
+    return TwoInputs()
