@@ -41,6 +41,17 @@
 using namespace mlir;
 using namespace mpt;
 
+bool mpt::isFloatEqualityCompare(Operation *op) {
+  auto compare = dyn_cast<arith::CmpFOp>(op);
+  if (!compare)
+    return false;
+  arith::CmpFPredicate predicate = compare.getPredicate();
+  return predicate == arith::CmpFPredicate::OEQ ||
+         predicate == arith::CmpFPredicate::UEQ ||
+         predicate == arith::CmpFPredicate::ONE ||
+         predicate == arith::CmpFPredicate::UNE;
+}
+
 StringRef mpt::stringifyOpClass(OpClass opClass) {
   switch (opClass) {
   case OpClass::Allow:
@@ -834,12 +845,6 @@ private:
   /// result would be the rounded maximum, equal to no f32 element, the
   /// index would stay -1 and the input's gradient 0.
   void collectExactlyComparedTensors() {
-    auto isEquality = [](arith::CmpFPredicate predicate) {
-      return predicate == arith::CmpFPredicate::OEQ ||
-             predicate == arith::CmpFPredicate::UEQ ||
-             predicate == arith::CmpFPredicate::ONE ||
-             predicate == arith::CmpFPredicate::UNE;
-    };
     func->walk([&](tensor::ExtractOp extract) {
       auto owner = extract->getParentOfType<linalg::LinalgOp>();
       Value tensor = extract.getTensor();
@@ -851,8 +856,7 @@ private:
           elements.push_back(user->getResult(0));
       for (Value element : elements)
         for (Operation *user : element.getUsers())
-          if (auto compare = dyn_cast<arith::CmpFOp>(user);
-              compare && isEquality(compare.getPredicate()))
+          if (isFloatEqualityCompare(user))
             exactlyCompared.try_emplace(tensor, owner.getOperation());
     });
   }

@@ -48,16 +48,7 @@ static BlockArgument getRetypableArgument(OpOperand &operand) {
 /// element, and the index found would be -1.
 static bool comparesForEquality(OpOperand &operand) {
   BlockArgument arg = getRetypableArgument(operand);
-  return arg && llvm::any_of(arg.getUsers(), [](Operation *user) {
-           auto compare = dyn_cast<arith::CmpFOp>(user);
-           if (!compare)
-             return false;
-           arith::CmpFPredicate predicate = compare.getPredicate();
-           return predicate == arith::CmpFPredicate::OEQ ||
-                  predicate == arith::CmpFPredicate::UEQ ||
-                  predicate == arith::CmpFPredicate::ONE ||
-                  predicate == arith::CmpFPredicate::UNE;
-         });
+  return arg && llvm::any_of(arg.getUsers(), isFloatEqualityCompare);
 }
 
 /// Makes `operand` read `lowValue` and its body argument convert it back:

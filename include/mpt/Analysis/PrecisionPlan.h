@@ -143,6 +143,10 @@ struct TosaLowPrecisionRule {
 /// precision as an allow op.
 const TosaLowPrecisionRule *getTosaLowPrecisionRule(mlir::Operation *op);
 
+/// Whether `op` is an `arith.cmpf` for equality or inequality (oeq, ueq,
+/// one, une): its answer changes when an operand is rounded.
+bool isFloatEqualityCompare(mlir::Operation *op);
+
 class PrecisionPlan {
 public:
   /// Classifies and paints every op of `func` (not the ops inside linalg
