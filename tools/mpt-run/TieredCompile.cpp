@@ -87,7 +87,7 @@ void (*BackgroundCompile::takeEntry(bool wait))(void **) {
     warn(result.takeError());
     return nullptr;
   }
-  // The cache takes copies: linking consumes the buffers.
+  // Cached before linking, which consumes the buffers.
   if (store)
     store(*result);
   auto linked = link(std::move(*result));
@@ -104,12 +104,9 @@ void BackgroundCompile::finishForCache(bool progress) {
     abandon();
     return;
   }
-  if (!isRunning()) {
-    (void)takeEntry(/*wait=*/true);
-    return;
-  }
-  // The next run of the same step then starts from the cache at once.
-  CompileProgress line(progress &&
+  // The next run of the same step then starts from the cache at once. (A
+  // line only while there is something to wait for.)
+  CompileProgress line(progress && isRunning() &&
                        llvm::sys::Process::StandardErrIsDisplayed());
   line.setPhase("caching the optimised code (--no-cache: not)");
   (void)takeEntry(/*wait=*/true);
