@@ -193,6 +193,8 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
     asserts.handler = options.assertHandler;
     pm.addPass(mpt::createReportFailedAsserts(asserts));
   }
+  // For mpt-run's quick code, while the loops are still loops.
+  pm.addPass(mpt::createEstimateWork());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

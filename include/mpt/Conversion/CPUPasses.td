@@ -446,6 +446,28 @@ def ExpandBF16Casts : Pass<"mpt-expand-bf16-casts", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def EstimateWork : Pass<"mpt-estimate-work", "mlir::ModuleOp"> {
+  let summary = "Annotate each function with an estimate of the work it does in one run of the module's entry functions";
+  let description = [{
+    Adds `["mpt-work", "N"]` to each function's `passthrough` (which
+    `convert-func-to-llvm` turns into an LLVM function attribute), where N
+    estimates the ops the function executes, over all its calls, in one call
+    of the functions nothing calls (the step): each op counts once per
+    iteration of the `scf.for` / `scf.parallel` loops around it (loops of
+    constant bounds; others count one iteration), a vector op as one op; a
+    function's own count is multiplied by how often its callers call it.
+
+    Why: mpt-run's quick code (`--tiered-compile`) compiles most of a large
+    step as at -O0 and optimises only the functions that do most of its
+    work (the loops of an outlined convolution, a large copy in a chunk);
+    this estimate is how it finds them without profiling. Run after the
+    loops exist (linalg to loops, vectorization, `--mpt-outline-chunks`)
+    and before SCF-to-CF. Linear in the module: one walk per function and
+    one visit per call edge.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def ReportFailedAsserts : Pass<"mpt-report-failed-asserts", "mlir::ModuleOp"> {
   let summary = "Turn each cf.assert into a call of a host function that reports its message and location when the condition is false";
   let description = [{
