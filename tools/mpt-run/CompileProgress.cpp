@@ -7,7 +7,7 @@
 using namespace std::chrono;
 
 mpt::CompileProgress::CompileProgress(bool enabled)
-    : enabled(enabled), start(steady_clock::now()) {
+    : enabled(enabled), start(steady_clock::now()), phaseStart(start) {
   if (!enabled)
     return;
   ticker = std::thread([this] {
@@ -26,11 +26,25 @@ void mpt::CompileProgress::printLine() {
 }
 
 void mpt::CompileProgress::setPhase(llvm::StringRef name) {
-  if (!enabled)
-    return;
   std::lock_guard<std::mutex> lock(mutex);
+  steady_clock::time_point now = steady_clock::now();
+  if (!phase.empty())
+    endedPhases.emplace_back(phase,
+                             duration<double>(now - phaseStart).count());
+  phaseStart = now;
   phase = name.str();
-  printLine();
+  if (enabled)
+    printLine();
+}
+
+std::vector<std::pair<std::string, double>>
+mpt::CompileProgress::getPhaseSeconds() {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<std::pair<std::string, double>> phases = endedPhases;
+  if (!phase.empty())
+    phases.emplace_back(
+        phase, duration<double>(steady_clock::now() - phaseStart).count());
+  return phases;
 }
 
 mpt::CompileProgress::~CompileProgress() {

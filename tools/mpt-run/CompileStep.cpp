@@ -35,7 +35,11 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/IPO/Internalize.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include <optional>
 #include <unistd.h>
@@ -131,13 +135,42 @@ static llvm::Error lowerToLLVM(ModuleOp module, StringRef funcName,
   return llvm::Error::success();
 }
 
+/// The quick tier's IR pipeline (--tiered-compile): the step inlined into
+/// its C wrapper, memory to registers and the descriptors' insert/extract
+/// chains folded, dead functions dropped. Without it code generation at -O0
+/// takes longer (LLVM's FastISel falls back to SelectionDAG on every
+/// descriptor insertvalue; MobileNetV3-small: 6.8 s against 5.0 s); the
+/// -O2 pipeline would take 3x what it saves (docs/CompileTime.md).
+static llvm::Error runQuickTierPipeline(llvm::Module &llvmModule) {
+  llvm::PassBuilder passBuilder;
+  llvm::LoopAnalysisManager loopAnalyses;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager cgsccAnalyses;
+  llvm::ModuleAnalysisManager moduleAnalyses;
+  passBuilder.registerModuleAnalyses(moduleAnalyses);
+  passBuilder.registerCGSCCAnalyses(cgsccAnalyses);
+  passBuilder.registerFunctionAnalyses(functionAnalyses);
+  passBuilder.registerLoopAnalyses(loopAnalyses);
+  passBuilder.crossRegisterProxies(loopAnalyses, functionAnalyses,
+                                   cgsccAnalyses, moduleAnalyses);
+  llvm::ModulePassManager passes;
+  if (llvm::Error err = passBuilder.parsePassPipeline(
+          passes,
+          "always-inline,function(sroa,instsimplify,simplifycfg),globaldce"))
+    return err;
+  passes.run(llvmModule, moduleAnalyses);
+  return llvm::Error::success();
+}
+
 /// What mpt-run does to the step's LLVM IR before its code is generated, on
 /// both paths (ExecutionEngine's transformer, PartitionedCodegen.h):
 /// internalizes the packed wrappers, inlines the step into its C wrapper,
-/// optimises at `optLevel` and marks the large-block functions.
+/// optimises at `optLevel` (or with the quick tier's pipeline) and marks
+/// the large-block functions.
 static llvm::Error prepareLLVMModule(llvm::Module &llvmModule,
                                      StringRef funcName, StringRef packedName,
-                                     unsigned optLevel) {
+                                     unsigned optLevel,
+                                     bool quickTier = false) {
   auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                             /*targetMachine=*/nullptr);
   // ExecutionEngine adds a packed wrapper (_mlir_NAME) for every function;
@@ -161,6 +194,8 @@ static llvm::Error prepareLLVMModule(llvm::Module &llvmModule,
     step->removeFnAttr(llvm::Attribute::NoInline);
     step->addFnAttr(llvm::Attribute::AlwaysInline);
   }
+  if (quickTier)
+    return runQuickTierPipeline(llvmModule);
   if (llvm::Error err = optimize(&llvmModule))
     return err;
   // The step's C wrapper on a large model: one block of thousands of
@@ -315,27 +350,163 @@ translateForHost(ModuleOp module, llvm::LLVMContext &context,
   return std::move(llvmModule);
 }
 
-/// The quick tier of --tiered-compile: every function but the matmul
-/// kernels (few, reused by every contraction, and 5x slower as at -O0)
-/// generated as at -O0 (optnone: fast instruction selection and register
-/// allocation). The step itself is left to be inlined into its C wrapper.
-static void markQuickTier(llvm::Module &llvmModule, StringRef funcName) {
+/// The matmul kernels: few functions, called by every contraction of the
+/// step, whose code at -O0 is 5x slower (every vector spilled).
+static bool isMatmulKernel(const llvm::Function &function) {
+  StringRef name = function.getName();
+  return name.starts_with("__mpt_amx_") || name.starts_with("__mpt_avx512") ||
+         name.starts_with("__mpt_avx2_");
+}
+
+/// The work of `function` as --mpt-estimate-work estimated it ("mpt-work":
+/// the ops it runs in one step), or nullopt if it was made later.
+static std::optional<uint64_t> getEstimatedWork(const llvm::Function &function) {
+  uint64_t work;
+  if (function.getFnAttribute("mpt-work").getValueAsString().getAsInteger(
+          10, work))
+    return std::nullopt;
+  return work;
+}
+
+/// The functions the quick code optimises: the matmul kernels, and the
+/// functions with the most estimated work (the loops of outlined ops and
+/// of the step's chunks), the fewest that together run the share
+/// getQuickCodeOptimizedWork() of the step's ops. Not the step nor its C
+/// wrapper (`_mlir_ciface_`), into which it is inlined: they call the
+/// chunks and hold no loops.
+static SmallVector<llvm::Function *>
+selectQuickTierOptimized(llvm::Module &llvmModule, StringRef funcName) {
+  SmallVector<llvm::Function *> selected;
+  SmallVector<std::pair<uint64_t, llvm::Function *>> ranked;
+  double totalWork = 0;
   for (llvm::Function &function : llvmModule) {
-    StringRef name = function.getName();
-    if (function.isDeclaration() || name == funcName ||
-        name.starts_with("__mpt_amx_") || name.starts_with("__mpt_avx512") ||
-        name.starts_with("__mpt_avx2_"))
+    if (function.isDeclaration())
       continue;
-    function.removeFnAttr(llvm::Attribute::AlwaysInline);
-    function.addFnAttr(llvm::Attribute::NoInline);
-    function.addFnAttr(llvm::Attribute::OptimizeNone);
+    if (isMatmulKernel(function)) {
+      selected.push_back(&function);
+      continue;
+    }
+    std::optional<uint64_t> work = getEstimatedWork(function);
+    if (!work)
+      continue;
+    if (function.getName() == funcName ||
+        function.getName().starts_with("_mlir_") || *work == 0)
+      continue;
+    ranked.emplace_back(*work, &function);
+    totalWork += double(*work);
   }
+  size_t kernels = selected.size();
+  // By work, largest first (then by name, so that the choice is the same
+  // from run to run).
+  llvm::sort(ranked, [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first > b.first
+                              : a.second->getName() < b.second->getName();
+  });
+  double covered = 0, share = getQuickCodeOptimizedWork();
+  for (auto [work, function] : ranked) {
+    if (covered >= share * totalWork)
+      break;
+    selected.push_back(function);
+    covered += double(work);
+  }
+  if (isTimingRequested())
+    llvm::errs() << llvm::format(
+        "mpt-run: timing: quick code: %zu matmul kernels and %zu of %zu "
+        "functions optimised (%.1f%% of the estimated work)\n",
+        kernels, selected.size() - kernels, ranked.size(),
+        totalWork > 0 ? 100 * covered / totalWork : 0.0);
+  return selected;
+}
+
+/// The quick tier of --tiered-compile: moves `roots` of `llvmModule`, with
+/// the functions they use that the MLIR lowering did not estimate (made by
+/// the translation: OpenMP's outlined loop bodies), into a module of their
+/// own, optimised and compiled at -O2, while the rest is compiled as at -O0
+/// (fast instruction selection and register allocation). Functions called
+/// across the two modules become hidden globals, declared where they are
+/// not defined; constants are copied. Returns null (and leaves
+/// `llvmModule` as it was) if there are no roots, or if they use a
+/// variable global.
+static std::unique_ptr<llvm::Module>
+splitOffOptimized(llvm::Module &llvmModule,
+                  ArrayRef<llvm::Function *> roots) {
+  if (roots.empty())
+    return nullptr;
+  llvm::SmallPtrSet<const llvm::GlobalValue *, 16> moved(roots.begin(),
+                                                         roots.end());
+  SmallVector<llvm::Function *> worklist(roots.begin(), roots.end());
+  SmallVector<llvm::Function *> shared;
+  SmallVector<llvm::GlobalVariable *> constants;
+  // The globals an instruction uses, through constant expressions (a
+  // constant's address is often a getelementptr of it).
+  llvm::SmallPtrSet<const llvm::Constant *, 32> seenConstants;
+  SmallVector<const llvm::GlobalValue *> used;
+  auto collectGlobals = [&](llvm::Value *value, auto &self) -> void {
+    if (auto *global = dyn_cast<llvm::GlobalValue>(value)) {
+      used.push_back(global);
+      return;
+    }
+    auto *constant = dyn_cast<llvm::Constant>(value);
+    if (!constant || !seenConstants.insert(constant).second)
+      return;
+    for (llvm::Value *operand : constant->operands())
+      self(operand, self);
+  };
+  while (!worklist.empty()) {
+    llvm::Function *function = worklist.pop_back_val();
+    used.clear();
+    for (llvm::Instruction &inst : llvm::instructions(*function))
+      for (llvm::Value *operand : inst.operands())
+        collectGlobals(operand, collectGlobals);
+    for (const llvm::GlobalValue *value : used) {
+      if (auto *callee = dyn_cast<llvm::Function>(value)) {
+        auto *mutableCallee = const_cast<llvm::Function *>(callee);
+        if (callee->isDeclaration() || moved.contains(callee))
+          continue;
+        if (getEstimatedWork(*callee)) {
+          shared.push_back(mutableCallee);
+        } else {
+          moved.insert(callee);
+          worklist.push_back(mutableCallee);
+        }
+      } else if (auto *global = dyn_cast<llvm::GlobalVariable>(value)) {
+        if (!global->isConstant())
+          return nullptr;
+        // (An external one is declared in the copy, defined here.)
+        if (global->hasLocalLinkage())
+          constants.push_back(const_cast<llvm::GlobalVariable *>(global));
+      } else {
+        return nullptr; // an alias or ifunc: not made by the lowering
+      }
+    }
+  }
+  auto makeVisible = [](llvm::Function *function) {
+    if (function->hasLocalLinkage()) {
+      function->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      function->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    }
+  };
+  for (const llvm::GlobalValue *value : moved)
+    makeVisible(const_cast<llvm::Function *>(cast<llvm::Function>(value)));
+  for (llvm::Function *function : shared)
+    makeVisible(function);
+  llvm::SmallPtrSet<const llvm::GlobalValue *, 16> cloned(moved.begin(),
+                                                          moved.end());
+  cloned.insert(constants.begin(), constants.end());
+  llvm::ValueToValueMapTy valueMap;
+  std::unique_ptr<llvm::Module> optimized = llvm::CloneModule(
+      llvmModule, valueMap,
+      [&](const llvm::GlobalValue *value) { return cloned.contains(value); });
+  for (const llvm::GlobalValue *value : moved)
+    const_cast<llvm::Function *>(cast<llvm::Function>(value))->deleteBody();
+  return optimized;
 }
 
 static llvm::Expected<ObjectList>
 compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
                     unsigned partitions, unsigned optLevel,
-                    bool quickTier = false) {
+                    CompileProgress &progressLine, bool quickTier = false) {
+  std::string tier = quickTier ? "quick code" : "-O" + std::to_string(optLevel);
   auto fail = [](llvm::Error err) {
     return runError("JIT compilation failed: " + toString(std::move(err)));
   };
@@ -343,22 +514,45 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
   if (!hostMachine)
     return fail(hostMachine.takeError());
   llvm::LLVMContext context;
+  progressLine.setPhase("translating to LLVM IR (" + tier + ")");
   auto translated = translateForHost(module, context, *hostMachine);
   if (!translated)
     return translated.takeError();
   std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
-  // (Without LLVM's IR pipeline the quick code's generation took longer:
-  // 4.6 s against 2.2 s for ResNet-18, 15 s against 6 s for MobileNetV3.)
-  if (quickTier)
-    markQuickTier(*llvmModule, funcName);
-  if (llvm::Error err =
-          prepareLLVMModule(*llvmModule, funcName, packedName, optLevel))
+  progressLine.setPhase("optimising LLVM IR (" + tier + ")");
+  // The quick tier: the kernels and the functions that do most of the
+  // step's work at -O<optLevel> on their own, the rest at -O0 after a few
+  // cheap IR passes.
+  std::unique_ptr<llvm::Module> kernels;
+  if (quickTier) {
+    kernels = splitOffOptimized(
+        *llvmModule, selectQuickTierOptimized(*llvmModule, funcName));
+    if (kernels)
+      if (llvm::Error err = makeOptimizingTransformer(
+              optLevel, /*sizeLevel=*/0,
+              /*targetMachine=*/nullptr)(kernels.get()))
+        return fail(std::move(err));
+  }
+  if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName, packedName,
+                                          optLevel, quickTier))
     return fail(std::move(err));
+  progressLine.setPhase("generating code (" + tier + ")");
+  auto codegenMachine = getHostMachine(quickTier ? 0 : optLevel);
+  if (!codegenMachine)
+    return fail(codegenMachine.takeError());
   PartitionTiming timing;
-  auto objects = generateObjectsInPartitions(*llvmModule, *hostMachine,
+  auto objects = generateObjectsInPartitions(*llvmModule, *codegenMachine,
                                              partitions, &timing);
   if (!objects)
     return fail(objects.takeError());
+  if (kernels) {
+    auto kernelObjects =
+        generateObjectsInPartitions(*kernels, *hostMachine, /*partitions=*/1);
+    if (!kernelObjects)
+      return fail(kernelObjects.takeError());
+    for (auto &object : *kernelObjects)
+      objects->push_back(std::move(object));
+  }
   // --timing: the code generation's wall time and each thread's CPU time
   // (their sum is about what one thread would take).
   if (isTimingRequested()) {
@@ -410,6 +604,7 @@ static llvm::Error compileInTiers(ModuleOp module, StringRef funcName,
                                   ArrayRef<StringRef> libs, StringRef cacheDir,
                                   StringRef cacheKey,
                                   const CompileOptions &compileOptions,
+                                  CompileProgress &progressLine,
                                   CompiledStep &step) {
   unsigned optLevel = compileOptions.optLevel;
   auto fail = [](llvm::Error err) {
@@ -417,6 +612,7 @@ static llvm::Error compileInTiers(ModuleOp module, StringRef funcName,
   };
   // The background's IR, translated here so that only this thread reads
   // the MLIR module.
+  progressLine.setPhase("translating to LLVM IR (for the background)");
   auto hostMachine = getHostMachine(optLevel);
   if (!hostMachine)
     return fail(hostMachine.takeError());
@@ -427,9 +623,10 @@ static llvm::Error compileInTiers(ModuleOp module, StringRef funcName,
   owned->module = std::move(*translated);
 
   auto quick = compileInPartitions(module, funcName, packedName, partitions,
-                                   optLevel, /*quickTier=*/true);
+                                   optLevel, progressLine, /*quickTier=*/true);
   if (!quick)
     return quick.takeError();
+  progressLine.setPhase("loading the code (quick code)");
   auto loaded = LoadedObject::load(std::move(*quick), libs,
                                    getCountingAllocatorSymbols, packedName);
   if (!loaded)
@@ -555,12 +752,9 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
       return std::move(err);
   }
   if (!cached && shouldCompileInTiers(module, compileOptions)) {
-    progressLine->setPhase("compiling (quick code; -O" +
-                           std::to_string(compileOptions.optLevel) +
-                           " follows in the background)");
-    if (llvm::Error err =
-            compileInTiers(module, funcName, packedName, partitions, libs,
-                           cacheDir, cacheKey, compileOptions, step))
+    if (llvm::Error err = compileInTiers(module, funcName, packedName,
+                                         partitions, libs, cacheDir, cacheKey,
+                                         compileOptions, *progressLine, step))
       return std::move(err);
   } else if (!cached) {
     progressLine->setPhase(
@@ -579,8 +773,9 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
       }
       step = std::move(*compiled);
     } else {
-      auto objects = compileInPartitions(module, funcName, packedName,
-                                         partitions, compileOptions.optLevel);
+      auto objects =
+          compileInPartitions(module, funcName, packedName, partitions,
+                              compileOptions.optLevel, *progressLine);
       if (!objects)
         return objects.takeError();
       // Cached once they have loaded (the loader takes the buffers).
@@ -588,6 +783,7 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
       if (!cacheDir.empty())
         for (const auto &object : *objects)
           copies.push_back(object->getBuffer().str());
+      progressLine->setPhase("loading the code");
       auto loaded = LoadedObject::load(std::move(*objects), libs,
                                        getCountingAllocatorSymbols, packedName);
       if (!loaded)
@@ -603,6 +799,7 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
       step.loaded = std::move(*loaded);
     }
   }
+  step.phaseSeconds = progressLine->getPhaseSeconds();
   progressLine->markReady();
   progressLine.reset();
   if (!cacheDir.empty() && compileOptions.cacheReport)

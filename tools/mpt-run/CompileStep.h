@@ -22,6 +22,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mpt {
 
@@ -55,6 +57,8 @@ struct CompiledStep {
   std::unique_ptr<LoadedObject> loaded;
   void (*entry)(void **) = nullptr;
   std::unique_ptr<BackgroundCompile> optimized;
+  /// Each compile phase (as the progress line names it) and its seconds.
+  std::vector<std::pair<std::string, double>> phaseSeconds;
 };
 
 /// Lowers `module`'s function `funcName` and what it calls (the other

@@ -9,6 +9,8 @@
 #define MPT_TOOLS_MPT_RUN_STEPTIMER_H
 
 #include <chrono>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace mpt {
@@ -20,6 +22,13 @@ class StepTimer {
 public:
   /// Starts the compile clock (before the first pass runs).
   StepTimer();
+  /// The step is handed to the compiler (what came before: --passes, the
+  /// step's checks, reading its inputs).
+  void compileStarted();
+  /// The compiler's phases and their seconds, for the report.
+  void setCompilePhases(std::vector<std::pair<std::string, double>> phases) {
+    compilePhases = std::move(phases);
+  }
   void stepStarted();
   void stepFinished();
   /// --tiered-compile: the steps run quick code until optimizedCodeReady;
@@ -35,11 +44,13 @@ private:
   Clock::time_point start, stepStart;
   double firstStepDone = 0; // seconds from start to the end of step 0
   double firstStepStart = 0; // seconds from start to the start of step 0
+  double beforeCompile = 0;  // seconds from start to compileStarted
+  std::vector<std::pair<std::string, double>> compilePhases;
   std::vector<double> steps; // seconds, steps after the first
   bool tiered = false;
   bool optimized = false;     // the optimised code runs (if tiered)
   double optimizedReady = 0;  // seconds from start
-  unsigned quickSteps = 0;    // steps run with the quick code (if tiered)
+  std::vector<double> quickSteps; // seconds of the quick code's steps
 };
 
 } // namespace mpt

@@ -16,8 +16,9 @@ using namespace mpt;
 
 static cl::opt<TieredCompileMode> tieredCompile(
     "tiered-compile",
-    cl::desc("Run the first steps with quick code (the matmul kernels "
-             "optimised, the rest as at -O0) while the -O level's code is "
+    cl::desc("Run the first steps with quick code (the matmul kernels and "
+             "the functions that do most of the step's work optimised, the "
+             "rest as at -O0) while the -O level's code is "
              "generated on another thread, then switch to it (the same "
              "results, bit for bit; docs/CompileTime.md)"),
     cl::values(clEnumValN(TieredCompileMode::Auto, "auto",
@@ -37,7 +38,18 @@ static cl::opt<unsigned> tieredSwitchStep(
     cl::desc("Wait for the optimised code before this step (tests)"),
     cl::init(~0u), cl::Hidden);
 
+static cl::opt<unsigned> quickTierOptimizedWork(
+    "quick-code-optimized-work",
+    cl::desc("The quick code optimises the outlined ops that do this "
+             "percentage of the step's estimated arithmetic (with the matmul "
+             "kernels)"),
+    cl::init(90), cl::Hidden);
+
 TieredCompileMode mpt::getTieredCompileMode() { return tieredCompile; }
+
+double mpt::getQuickCodeOptimizedWork() {
+  return std::min(100u, unsigned(quickTierOptimizedWork)) / 100.0;
+}
 
 bool mpt::isTieredSwitchForcedAt(unsigned step) {
   return step == tieredSwitchStep;

@@ -3,8 +3,11 @@
 // On a large step, LLVM's -O2 is most of the wait before training starts
 // (docs/CompileTime.md). With --tiered-compile, mpt-run first generates
 // quick code: the matmul kernels (a few functions that every contraction
-// calls, 5x slower unoptimised) at -O2, every other function as at -O0
-// (optnone). The first steps run it while the -O2 code of the whole step is
+// calls, 5x slower unoptimised) and the functions that do most of the
+// step's work by --mpt-estimate-work's static estimate (90%: the loops of
+// ResNet-18's convolutions and copies) in a module of their own at -O2,
+// the rest after a few cheap IR passes at -O0 (FastISel, the fast register
+// allocator). The first steps run it while the -O2 code of the whole step is
 // generated on a thread of its own; from the first step after it is ready,
 // the -O2 code runs. The IR of both is the same: mpt's lowering puts every
 // fused multiply-add and every summation order in the IR, and LLVM does not
@@ -33,6 +36,10 @@ namespace mpt {
 /// --tiered-compile.
 enum class TieredCompileMode { Auto, On, Off };
 TieredCompileMode getTieredCompileMode();
+
+/// The share of the step's estimated arithmetic whose outlined ops the
+/// quick code optimises (hidden --quick-code-optimized-work, a percentage).
+double getQuickCodeOptimizedWork();
 /// Whether the run must wait for the optimised code before `step`
 /// (--tiered-compile-switch-step, hidden: for tests).
 bool isTieredSwitchForcedAt(unsigned step);

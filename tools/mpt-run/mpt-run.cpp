@@ -703,9 +703,11 @@ static llvm::Error run(int argc, char **argv) {
   compileOptions.perfJitdump = perfJitdump;
   compileOptions.cacheReport = cacheReport;
   compileOptions.progress = !noProgress;
+  timer.compileStarted();
   auto compiled = compileStep(*module, sig->funcName, compileOptions);
   if (!compiled)
     return compiled.takeError();
+  timer.setCompilePhases(compiled->phaseSeconds);
 
   llvm::Error trained = train(*sig, *values, *compiled, timer, estimate);
   // Optimised code the run ended before: finished for the cache, or left
