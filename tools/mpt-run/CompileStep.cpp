@@ -523,14 +523,14 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
   // The quick tier: the kernels and the functions that do most of the
   // step's work at -O<optLevel> on their own, the rest at -O0 after a few
   // cheap IR passes.
-  std::unique_ptr<llvm::Module> kernels;
+  std::unique_ptr<llvm::Module> hotFunctions;
   if (quickTier) {
-    kernels = splitOffOptimized(
+    hotFunctions = splitOffOptimized(
         *llvmModule, selectQuickTierOptimized(*llvmModule, funcName));
-    if (kernels)
+    if (hotFunctions)
       if (llvm::Error err = makeOptimizingTransformer(
               optLevel, /*sizeLevel=*/0,
-              /*targetMachine=*/nullptr)(kernels.get()))
+              /*targetMachine=*/nullptr)(hotFunctions.get()))
         return fail(std::move(err));
   }
   if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName, packedName,
@@ -545,12 +545,14 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
                                              partitions, &timing);
   if (!objects)
     return fail(objects.takeError());
-  if (kernels) {
-    auto kernelObjects =
-        generateObjectsInPartitions(*kernels, *hostMachine, /*partitions=*/1);
-    if (!kernelObjects)
-      return fail(kernelObjects.takeError());
-    for (auto &object : *kernelObjects)
+  if (hotFunctions) {
+    progressLine.setPhase("generating code (quick code, -O" +
+                          std::to_string(optLevel) + " functions)");
+    auto hotObjects = generateObjectsInPartitions(*hotFunctions, *hostMachine,
+                                                  /*partitions=*/1);
+    if (!hotObjects)
+      return fail(hotObjects.takeError());
+    for (auto &object : *hotObjects)
       objects->push_back(std::move(object));
   }
   // --timing: the code generation's wall time and each thread's CPU time
