@@ -491,6 +491,15 @@ struct VectorizeCPULoopsPass
   using VectorizeCPULoopsBase::VectorizeCPULoopsBase;
 
   void runOnOperation() override {
+    // The transposes and row reductions work on lanes x lanes squares
+    // through a shuffle network that halves them.
+    if (lanes < 2 || lanes > 64 || !llvm::isPowerOf2_64(lanes)) {
+      getOperation().emitError()
+          << "mpt-vectorize-cpu-loops: lanes must be a power of two from 2 "
+             "to 64, got "
+          << int64_t(lanes);
+      return signalPassFailure();
+    }
     // A memref.copy between buffers that are not both contiguous (a slice
     // of a concatenation) becomes a call of the runtime's memrefCopy, which
     // moves one element at a time: as a linalg.copy it is vectorized below.

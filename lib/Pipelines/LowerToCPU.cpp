@@ -162,6 +162,13 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     mpt::VectorizeCPULoopsOptions vectorize;
     vectorize.approximateMath = options.approximateMath;
+    // AVX2's vectors hold 8 f32: wider ones are split by LLVM's type
+    // legalization, which FastISel (the quick code, -O0) leaves to
+    // SelectionDAG.
+    vectorize.lanes = options.vectorLanes > 0 ? options.vectorLanes
+                      : options.avx2 && !options.avx512 && !options.amx
+                          ? 8
+                          : 16;
     vectorize.stridedLoads = options.avx512;
     vectorize.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(mpt::createVectorizeCPULoops(vectorize));

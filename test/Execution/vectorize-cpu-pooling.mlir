@@ -20,10 +20,15 @@
 // RUN: mpt-opt %s --mpt-lower-to-cpu="vectorize=1 deallocate=0" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.vec
+// Results do not depend on the vector length: 8 lanes (AVX2's f32 width) too.
+// RUN: mpt-opt %s --mpt-lower-to-cpu="vectorize=1 vector-lanes=8 deallocate=0" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.vec8
 // RUN: mpt-opt %s --mpt-lower-to-cpu="deallocate=0" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.loops
 // RUN: diff %t.vec %t.loops
+// RUN: diff %t.vec8 %t.loops
 // RUN: FileCheck %s < %t.vec
 // RUN: %if openmp %{ mpt-opt %s \
 // RUN:   --pass-pipeline="builtin.module(func.func(mpt-vectorize-cpu-loops{parallel=1 parallel-min=1}))" \

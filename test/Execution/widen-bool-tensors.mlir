@@ -8,10 +8,15 @@
 // RUN: mpt-opt %s --mpt-lower-to-cpu="vectorize=1 deallocate=0" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.vec
+// Results do not depend on the vector length: 8 lanes (AVX2's f32 width) too.
+// RUN: mpt-opt %s --mpt-lower-to-cpu="vectorize=1 vector-lanes=8 deallocate=0" \
+// RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
+// RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.vec8
 // RUN: mpt-opt %s --mpt-lower-to-cpu="deallocate=0" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | sed -e 's/base@ = [0-9a-fx]*//' > %t.loops
 // RUN: diff %t.vec %t.loops
+// RUN: diff %t.vec8 %t.loops
 // RUN: FileCheck %s < %t.vec
 // The mask's ops are vectorized: bytes in, bytes out. The lowering outlines
 // ops into functions and the dumps after a function pass come in the order

@@ -66,6 +66,12 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
                      "fills; --mpt-vectorize-cpu-loops): the same results as "
                      "the scalar loops. Runs on any x86-64"),
       llvm::cl::init(false)};
+  Option<int64_t> vectorLanes{
+      *this, "vector-lanes",
+      llvm::cl::desc("With vectorize: elements per vector along the "
+                     "innermost loop; 0: the CPU's f32 vector width (8 with "
+                     "avx2, else 16). Results do not depend on it"),
+      llvm::cl::init(0)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("With vectorize: exp, erf and tanh on vectors use "
