@@ -108,13 +108,12 @@ struct EstimateWorkPass : mpt::impl::EstimateWorkBase<EstimateWorkPass> {
       if (entry.callsKnown)
         return entry.calls;
       entry.callsKnown = true;
+      // (No entries are added here: `entry` stays valid.)
       entry.calls = entry.callers.empty() ? 1 : 0;
-      uint64_t calls = entry.calls;
       for (auto [caller, times] : entry.callers)
-        calls = llvm::SaturatingAdd(
-            calls, llvm::SaturatingMultiply(times, callsOf(caller)));
-      work[function.getOperation()].calls = calls;
-      return calls;
+        entry.calls = llvm::SaturatingAdd(
+            entry.calls, llvm::SaturatingMultiply(times, callsOf(caller)));
+      return entry.calls;
     };
     Builder builder(&getContext());
     for (FunctionOpInterface function : functions) {

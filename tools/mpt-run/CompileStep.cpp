@@ -171,8 +171,6 @@ static llvm::Error prepareLLVMModule(llvm::Module &llvmModule,
                                      StringRef funcName, StringRef packedName,
                                      unsigned optLevel,
                                      bool quickTier = false) {
-  auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                            /*targetMachine=*/nullptr);
   // ExecutionEngine adds a packed wrapper (_mlir_NAME) for every function;
   // only the step's C wrapper's one (packedName) is called from outside.
   // Internal, the unused ones are dropped before LLVM optimises and
@@ -196,7 +194,8 @@ static llvm::Error prepareLLVMModule(llvm::Module &llvmModule,
   }
   if (quickTier)
     return runQuickTierPipeline(llvmModule);
-  if (llvm::Error err = optimize(&llvmModule))
+  if (llvm::Error err = makeOptimizingTransformer(
+          optLevel, /*sizeLevel=*/0, /*targetMachine=*/nullptr)(&llvmModule))
     return err;
   // The step's C wrapper on a large model: one block of thousands of
   // descriptor loads and calls, on which LLVM's schedulers are superlinear;
