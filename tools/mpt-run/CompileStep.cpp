@@ -135,6 +135,14 @@ static llvm::Error lowerToLLVM(ModuleOp module, StringRef funcName,
   return llvm::Error::success();
 }
 
+/// The matmul kernels: few functions, called by every contraction of the
+/// step, whose code at -O0 is 5x slower (every vector spilled).
+static bool isMatmulKernel(const llvm::Function &function) {
+  StringRef name = function.getName();
+  return name.starts_with("__mpt_amx_") || name.starts_with("__mpt_avx512") ||
+         name.starts_with("__mpt_avx2_");
+}
+
 /// The quick tier's IR pipeline (--tiered-compile): the step inlined into
 /// its C wrapper, memory to registers and the descriptors' insert/extract
 /// chains folded, dead functions dropped. Without it code generation at -O0
@@ -224,9 +232,22 @@ jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
            const CompileOptions &compileOptions) {
   unsigned optLevel = compileOptions.optLevel;
   ExecutionEngineOptions engineOptions;
+  // At -O0 (with --perf-jitdump: one module, the engine's) the kernels'
+  // code is generated at -O2 (compileInPartitions says why): an -O2
+  // machine, on which every other function is optnone.
   std::function<llvm::Error(llvm::Module *)> transformer =
-      [&](llvm::Module *llvmModule) {
-        return prepareLLVMModule(*llvmModule, funcName, packedName, optLevel);
+      [&](llvm::Module *llvmModule) -> llvm::Error {
+        if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName,
+                                                packedName, optLevel))
+          return err;
+        if (optLevel == 0)
+          for (llvm::Function &function : *llvmModule)
+            if (!function.isDeclaration() && !isMatmulKernel(function)) {
+              function.removeFnAttr(llvm::Attribute::AlwaysInline);
+              function.addFnAttr(llvm::Attribute::NoInline);
+              function.addFnAttr(llvm::Attribute::OptimizeNone);
+            }
+        return llvm::Error::success();
       };
   engineOptions.transformer = transformer;
   // The code generator's level goes into a target machine of our own:
@@ -236,7 +257,7 @@ jitCompile(ModuleOp module, StringRef funcName, StringRef packedName,
   // (docs/CompileTime.md).
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(static_cast<int>(optLevel));
-  auto hostMachine = getHostMachine(optLevel);
+  auto hostMachine = getHostMachine(optLevel == 0 ? 2 : optLevel);
   if (!hostMachine)
     return runError("JIT compilation failed: " +
                     toString(hostMachine.takeError()));
@@ -347,14 +368,6 @@ translateForHost(ModuleOp module, llvm::LLVMContext &context,
                                                   targetMachine->get());
   addPackedWrappers(*llvmModule);
   return std::move(llvmModule);
-}
-
-/// The matmul kernels: few functions, called by every contraction of the
-/// step, whose code at -O0 is 5x slower (every vector spilled).
-static bool isMatmulKernel(const llvm::Function &function) {
-  StringRef name = function.getName();
-  return name.starts_with("__mpt_amx_") || name.starts_with("__mpt_avx512") ||
-         name.starts_with("__mpt_avx2_");
 }
 
 /// The work of `function` as --mpt-estimate-work estimated it ("mpt-work":
@@ -501,6 +514,15 @@ splitOffOptimized(llvm::Module &llvmModule,
   return optimized;
 }
 
+/// The matmul kernels of `llvmModule`.
+static SmallVector<llvm::Function *> selectMatmulKernels(llvm::Module &llvmModule) {
+  SmallVector<llvm::Function *> kernels;
+  for (llvm::Function &function : llvmModule)
+    if (!function.isDeclaration() && isMatmulKernel(function))
+      kernels.push_back(&function);
+  return kernels;
+}
+
 static llvm::Expected<ObjectList>
 compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
                     unsigned partitions, unsigned optLevel,
@@ -519,19 +541,24 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
     return translated.takeError();
   std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
   progressLine.setPhase("optimising LLVM IR (" + tier + ")");
-  // The quick tier: the kernels and the functions that do most of the
-  // step's work at -O<optLevel> on their own, the rest at -O0 after a few
-  // cheap IR passes.
-  std::unique_ptr<llvm::Module> hotFunctions;
-  if (quickTier) {
-    hotFunctions = splitOffOptimized(
-        *llvmModule, selectQuickTierOptimized(*llvmModule, funcName));
-    if (hotFunctions)
-      if (llvm::Error err = makeOptimizingTransformer(
-              optLevel, /*sizeLevel=*/0,
-              /*targetMachine=*/nullptr)(hotFunctions.get()))
-        return fail(std::move(err));
-  }
+  // Functions optimised and compiled on their own at -O<hotLevel>: in the
+  // quick tier the kernels and the functions that do most of the step's
+  // work, the rest at -O0 after a few cheap IR passes; at -O0 the kernels
+  // (LLVM 22's -O0 code generation crashes on the AMX kernels, and the
+  // others' code at -O0 is 5x slower).
+  unsigned hotLevel = quickTier ? optLevel : 2;
+  SmallVector<llvm::Function *> hotRoots;
+  if (quickTier)
+    hotRoots = selectQuickTierOptimized(*llvmModule, funcName);
+  else if (optLevel == 0)
+    hotRoots = selectMatmulKernels(*llvmModule);
+  std::unique_ptr<llvm::Module> hotFunctions =
+      splitOffOptimized(*llvmModule, hotRoots);
+  if (hotFunctions)
+    if (llvm::Error err = makeOptimizingTransformer(
+            hotLevel, /*sizeLevel=*/0,
+            /*targetMachine=*/nullptr)(hotFunctions.get()))
+      return fail(std::move(err));
   if (llvm::Error err = prepareLLVMModule(*llvmModule, funcName, packedName,
                                           optLevel, quickTier))
     return fail(std::move(err));
@@ -545,9 +572,12 @@ compileInPartitions(ModuleOp module, StringRef funcName, StringRef packedName,
   if (!objects)
     return fail(objects.takeError());
   if (hotFunctions) {
-    progressLine.setPhase("generating code (quick code, -O" +
-                          std::to_string(optLevel) + " functions)");
-    auto hotObjects = generateObjectsInPartitions(*hotFunctions, *hostMachine,
+    progressLine.setPhase("generating code (" + tier + ", -O" +
+                          std::to_string(hotLevel) + " functions)");
+    auto hotMachine = getHostMachine(hotLevel);
+    if (!hotMachine)
+      return fail(hotMachine.takeError());
+    auto hotObjects = generateObjectsInPartitions(*hotFunctions, *hotMachine,
                                                   /*partitions=*/1);
     if (!hotObjects)
       return fail(hotObjects.takeError());
@@ -762,7 +792,10 @@ mpt::compileStep(ModuleOp module, StringRef funcName,
         "compiling (LLVM -O" + std::to_string(compileOptions.optLevel) +
         (partitions > 1 ? ", " + std::to_string(partitions) + " threads" : "") +
         ")");
-    if (partitions == 1) {
+    // At -O0 the kernels are compiled on their own (compileInPartitions),
+    // unless the engine's listener must see the code.
+    if (partitions == 1 &&
+        (compileOptions.optLevel > 0 || compileOptions.perfJitdump)) {
       auto compiled =
           jitCompile(module, funcName, packedName, libs,
                      /*dumpObject=*/!cacheDir.empty(), compileOptions);
