@@ -21,6 +21,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -68,6 +70,12 @@ struct FailedPassRecorder : public PassInstrumentation {
 
 llvm::Error mpt::runPipeline(PassManager &pm, ModuleOp module,
                              const llvm::Twine &what) {
+  // MLIR's pass manager options (--mlir-timing, --mlir-print-ir-after-all,
+  // ...), as mlir-opt reads them: where the lowering's time goes.
+  if (failed(applyPassManagerCLOptions(pm)))
+    return runError("cannot apply the --mlir-* pass manager options to " +
+                    what);
+  applyDefaultTimingPassManagerCLOptions(pm);
   std::string where;
   pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&where));
   // A pass that failed with a located error has said what is wrong: one

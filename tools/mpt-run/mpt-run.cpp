@@ -48,6 +48,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -581,6 +582,8 @@ static llvm::Error train(const StepSignature &sig, ArgValues &values,
 static llvm::Error run(int argc, char **argv) {
   mlir::registerAllPasses();
   mpt::registerAllPasses();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(
       {&getRunCategory(), &getCPUCategory(), &getCacheCategory()});
   SmallVector<const char *> args(argv, argv + argc);
