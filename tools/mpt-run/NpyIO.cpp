@@ -9,6 +9,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -537,7 +538,15 @@ mpt::readNpzFile(StringRef path) {
     dirOffset = u64(rec + 48);
   }
 
-  std::map<std::string, HostArray> arrays;
+  // The entries found in the central directory, decoded below.
+  struct Entry {
+    std::string name;
+    StringRef raw;
+    uint16_t method;
+    uint64_t size;
+    uint32_t crc;
+  };
+  std::vector<Entry> entries;
   size_t at = dirOffset;
   for (uint64_t e = 0; e < numEntries; ++e) {
     if (at + 46 > zip.size() || u32(at) != 0x02014b50u)
@@ -581,35 +590,63 @@ mpt::readNpzFile(StringRef path) {
         localOffset + 30 + u16(localOffset + 26) + u16(localOffset + 28);
     if (dataStart + compSize > zip.size())
       return bad("entry '" + name + "' is truncated");
-    StringRef raw = zip.substr(dataStart, compSize);
-    std::string what = (path + ":" + name).str();
-    std::string inflated;
-    StringRef npy;
-    if (method == 0) {
-      if (compSize != size)
-        return bad("stored entry '" + name + "' has inconsistent sizes");
-      npy = raw;
-    } else if (method == 8) {
-      Expected<std::string> out = inflateRaw(raw, size, what);
-      if (!out)
-        return out.takeError();
-      inflated = std::move(*out);
-      npy = inflated;
-    } else {
+    if (method == 0 && compSize != size)
+      return bad("stored entry '" + name + "' has inconsistent sizes");
+    if (method != 0 && method != 8)
       return bad("entry '" + name + "' uses zip compression method " +
                  Twine(method) + " (only stored and deflate are supported)");
-    }
-    if (llvm::crc32(arrayRefFromStringRef(npy)) != crc)
-      return bad("entry '" + name + "' fails its CRC check");
-    StringRef key = name;
-    if (!key.consume_back(".npy"))
+    if (!StringRef(name).ends_with(".npy"))
       return bad("entry '" + name + "' is not a .npy file");
-    Expected<HostArray> array = parseNpy(npy, what);
-    if (!array)
-      return array.takeError();
-    if (!arrays.emplace(key.str(), std::move(*array)).second)
-      return bad("entry '" + name + "' appears twice");
+    entries.push_back(
+        {std::move(name), zip.substr(dataStart, compSize), method, size, crc});
   }
+
+  // Each entry inflated, checked and parsed on its own thread: inflating is
+  // most of reading a model's parameters and optimizer state (ResNet-18:
+  // 0.24 s of 0.35 on one thread), and the entries are independent.
+  std::vector<std::optional<Expected<HostArray>>> decoded(entries.size());
+  llvm::parallelFor(0, entries.size(), [&](size_t i) {
+    const Entry &entry = entries[i];
+    std::string what = (path + ":" + entry.name).str();
+    std::string inflated;
+    StringRef npy = entry.raw;
+    if (entry.method == 8) {
+      Expected<std::string> out = inflateRaw(entry.raw, entry.size, what);
+      if (!out) {
+        decoded[i].emplace(out.takeError());
+        return;
+      }
+      inflated = std::move(*out);
+      npy = inflated;
+    }
+    if (llvm::crc32(arrayRefFromStringRef(npy)) != entry.crc) {
+      decoded[i].emplace(
+          bad("entry '" + entry.name + "' fails its CRC check"));
+      return;
+    }
+    decoded[i].emplace(parseNpy(npy, what));
+  });
+  // The first error in the file's order; the others are dropped.
+  std::map<std::string, HostArray> arrays;
+  std::optional<Error> firstError;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    Expected<HostArray> &array = *decoded[i];
+    if (!array) {
+      if (firstError)
+        consumeError(array.takeError());
+      else
+        firstError.emplace(array.takeError());
+      continue;
+    }
+    if (firstError)
+      continue;
+    StringRef key = StringRef(entries[i].name).drop_back(4);
+    if (!arrays.emplace(key.str(), std::move(*array)).second)
+      firstError.emplace(
+          bad("entry '" + entries[i].name + "' appears twice"));
+  }
+  if (firstError)
+    return std::move(*firstError);
   return arrays;
 }
 
