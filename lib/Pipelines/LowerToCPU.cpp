@@ -202,12 +202,15 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   }
   // For mpt-run's quick code, while the loops are still loops.
   pm.addPass(mpt::createEstimateWork());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  // Function-local lowerings, nested on func.func so that MLIR runs them on
+  // the step's functions (chunks, outlined ops) in parallel.
+  OpPassManager &localPm = pm.nest<func::FuncOp>();
+  localPm.addPass(createSCFToControlFlowPass());
+  localPm.addPass(memref::createExpandStridedMetadataPass());
+  localPm.addPass(createLowerAffinePass());
   // Keeps the signature conversion below linear in the step's size.
-  pm.addNestedPass<func::FuncOp>(mpt::createSplitEntryBlock());
-  pm.addPass(createConvertMathToLLVMPass());
+  localPm.addPass(mpt::createSplitEntryBlock());
+  localPm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   // x86vector: the AVX512-BF16 kernel's vdpbf16ps.
   ConvertVectorToLLVMPassOptions vectorToLLVM;
