@@ -525,7 +525,8 @@ splitOffOptimized(llvm::Module &llvmModule,
 }
 
 /// The matmul kernels of `llvmModule`.
-static SmallVector<llvm::Function *> selectMatmulKernels(llvm::Module &llvmModule) {
+static SmallVector<llvm::Function *>
+selectMatmulKernels(llvm::Module &llvmModule) {
   SmallVector<llvm::Function *> kernels;
   for (llvm::Function &function : llvmModule)
     if (!function.isDeclaration() && isMatmulKernel(function))
