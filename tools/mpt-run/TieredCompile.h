@@ -4,8 +4,9 @@
 // (docs/CompileTime.md). With --tiered-compile, mpt-run first generates
 // quick code: the matmul kernels (a few functions that every contraction
 // calls, 5x slower unoptimised) and the functions that do most of the
-// step's work by --mpt-estimate-work's static estimate (90%: the loops of
-// ResNet-18's convolutions and copies) in a module of their own at -O2,
+// step's work by --mpt-estimate-work's static estimate (90%, taken by work
+// per instruction: the loops of ResNet-18's convolutions and copies) in a
+// module of their own at -O2,
 // the rest after a few cheap IR passes at -O0 (FastISel, the fast register
 // allocator). The first steps run it while the -O2 code of the whole step is
 // generated on a thread of its own; from the first step after it is ready,
