@@ -390,6 +390,16 @@ static std::optional<uint64_t> getEstimatedWork(const llvm::Function &function) 
   return work;
 }
 
+/// The matmul kernels of `llvmModule`.
+static SmallVector<llvm::Function *>
+selectMatmulKernels(llvm::Module &llvmModule) {
+  SmallVector<llvm::Function *> kernels;
+  for (llvm::Function &function : llvmModule)
+    if (!function.isDeclaration() && isMatmulKernel(function))
+      kernels.push_back(&function);
+  return kernels;
+}
+
 /// The functions the quick code optimises: the matmul kernels, and the
 /// functions with the most estimated work per LLVM instruction (the loops
 /// of outlined ops and of the step's chunks), the first in that order that
@@ -402,7 +412,7 @@ static std::optional<uint64_t> getEstimatedWork(const llvm::Function &function) 
 /// chunks and hold no loops.
 static SmallVector<llvm::Function *>
 selectQuickTierOptimized(llvm::Module &llvmModule, StringRef funcName) {
-  SmallVector<llvm::Function *> selected;
+  SmallVector<llvm::Function *> selected = selectMatmulKernels(llvmModule);
   struct Candidate {
     uint64_t work;
     double workPerInstruction;
@@ -411,12 +421,8 @@ selectQuickTierOptimized(llvm::Module &llvmModule, StringRef funcName) {
   SmallVector<Candidate> ranked;
   double totalWork = 0;
   for (llvm::Function &function : llvmModule) {
-    if (function.isDeclaration())
+    if (function.isDeclaration() || isMatmulKernel(function))
       continue;
-    if (isMatmulKernel(function)) {
-      selected.push_back(&function);
-      continue;
-    }
     std::optional<uint64_t> work = getEstimatedWork(function);
     if (!work)
       continue;
@@ -536,16 +542,6 @@ splitOffOptimized(llvm::Module &llvmModule,
   for (const llvm::GlobalValue *value : moved)
     const_cast<llvm::Function *>(cast<llvm::Function>(value))->deleteBody();
   return optimized;
-}
-
-/// The matmul kernels of `llvmModule`.
-static SmallVector<llvm::Function *>
-selectMatmulKernels(llvm::Module &llvmModule) {
-  SmallVector<llvm::Function *> kernels;
-  for (llvm::Function &function : llvmModule)
-    if (!function.isDeclaration() && isMatmulKernel(function))
-      kernels.push_back(&function);
-  return kernels;
 }
 
 /// Translates the lowered `module` to LLVM IR and generates its code in

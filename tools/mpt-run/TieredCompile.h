@@ -6,9 +6,8 @@
 // calls, 5x slower unoptimised) and the functions that do most of the
 // step's work by --mpt-estimate-work's static estimate (90%, taken by work
 // per instruction: the loops of ResNet-18's convolutions and copies) in a
-// module of their own at -O2,
-// the rest after a few cheap IR passes at -O0 (FastISel, the fast register
-// allocator). The first steps run it while the -O2 code of the whole step is
+// module of their own at -O2, the rest after a few cheap IR passes at -O0
+// (FastISel, the fast register allocator). The first steps run it while the -O2 code of the whole step is
 // generated on a thread of its own; from the first step after it is ready,
 // the -O2 code runs. The IR of both is the same: mpt's lowering puts every
 // fused multiply-add and every summation order in the IR, and LLVM does not
