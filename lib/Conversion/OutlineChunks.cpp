@@ -125,7 +125,10 @@ struct OutlineChunksPass : mpt::impl::OutlineChunksBase<OutlineChunksPass> {
     symbols.insert(fn);
     fn.setPrivate();
     // Called once, LLVM would inline it back (see mpt-outline-linalg-ops).
-    fn->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
+    // "mpt-chunk": mpt-run's quick code passes a chunk's values through
+    // memory (tools/mpt-run/ChunkFrames.h).
+    fn->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline"),
+                                               b.getStringAttr("mpt-chunk")}));
     // Internal to the LLVM module (func-to-llvm keeps private functions
     // external): LLVM then drops the arguments a chunk does not use and the
     // results no one reads, and propagates constant ones (static sizes and

@@ -19,7 +19,7 @@
 
 // CHECK-LABEL: func.func private @f_chunk0(
 // CHECK-SAME:      %[[A:.*]]: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>)
-// CHECK-SAME:      attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
+// CHECK-SAME:      attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline", "mpt-chunk"]}
 // CHECK-NEXT:    %[[X:.*]] = memref.alloc()
 // CHECK-NEXT:    memref.copy %[[A]], %[[X]]
 // CHECK-NEXT:    %[[Y:.*]] = memref.alloc()

@@ -2,6 +2,7 @@
 #include "CompileStep.h"
 #include "AllocationCounter.h"
 #include "CPUPath.h"
+#include "ChunkFrames.h"
 #include "CompileProgress.h"
 #include "LargeBlocks.h"
 #include "PartitionedCodegen.h"
@@ -155,10 +156,12 @@ static bool isMatmulKernel(const llvm::Function &function) {
 
 /// The quick tier's IR pipeline (--tiered-compile): the step inlined into
 /// its C wrapper, memory to registers and the descriptors' insert/extract
-/// chains folded, dead functions dropped. Without it code generation at -O0
-/// takes longer (LLVM's FastISel falls back to SelectionDAG on every
-/// descriptor insertvalue; MobileNetV3-small: 6.8 s against 5.0 s); the
-/// -O2 pipeline would take 3x what it saves (docs/CompileTime.md).
+/// chains folded, dead functions dropped, the chunks' values passed through
+/// memory (ChunkFrames.h). Without it code generation at -O0 takes longer
+/// (LLVM's FastISel falls back to SelectionDAG on every descriptor
+/// insertvalue; MobileNetV3-small: 6.8 s against 5.0 s; and on the chunks'
+/// calls and returns: 1.8 s against 1.2 s); the -O2 pipeline would take 3x
+/// what it saves (docs/CompileTime.md).
 static llvm::Error runQuickTierPipeline(llvm::Module &llvmModule) {
   llvm::PassBuilder passBuilder;
   llvm::LoopAnalysisManager loopAnalyses;
@@ -177,6 +180,11 @@ static llvm::Error runQuickTierPipeline(llvm::Module &llvmModule) {
           "always-inline,function(sroa,instsimplify,simplifycfg),globaldce"))
     return err;
   passes.run(llvmModule, moduleAnalyses);
+  // After the inlining: the chunks' caller is then the step's C wrapper.
+  unsigned framed = passChunkValuesThroughFrames(llvmModule);
+  if (isTimingRequested())
+    llvm::errs() << "mpt-run: timing: quick code: " << framed
+                 << " chunks pass their values through frames\n";
   return llvm::Error::success();
 }
 
