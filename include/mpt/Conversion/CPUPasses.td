@@ -380,8 +380,9 @@ def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
     values live across calls; on a deep step the step function alone took
     most of the JIT's time (docs/CompileTime.md). Each chunk is bounded, and
     the functions are marked noinline (`passthrough`) so that LLVM does not
-    inline them back. Execution is unchanged: the ops run in the same order
-    on the same buffers.
+    inline them back, and `mpt-chunk`, by which mpt-run's quick code finds
+    them to pass their values through memory. Execution is unchanged: the
+    ops run in the same order on the same buffers.
   }];
   let options = [
     Option<"maxOps", "max-ops", "unsigned", /*default=*/"256",
