@@ -5,8 +5,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
-#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
-#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Endian.h"
@@ -206,17 +205,12 @@ Expected<std::unique_ptr<mpt::LoadedObject>>
 mpt::LoadedObject::load(ObjectList objects, ArrayRef<StringRef> sharedLibs,
                         const SymbolsFn &symbols, StringRef packedName) {
   using namespace llvm::orc;
-  // The linking layer MLIR's ExecutionEngine uses, so that a cached step
-  // links as the freshly compiled one does.
-  auto jit =
-      LLJITBuilder()
-          .setObjectLinkingLayerCreator([](ExecutionSession &session) {
-            return std::make_unique<RTDyldObjectLinkingLayer>(
-                session, [](const MemoryBuffer &) {
-                  return std::make_unique<SectionMemoryManager>();
-                });
-          })
-          .create();
+  // LLJIT's default linking layer, JITLink's: it places each object's
+  // sections in one allocation and reaches other objects and libraries
+  // through stubs, checking every 32-bit relocation, so that the quick
+  // code can use the small code model (RuntimeDyld, MLIR's ExecutionEngine
+  // layer, places sections apart unchecked; docs/CompileTime.md).
+  auto jit = LLJITBuilder().create();
   if (!jit)
     return jit.takeError();
   JITDylib &dylib = (*jit)->getMainJITDylib();
