@@ -85,10 +85,13 @@ Value *getField(Value *value, ArrayRef<unsigned> path, Instruction *before) {
 bool isOnlyExtracted(Value *aggregate) {
   return llvm::all_of(aggregate->users(), [](User *user) {
     auto *extract = dyn_cast<ExtractValueInst>(user);
-    return extract && (!extract->getType()->isAggregateType() ||
-                       isOnlyExtracted(extract));
+    return extract &&
+           (!extract->getType()->isAggregateType() || isOnlyExtracted(extract));
   });
 }
+
+/// The field index in a results frame of each field path of the result.
+using FieldIndex = DenseMap<ArrayRef<unsigned>, unsigned>;
 
 /// The chunk rewriting of one module.
 class ChunkFrames {
@@ -103,16 +106,14 @@ public:
 private:
   /// Replaces each extractvalue of `aggregate` (field `path` of the chunk's
   /// result) with a load of the field from `results`, a frame of type
-  /// `resultsType`.
+  /// `resultsType` whose fields `fieldIndex` numbers.
   void loadExtractedFields(Value *aggregate, SmallVectorImpl<unsigned> &path,
-                           Value *results, StructType *resultsType);
+                           Value *results, StructType *resultsType,
+                           const FieldIndex &fieldIndex);
 
   Module &module;
   LLVMContext &context;
   PointerType *pointerType;
-  /// The result type's field index of each field path, for the chunk
-  /// being rewritten.
-  DenseMap<ArrayRef<unsigned>, unsigned> fieldIndex;
 };
 
 } // namespace
@@ -135,7 +136,7 @@ bool ChunkFrames::rewriteChunk(Function &chunk) {
   if (!resultType->isVoidTy())
     fields = getFields(resultType);
   SmallVector<Type *> fieldTypes;
-  fieldIndex.clear();
+  FieldIndex fieldIndex;
   for (auto [index, field] : llvm::enumerate(fields)) {
     fieldTypes.push_back(field.type);
     fieldIndex[field.path] = index;
@@ -190,13 +191,14 @@ bool ChunkFrames::rewriteChunk(Function &chunk) {
   for (auto [index, argument] : llvm::enumerate(call->args()))
     builder.CreateStore(
         argument, builder.CreateStructGEP(argumentsType, argumentFrame, index));
-  CallInst *framedCall = builder.CreateCall(framed, {argumentFrame, resultFrame});
+  CallInst *framedCall =
+      builder.CreateCall(framed, {argumentFrame, resultFrame});
   framedCall->setCallingConv(call->getCallingConv());
   framedCall->setAttributes(AttributeList::get(
       context, call->getAttributes().getFnAttrs(), AttributeSet(), {}));
   if (aggregateResult) {
     SmallVector<unsigned, 4> path;
-    loadExtractedFields(call, path, resultFrame, resultsType);
+    loadExtractedFields(call, path, resultFrame, resultsType, fieldIndex);
   } else if (!resultType->isVoidTy()) {
     builder.SetInsertPoint(call);
     call->replaceAllUsesWith(builder.CreateLoad(
@@ -209,19 +211,21 @@ bool ChunkFrames::rewriteChunk(Function &chunk) {
 
 void ChunkFrames::loadExtractedFields(Value *aggregate,
                                       SmallVectorImpl<unsigned> &path,
-                                      Value *results, StructType *resultsType) {
+                                      Value *results, StructType *resultsType,
+                                      const FieldIndex &fieldIndex) {
   for (User *user : llvm::make_early_inc_range(aggregate->users())) {
     auto *extract = cast<ExtractValueInst>(user);
     size_t depth = path.size();
     path.append(extract->idx_begin(), extract->idx_end());
     if (extract->getType()->isAggregateType()) {
-      loadExtractedFields(extract, path, results, resultsType);
+      loadExtractedFields(extract, path, results, resultsType, fieldIndex);
     } else {
       IRBuilder<> builder(extract);
-      extract->replaceAllUsesWith(builder.CreateLoad(
-          extract->getType(),
-          builder.CreateStructGEP(resultsType, results,
-                                  fieldIndex.lookup(ArrayRef<unsigned>(path)))));
+      extract->replaceAllUsesWith(
+          builder.CreateLoad(extract->getType(),
+                             builder.CreateStructGEP(
+                                 resultsType, results,
+                                 fieldIndex.lookup(ArrayRef<unsigned>(path)))));
     }
     path.resize(depth);
     extract->eraseFromParent();

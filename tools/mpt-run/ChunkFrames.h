@@ -1,4 +1,5 @@
-//===- ChunkFrames.h - the quick code's chunk calls through memory -*- C++ -*-===//
+//===- ChunkFrames.h - the quick code's chunk calls through memory -*- C++
+//-*-===//
 //
 // --mpt-outline-chunks cuts a large step into functions ("chunks") that take
 // the values they use as arguments (every field of every memref descriptor:

@@ -7,9 +7,9 @@
 // step's work by --mpt-estimate-work's static estimate (90%, taken by work
 // per instruction: the loops of ResNet-18's convolutions and copies) in a
 // module of their own at -O2, the rest after a few cheap IR passes at -O0
-// (FastISel, the fast register allocator). The first steps run it while the -O2 code of the whole step is
-// generated on a thread of its own; from the first step after it is ready,
-// the -O2 code runs. The IR of both is the same: mpt's lowering puts every
+// (FastISel, the fast register allocator). The first steps run it while
+// the -O2 code of the whole step is generated on a thread of its own; from
+// the first step after it is ready, the -O2 code runs. The IR of both is the same: mpt's lowering puts every
 // fused multiply-add and every summation order in the IR, and LLVM does not
 // reassociate or contract floating point without fast-math flags, which mpt
 // never sets. So the two give the same results, bit for bit
