@@ -3,24 +3,31 @@
 
 For each model, in one run on this machine:
 
-  mpt first   mpt-run's time to the start of the first step (parse, read
-              the inputs, lower, JIT-compile), cache off, by default: a
-              large step starts with code generated at -O0 while its -O2
-              code is generated in the background (--tiered-compile=auto)
-              (--timing's "compile" figure)
+  mpt first   mpt-run's time to the end of the first step (after parsing:
+              reading the inputs, lowering, compiling, the step), cache
+              off, with mpt-run's defaults: a large step whose work is small
+              runs its first step in the interpreter while it compiles
+              (--interpreted-steps=auto; "i" after the figure), a large one
+              starts with code generated at -O0 while its -O2 code is
+              generated in the background (--tiered-compile=auto)
+              (--timing's "first step done" figure)
+  compiled    the time to the start of the first step with the interpreter
+              off (--interpreted-steps=0; --timing's "compile" figure): the
+              wait for compiled code
   mpt -O2     the same compiled once at -O2 (--tiered-compile=off): the
               wait without tiers, and about when the -O2 code of the tiered
               run is ready
-  mpt cached  the same with the compiled step in the cache (a second run);
+  mpt cached  mpt first with the compiled step in the cache (a second run);
               "miss" after the figure when the second run did not find it
               (stderr says why, if mpt-run did)
-  mpt step    the second step's time
+  mpt step    the second step's time (compiled, -O2)
   torch first PyTorch eager's first training step (forward, backward,
               optimizer step) on the same model, batch and threads (1),
               in a fresh process; the model has run one no-grad forward
               before (to make the batch's target), so this is if anything
               faster than a user's real first step
-  ratio       mpt first / torch first (the issue's target: <= 10x)
+  ratio       mpt first / torch first (the issue's target: <= 10x): both
+              to the end of the first step
 
 Each model in each of --precisions: fp32 as imported, bf16 through
 --mpt-mixed-precision{dtype=bf16} (mpt-run --passes) against PyTorch's first
@@ -96,6 +103,8 @@ print(json.dumps({"first_step_s": time.perf_counter() - start}))
 # --passes for each precision (bench/zoo's bf16 pipeline).
 PRECISIONS = {"fp32": [], "bf16": ["--passes", "mpt-mixed-precision{dtype=bf16}"]}
 COMPILE = re.compile(r"timing: compile ([0-9.]+) s, step best ([0-9.]+) ms")
+FIRST_DONE = re.compile(r"timing: first step done at ([0-9.]+) s")
+INTERPRETED = re.compile(r"timing: interpreted: [0-9]+ steps")
 
 
 def import_step(name, workdir, timeout):
@@ -116,16 +125,19 @@ def import_step(name, workdir, timeout):
 COMPILE_THREADS = ["--compile-threads", "1"]
 
 
-def mpt_first_step(mpt_run, step, cache_args, timeout, expect_hit=False, tiers="off"):
-    """(compile s, step s, cache hit) from --timing and --cache-report (hit is
-    None with --no-cache); a miss where a hit was expected is said on stderr."""
+def mpt_first_step(mpt_run, step, cache_args, timeout, expect_hit=False, tiers="off", interpreted="0"):
+    """(compile s, step s, cache hit, first step done s, interpreted) from
+    --timing and --cache-report (hit is None with --no-cache); a miss where a
+    hit was expected is said on stderr."""
     report = [] if "--no-cache" in cache_args else ["--cache-report"]
     r = subprocess.run([mpt_run, step, "--inputs", step[:-len(".mlir")] + ".npz", "--steps", "2", "--threads", "1",
-                        "--timing", "--no-progress", "--log", os.devnull, "--tiered-compile=" + tiers]
+                        "--timing", "--no-progress", "--log", os.devnull, "--tiered-compile=" + tiers,
+                        "--interpreted-steps=" + interpreted]
                        + COMPILE_THREADS + report + cache_args,
                        capture_output=True, text=True, timeout=timeout)
     m = COMPILE.search(r.stderr)
-    if r.returncode != 0 or not m:
+    done = FIRST_DONE.search(r.stderr)
+    if r.returncode != 0 or not m or not done:
         raise RuntimeError(f"mpt-run failed on {step}: {r.stderr.strip()[-300:]}")
     step_s = float(m.group(2)) / 1e3
     hit = "mpt-run: cache hit" in r.stderr if report else None
@@ -137,7 +149,7 @@ def mpt_first_step(mpt_run, step, cache_args, timeout, expect_hit=False, tiers="
         print(f"  {os.path.basename(step)}: cache miss on the cached run"
               + (": " + "; ".join(warnings) if warnings else " (no warning: another key)"),
               file=sys.stderr, flush=True)
-    return float(m.group(1)), step_s, hit
+    return float(m.group(1)), step_s, hit, float(done.group(1)), bool(INTERPRETED.search(r.stderr))
 
 
 def torch_first_step(name, precision):
@@ -170,8 +182,8 @@ def main():
     for x in precisions:
         if x not in PRECISIONS:
             p.error(f"--precisions: unknown precision '{x}' (expected one of {', '.join(PRECISIONS)})")
-    print(f"{'model':<25} {'mpt first s':>11} {'mpt -O2 s':>9} {'mpt cached s':>12} {'mpt step s':>10} "
-          f"{'torch first s':>13} {'ratio':>7}")
+    print(f"{'model':<25} {'mpt first s':>11} {'compiled s':>10} {'mpt -O2 s':>9} {'mpt cached s':>12} "
+          f"{'mpt step s':>10} {'torch first s':>13} {'ratio':>7}")
     for name in [m for m in args.models.split(",") if m]:
         step, error = import_step(name, args.workdir, args.timeout)
         if step is None:
@@ -180,17 +192,21 @@ def main():
         for precision in precisions:
             passes = PRECISIONS[precision]
             with tempfile.TemporaryDirectory() as cache:
-                first, _, _ = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout,
-                                             tiers="auto")
-                once, step_s, _ = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout)
+                _, _, _, first, interpreted = mpt_first_step(
+                    mpt_run, step, ["--no-cache"] + passes, args.timeout, tiers="auto", interpreted="auto")
+                compiled, _, _, _, _ = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout,
+                                                      tiers="auto")
+                once, step_s, _, _, _ = mpt_first_step(mpt_run, step, ["--no-cache"] + passes, args.timeout)
                 mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout)
-                cached, _, hit = mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes, args.timeout,
-                                                expect_hit=True)
+                _, _, hit, cached, _ = mpt_first_step(mpt_run, step, ["--cache-dir", cache] + passes,
+                                                      args.timeout, expect_hit=True, tiers="auto",
+                                                      interpreted="auto")
             torch_s = torch_first_step(name, precision)
+            first_text = f"{first:.2f}" + (" i" if interpreted else "")
             # A miss is marked: its figure is a compile, not a cached start.
             cached_text = f"{cached:.2f}" + ("" if hit else " miss")
-            print(f"{name + ' ' + precision:<25} {first:>11.2f} {once:>9.2f} {cached_text:>12} {step_s:>10.3f} "
-                  f"{torch_s:>13.3f} {first / torch_s:>6.1f}x",
+            print(f"{name + ' ' + precision:<25} {first_text:>11} {compiled:>10.2f} {once:>9.2f} "
+                  f"{cached_text:>12} {step_s:>10.3f} {torch_s:>13.3f} {first / torch_s:>6.1f}x",
                   flush=True)
 
     depths = [int(d) for d in args.layers.split(",") if d]

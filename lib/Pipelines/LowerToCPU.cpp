@@ -25,8 +25,8 @@
 
 using namespace mlir;
 
-void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
-                                  const LowerToCPUOptions &options) {
+void mpt::buildLowerToCPUTensorPipeline(OpPassManager &pm,
+                                        const LowerToCPUOptions &options) {
   // A data-parallel step's all-reduces (a module pass: it also records the
   // MPI implementation in the module's DLTI).
   pm.addPass(createLowerAllReduce());
@@ -78,6 +78,12 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   // Nothing below reads the contract; LLVM IR translation would warn about
   // every mpt.* attribute on the lowered function.
   funcPm.addPass(createStripContractAttributes());
+}
+
+void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
+                                  const LowerToCPUOptions &options) {
+  buildLowerToCPUTensorPipeline(pm, options);
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
   // Masks passed between ops as bytes, so that the ops around them are
   // vectorized.
   if (options.vectorize)

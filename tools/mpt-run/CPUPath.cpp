@@ -137,6 +137,8 @@ static bool requestAMXTileState(std::string &why) {
 #endif
 }
 
+bool mpt::isExcessPrecisionRequested() { return excessPrecision; }
+
 bool mpt::selectCPUPath(LowerToCPUOptions &options,
                         std::string &openmpRuntime, std::string &error) {
   // LLVM's detection checks CPUID and that the OS saves the state (XCR0).

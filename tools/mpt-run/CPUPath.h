@@ -28,6 +28,9 @@ struct LowerToCPUOptions;
 bool selectCPUPath(LowerToCPUOptions &options, std::string &openmpRuntime,
                    std::string &error);
 
+/// --excess-precision (the lowering's option of that name).
+bool isExcessPrecisionRequested();
+
 /// Removes --threads=N (or --threads N) from `args` and keeps N for
 /// selectCPUPath; false, with `error`, if N is not a number.
 bool takeThreadsOption(llvm::SmallVectorImpl<const char *> &args,

@@ -27,11 +27,22 @@ void mpt::StepTimer::stepStarted() {
     firstStepStart = std::chrono::duration<double>(stepStart - start).count();
 }
 
-void mpt::StepTimer::stepFinished() {
+void mpt::StepTimer::stepFinished(bool interpreted) {
   Clock::time_point now = Clock::now();
   bool first = firstStepDone == 0;
   if (first)
     firstStepDone = std::chrono::duration<double>(now - start).count();
+  if (interpreted) {
+    interpretedSteps.push_back(
+        std::chrono::duration<double>(now - stepStart).count());
+    return;
+  }
+  if (compiledFirstStart == 0)
+    compiledFirstStart =
+        std::chrono::duration<double>(stepStart - start).count();
+  // The first compiled step after interpreted ones counts like any other:
+  // what made it wait was the compiler, before stepStarted.
+  first &= interpretedSteps.empty();
   if (tiered && !optimized)
     quickSteps.push_back(
         std::chrono::duration<double>(now - stepStart).count());
@@ -54,10 +65,20 @@ void mpt::StepTimer::report() const {
   // parsing and reading the inputs) is the time to the start of step 0.
   double median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
   double best = sorted.empty() ? 0 : sorted.front();
-  errs() << format("mpt-run: timing: compile %.3f s, step best %.3f ms, "
-                   "median %.3f ms over %zu steps\n",
-                   firstStepStart, best * 1e3, median * 1e3,
-                   sorted.size());
+  // With interpreted first steps, compiling ends at the first compiled
+  // step (0: the run had none).
+  if (interpretedSteps.empty() || compiledFirstStart > 0)
+    errs() << format("mpt-run: timing: compile %.3f s, step best %.3f ms, "
+                     "median %.3f ms over %zu steps\n",
+                     interpretedSteps.empty() ? firstStepStart
+                                              : compiledFirstStart,
+                     best * 1e3, median * 1e3, sorted.size());
+  errs() << format("mpt-run: timing: first step done at %.3f s\n",
+                   firstStepDone);
+  if (!interpretedSteps.empty())
+    errs() << format("mpt-run: timing: interpreted: %zu steps, the first "
+                     "started at %.3f s and done at %.3f s\n",
+                     interpretedSteps.size(), firstStepStart, firstStepDone);
   // Where the compile time went, in the phases the progress line names.
   if (!compilePhases.empty()) {
     errs() << format("mpt-run: timing: compile phases: passes, checks and "

@@ -30,7 +30,8 @@ public:
     compilePhases = std::move(phases);
   }
   void stepStarted();
-  void stepFinished();
+  /// `interpreted`: the step ran in the interpreter (StepInterpreter.h).
+  void stepFinished(bool interpreted = false);
   /// --tiered-compile: the steps run quick code until optimizedCodeReady;
   /// only the steps after it count for the best and median.
   void setTiered() { tiered = true; }
@@ -51,6 +52,8 @@ private:
   bool optimized = false;     // the optimised code runs (if tiered)
   double optimizedReady = 0;  // seconds from start
   std::vector<double> quickSteps; // seconds of the quick code's steps
+  std::vector<double> interpretedSteps; // seconds of the interpreted steps
+  double compiledFirstStart = 0; // seconds from start to the first compiled step
 };
 
 } // namespace mpt

@@ -26,6 +26,7 @@
 #include "Options.h"
 #include "RunError.h"
 #include "StepChecks.h"
+#include "StepInterpreter.h"
 #include "StepSignature.h"
 #include "StepTimer.h"
 
@@ -69,6 +70,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 
 using namespace mlir;
 using namespace mpt;
@@ -423,14 +425,30 @@ static SmallVector<HostArray *> getUpdatedValues(const StepSignature &sig,
 // The training loop
 //===----------------------------------------------------------------------===//
 
-/// Runs the compiled step `entry` --steps times from `values`, logging every
-/// step, then saves (--save) and reports (--memory, --timing, the summary).
-static llvm::Error train(const StepSignature &sig, ArgValues &values,
-                         CompiledStep &compiled, StepTimer &timer,
-                         const std::optional<MemoryEstimate> &estimate) {
-  void (*entry)(void **) = compiled.entry;
-  if (compiled.optimized)
-    timer.setTiered();
+/// Runs the step --steps times from `values`, the first `interpreted.steps`
+/// in the interpreter, the others compiled (`getCompiled`, asked for at the
+/// first of them), logging every step, then saves (--save) and reports
+/// (--memory, --timing, the summary).
+static llvm::Error
+train(const StepSignature &sig, ArgValues &values,
+      InterpretedSteps &interpreted,
+      llvm::function_ref<llvm::Expected<CompiledStep *>()> getCompiled,
+      StepTimer &timer, const std::optional<MemoryEstimate> &estimate) {
+  CompiledStep *compiled = nullptr;
+  void (*entry)(void **) = nullptr;
+  auto useCompiled = [&]() -> llvm::Error {
+    auto step = getCompiled();
+    if (!step)
+      return step.takeError();
+    compiled = *step;
+    entry = compiled->entry;
+    if (compiled->optimized)
+      timer.setTiered();
+    return llvm::Error::success();
+  };
+  if (interpreted.steps == 0)
+    if (llvm::Error err = useCompiled())
+      return err;
   std::error_code ec;
   llvm::ToolOutputFile logOut(logFile, ec, llvm::sys::fs::OF_Text);
   if (ec)
@@ -475,20 +493,26 @@ static llvm::Error train(const StepSignature &sig, ArgValues &values,
                    : updated.getBuffer(*sig.lossScaleArg)
                        ? updated.getScalar(*sig.lossScaleArg)
                        : values.current[*sig.lossScaleArg].getAsDouble(0);
+    bool interpret = step < interpreted.steps;
+    if (!interpret && !compiled)
+      if (llvm::Error err = useCompiled())
+        return err;
     // --tiered-compile: the optimised code from the first step after it is
     // ready (the same results: TieredCompile.h).
-    if (compiled.optimized && entry == compiled.entry)
-      if (auto optimizedEntry = compiled.optimized->takeEntry(
+    if (!interpret && compiled->optimized && entry == compiled->entry)
+      if (auto optimizedEntry = compiled->optimized->takeEntry(
               /*wait=*/isTieredSwitchForcedAt(step))) {
         entry = optimizedEntry;
         timer.optimizedCodeReady();
       }
     setRunningStep(step);
     timer.stepStarted();
-    auto out = callStep(entry, sig, values.current, updated);
+    llvm::Expected<StepOutputs> out =
+        interpret ? interpreted.interpreter->run(sig, values.current, updated)
+                  : callStep(entry, sig, values.current, updated);
     if (!out)
       return out.takeError();
-    timer.stepFinished();
+    timer.stepFinished(interpret);
     double loss = out->results[sig.lossResult].getAsDouble(0);
     for (auto [i, result] : llvm::enumerate(sig.results))
       if (result.guard && out->results[i].getAsDouble(0) == 0)
@@ -696,6 +720,17 @@ static llvm::Error run(int argc, char **argv) {
       estimate = graph.estimateMemory();
   }
 
+  // --interpreted-steps: the first steps without waiting for the compiler.
+  auto interpreted = prepareInterpretedSteps(
+      *module, sig->funcName, numSteps, isExcessPrecisionRequested(),
+      /*allowed=*/!mpiJob && !memoryReport);
+  if (!interpreted)
+    return interpreted.takeError();
+  if (isTimingRequested() && !interpreted->decision.empty())
+    llvm::errs() << "mpt-run: timing: interpreter: "
+                 << interpreted->decision << "; "
+                 << interpreted->steps << " steps interpreted\n";
+
   CompileOptions compileOptions;
   compileOptions.optLevel = optLevel;
   compileOptions.chunkOps = chunkOps;
@@ -707,15 +742,43 @@ static llvm::Error run(int argc, char **argv) {
   compileOptions.cacheReport = cacheReport;
   compileOptions.progress = !noProgress;
   timer.compileStarted();
-  auto compiled = compileStep(*module, sig->funcName, compileOptions);
-  if (!compiled)
-    return compiled.takeError();
-  timer.setCompilePhases(compiled->phaseSeconds);
+  // With interpreted first steps the step compiles on a thread of its own
+  // meanwhile (without a progress line: the steps have theirs); not at all
+  // when they are all the run's steps.
+  std::optional<CompiledStep> compiled;
+  std::future<llvm::Expected<CompiledStep>> compiling;
+  if (interpreted->steps == 0) {
+    auto step = compileStep(*module, sig->funcName, compileOptions);
+    if (!step)
+      return step.takeError();
+    compiled = std::move(*step);
+    timer.setCompilePhases(compiled->phaseSeconds);
+  } else if (interpreted->steps < numSteps) {
+    compileOptions.progress = false;
+    compiling = std::async(std::launch::async, [&] {
+      return compileStep(*module, sig->funcName, compileOptions);
+    });
+  }
+  auto getCompiled = [&]() -> llvm::Expected<CompiledStep *> {
+    if (!compiled) {
+      auto step = compiling.get();
+      if (!step)
+        return step.takeError();
+      compiled = std::move(*step);
+      timer.setCompilePhases(compiled->phaseSeconds);
+    }
+    return &*compiled;
+  };
 
-  llvm::Error trained = train(*sig, *values, *compiled, timer, estimate);
+  llvm::Error trained =
+      train(*sig, *values, *interpreted, getCompiled, timer, estimate);
+  // A compile the run ended before (after an error) finishes first.
+  if (compiling.valid())
+    if (auto step = getCompiled(); !step)
+      llvm::consumeError(step.takeError());
   // Optimised code the run ended before: finished for the cache, or left
   // to the process's end (and always after an error).
-  if (compiled->optimized) {
+  if (compiled && compiled->optimized) {
     if (trained)
       compiled->optimized->abandon();
     else

@@ -174,6 +174,13 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::init(false)};
 };
 
+/// Adds the tensor-level passes --mpt-lower-to-cpu begins with to `pm`, a
+/// module pass manager: the step as upstream linalg, tensor, arith, math and
+/// scf ops on tensors, fused, before the CPU-specific rewrites and
+/// bufferization (what mpt-run's interpreter runs).
+void buildLowerToCPUTensorPipeline(mlir::OpPassManager &pm,
+                                   const LowerToCPUOptions &options);
+
 /// Adds the passes of --mpt-lower-to-cpu to `pm`, a module pass manager.
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
