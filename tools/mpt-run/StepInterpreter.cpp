@@ -1272,6 +1272,50 @@ void mulAddColumn(const uint8_t *aBytes, int64_t sa, const uint8_t *bBytes,
 using MulAddColumnFn = void (*)(const uint8_t *, int64_t, const uint8_t *,
                                 int64_t, float *, int64_t, int64_t);
 
+/// Sums along a reduction loop of `n` for `k` (at most kTile) outputs at
+/// once, `sau`, `sbu`, `scu` apart: k chains of sums, each in order, that
+/// the processor overlaps (one chain waits on every add).
+constexpr int64_t kTile = 8;
+template <typename A, typename B>
+void mulAddTile(const uint8_t *aBytes, int64_t sa, int64_t sau,
+                const uint8_t *bBytes, int64_t sb, int64_t sbu, float *c,
+                int64_t scu, int64_t n, int64_t k) {
+  const A *a = reinterpret_cast<const A *>(aBytes);
+  const B *b = reinterpret_cast<const B *>(bBytes);
+  float acc[kTile];
+  for (int64_t t = 0; t < k; ++t)
+    acc[t] = c[t * scu];
+  if (k == kTile) {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t t = 0; t < kTile; ++t)
+        acc[t] = acc[t] + loadFloat(a + t * sau + j * sa) *
+                              loadFloat(b + t * sbu + j * sb);
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t t = 0; t < k; ++t)
+        acc[t] = acc[t] + loadFloat(a + t * sau + j * sa) *
+                              loadFloat(b + t * sbu + j * sb);
+  }
+  for (int64_t t = 0; t < k; ++t)
+    c[t * scu] = acc[t];
+}
+
+using MulAddTileFn = void (*)(const uint8_t *, int64_t, int64_t,
+                              const uint8_t *, int64_t, int64_t, float *,
+                              int64_t, int64_t, int64_t);
+
+MulAddTileFn getMulAddTile(Kind a, Kind b) {
+  if (a == Kind::F32 && b == Kind::F32)
+    return mulAddTile<float, float>;
+  if (a == Kind::BF16 && b == Kind::BF16)
+    return mulAddTile<uint16_t, uint16_t>;
+  if (a == Kind::F32 && b == Kind::BF16)
+    return mulAddTile<float, uint16_t>;
+  if (a == Kind::BF16 && b == Kind::F32)
+    return mulAddTile<uint16_t, float>;
+  return nullptr;
+}
+
 MulAddColumnFn getMulAddColumn(Kind a, Kind b) {
   if (a == Kind::F32 && b == Kind::F32)
     return mulAddColumn<float, float>;
@@ -1669,8 +1713,12 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     if (!parallel[d])
       lastReduction = int(d);
   double bestCost = 0;
+  // A multiply-add's sums along its innermost reduction loop, kTile
+  // outputs of the longest parallel loop at a time (`tile`), or one.
+  int tile = -1;
   for (unsigned d = 0; d < numLoops; ++d) {
     bool dot = false;
+    int dotTile = -1;
     if (parallel[d]) {
       bool movesAll = true;
       for (unsigned o = firstInit; o < numOperands; ++o)
@@ -1678,19 +1726,27 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       if (!movesAll)
         continue;
     } else if (mulAdd && int(d) == lastReduction && steps[2][d] == 0) {
-      dot = true; // latency-bound: one sum after the other
+      dot = true;
+      for (unsigned u = 0; u < numLoops; ++u)
+        if (parallel[u] && steps[2][u] != 0 && ranges[u] > 1 &&
+            (dotTile < 0 || ranges[u] > ranges[dotTile]))
+          dotTile = int(u);
     } else {
       continue;
     }
-    double elementCost = dot ? 1.0 : 0;
+    // One chain of sums waits on every add; kTile chains overlap.
+    double elementCost = !dot ? 0 : dotTile < 0 ? 1.0 : 0.1;
     for (unsigned o = 0; o < numOperands; ++o) {
       int64_t step = std::abs(steps[o][d]);
       elementCost += step == 0 ? 0.05 : step == 1 ? 0.25 : 1.0;
     }
-    double cost =
-        iterations / double(ranges[d]) * columnCost + iterations * elementCost;
+    double columns = iterations / double(ranges[d]);
+    if (dotTile >= 0)
+      columns /= double(std::min(kTile, ranges[dotTile]));
+    double cost = columns * columnCost + iterations * elementCost;
     if (batch < 0 || cost < bestCost) {
       batch = int(d);
+      tile = dotTile;
       bestCost = cost;
     }
   }
@@ -1724,8 +1780,19 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     ColumnContext ctx{extractTensors, index, batch, 0, nullptr};
     // Each operand's position at `index`, kept as the loops step.
     SmallVector<int64_t, 8> offset(base.begin(), base.end());
+    MulAddTileFn mulAddTile =
+        tile >= 0 ? getMulAddTile(tensors[0].kind, tensors[1].kind) : nullptr;
     while (true) {
-      if (mulAdd) {
+      if (mulAddTile) {
+        for (int64_t t = 0; t < ranges[tile]; t += kTile)
+          mulAddTile(tensors[0].at(offset[0] + t * steps[0][tile]), steps[0][batch],
+                     steps[0][tile], tensors[1].at(offset[1] + t * steps[1][tile]),
+                     steps[1][batch], steps[1][tile],
+                     reinterpret_cast<float *>(
+                         tensors[2].at(offset[2] + t * steps[2][tile])),
+                     steps[2][tile], batchRange,
+                     std::min(kTile, ranges[tile] - t));
+      } else if (mulAdd) {
         int64_t sa = batch >= 0 ? steps[0][batch] : 0;
         int64_t sb = batch >= 0 ? steps[1][batch] : 0;
         int64_t sc = batch >= 0 ? steps[2][batch] : 0;
@@ -1756,7 +1823,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
         return fail(op, ctx.error);
       int d = int(numLoops) - 1;
       for (; d >= 0; --d) {
-        if (d == batch)
+        if (d == batch || d == tile)
           continue;
         if (++index[d] < ranges[d]) {
           for (unsigned o = 0; o < numOperands; ++o)
