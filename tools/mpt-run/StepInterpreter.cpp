@@ -1,4 +1,5 @@
-//===- StepInterpreter.cpp - the first steps without compiling -------------===//
+//===- StepInterpreter.cpp - the first steps without compiling
+//-------------===//
 //
 // See StepInterpreter.h. Values are scalars (a union of double and int64)
 // or tensors: strided views of reference-counted byte buffers holding the
@@ -271,8 +272,7 @@ void gather(Kind kind, const uint8_t *p, int64_t stride, int64_t n, Val *out) {
   }
 }
 
-void scatter(Kind kind, uint8_t *p, int64_t stride, int64_t n,
-             const Val *in) {
+void scatter(Kind kind, uint8_t *p, int64_t stride, int64_t n, const Val *in) {
   switch (kind) {
   case Kind::F32: {
     float *q = reinterpret_cast<float *>(p);
@@ -415,26 +415,81 @@ void fillWith(const Tensor &dst, Val value) {
 
 enum class Opcode : uint8_t {
   // Float, result rounded to the kind.
-  AddF, SubF, MulF, DivF, RemF, MaximumF, MinimumF, MaxNumF, MinNumF, PowF,
-  CopySign, NegF, AbsF, Exp, Exp2, Log, Log2, Log1p, Expm1, Sqrt, Rsqrt, Tanh,
-  Erf, Floor, Ceil, Round, RoundEven, Trunc, Sin, Cos,
-  CmpF, CmpI, Select,
+  AddF,
+  SubF,
+  MulF,
+  DivF,
+  RemF,
+  MaximumF,
+  MinimumF,
+  MaxNumF,
+  MinNumF,
+  PowF,
+  CopySign,
+  NegF,
+  AbsF,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Log1p,
+  Expm1,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  RoundEven,
+  Trunc,
+  Sin,
+  Cos,
+  CmpF,
+  CmpI,
+  Select,
   // Conversions.
-  ExtF, TruncF, SIToFP, UIToFP, FPToSI, FPToUI, ExtSI, ExtUI, TruncI,
+  ExtF,
+  TruncF,
+  SIToFP,
+  UIToFP,
+  FPToSI,
+  FPToUI,
+  ExtSI,
+  ExtUI,
+  TruncI,
   // Integer, wrapped to the kind.
-  AddI, SubI, MulI, DivSI, DivUI, RemSI, RemUI, FloorDivSI, CeilDivSI, AndI,
-  OrI, XOrI, ShLI, ShRSI, ShRUI, MaxSI, MinSI, MaxUI, MinUI,
+  AddI,
+  SubI,
+  MulI,
+  DivSI,
+  DivUI,
+  RemSI,
+  RemUI,
+  FloorDivSI,
+  CeilDivSI,
+  AndI,
+  OrI,
+  XOrI,
+  ShLI,
+  ShRSI,
+  ShRUI,
+  MaxSI,
+  MinSI,
+  MaxUI,
+  MinUI,
   // linalg.index and tensor.extract.
-  Index, Extract,
+  Index,
+  Extract,
 };
 
 struct Instr {
   Opcode opcode;
-  Kind kind;      // the result's
-  Kind srcKind;   // the operands' (comparisons, conversions)
+  Kind kind;    // the result's
+  Kind srcKind; // the operands' (comparisons, conversions)
   uint8_t predicate = 0;
   int32_t dst = -1, a = -1, b = -1, c = -1;
-  unsigned dim = 0;       // Index: the loop; Extract: its tensor
+  unsigned dim = 0;                // Index: the loop; Extract: its tensor
   SmallVector<int32_t, 4> indices; // Extract: the index registers
 };
 
@@ -645,46 +700,56 @@ void runInstrs(const Program &program, Val *r, int64_t B, int64_t n,
       unaryF(in, r, B, n, [](double x) { return std::fabs(x); });
       break;
     case Opcode::Exp:
-      mathF(in, r, B, n, [](double x) { return std::exp(x); },
-            [](float x) { return expf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::exp(x); },
+          [](float x) { return expf(x); });
       break;
     case Opcode::Exp2:
-      mathF(in, r, B, n, [](double x) { return std::exp2(x); },
-            [](float x) { return exp2f(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::exp2(x); },
+          [](float x) { return exp2f(x); });
       break;
     case Opcode::Log:
-      mathF(in, r, B, n, [](double x) { return std::log(x); },
-            [](float x) { return logf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::log(x); },
+          [](float x) { return logf(x); });
       break;
     case Opcode::Log2:
-      mathF(in, r, B, n, [](double x) { return std::log2(x); },
-            [](float x) { return log2f(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::log2(x); },
+          [](float x) { return log2f(x); });
       break;
     case Opcode::Log1p:
       // MLIR's math-to-llvm lowers log1p and expm1 to log(1 + x) and
       // exp(x) - 1 in the operand's type: the compiled step's values.
-      mathF(in, r, B, n, [](double x) { return std::log(1.0 + x); },
-            [](float x) { return logf(1.0f + x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::log(1.0 + x); },
+          [](float x) { return logf(1.0f + x); });
       break;
     case Opcode::Expm1:
-      mathF(in, r, B, n, [](double x) { return std::exp(x) - 1.0; },
-            [](float x) { return expf(x) - 1.0f; });
+      mathF(
+          in, r, B, n, [](double x) { return std::exp(x) - 1.0; },
+          [](float x) { return expf(x) - 1.0f; });
       break;
     case Opcode::Sqrt:
-      mathF(in, r, B, n, [](double x) { return std::sqrt(x); },
-            [](float x) { return sqrtf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::sqrt(x); },
+          [](float x) { return sqrtf(x); });
       break;
     case Opcode::Rsqrt:
-      mathF(in, r, B, n, [](double x) { return 1.0 / std::sqrt(x); },
-            [](float x) { return 1.0f / sqrtf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return 1.0 / std::sqrt(x); },
+          [](float x) { return 1.0f / sqrtf(x); });
       break;
     case Opcode::Tanh:
-      mathF(in, r, B, n, [](double x) { return std::tanh(x); },
-            [](float x) { return tanhf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::tanh(x); },
+          [](float x) { return tanhf(x); });
       break;
     case Opcode::Erf:
-      mathF(in, r, B, n, [](double x) { return std::erf(x); },
-            [](float x) { return erff(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::erf(x); },
+          [](float x) { return erff(x); });
       break;
     case Opcode::Floor:
       unaryF(in, r, B, n, [](double x) { return std::floor(x); });
@@ -702,12 +767,14 @@ void runInstrs(const Program &program, Val *r, int64_t B, int64_t n,
       unaryF(in, r, B, n, [](double x) { return std::trunc(x); });
       break;
     case Opcode::Sin:
-      mathF(in, r, B, n, [](double x) { return std::sin(x); },
-            [](float x) { return sinf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::sin(x); },
+          [](float x) { return sinf(x); });
       break;
     case Opcode::Cos:
-      mathF(in, r, B, n, [](double x) { return std::cos(x); },
-            [](float x) { return cosf(x); });
+      mathF(
+          in, r, B, n, [](double x) { return std::cos(x); },
+          [](float x) { return cosf(x); });
       break;
     case Opcode::CmpF: {
       auto p = arith::CmpFPredicate(in.predicate);
@@ -745,9 +812,8 @@ void runInstrs(const Program &program, Val *r, int64_t B, int64_t n,
     case Opcode::FPToSI:
     case Opcode::FPToUI:
       for (int64_t j = 0; j < n; ++j)
-        d[j].i = wrapTo(in.kind, std::isfinite(a[j].f)
-                                     ? int64_t(std::trunc(a[j].f))
-                                     : 0);
+        d[j].i = wrapTo(
+            in.kind, std::isfinite(a[j].f) ? int64_t(std::trunc(a[j].f)) : 0);
       break;
     case Opcode::ExtSI:
     case Opcode::TruncI:
@@ -840,21 +906,19 @@ void runInstrs(const Program &program, Val *r, int64_t B, int64_t n,
       break;
     }
     case Opcode::MaxSI:
-      binaryI(in, r, B, n,
-              [](int64_t x, int64_t y) { return std::max(x, y); });
+      binaryI(in, r, B, n, [](int64_t x, int64_t y) { return std::max(x, y); });
       break;
     case Opcode::MinSI:
-      binaryI(in, r, B, n,
-              [](int64_t x, int64_t y) { return std::min(x, y); });
+      binaryI(in, r, B, n, [](int64_t x, int64_t y) { return std::min(x, y); });
       break;
     case Opcode::MaxUI:
     case Opcode::MinUI:
       for (int64_t j = 0; j < n; ++j) {
         uint64_t x = asUnsigned(in.kind, a[j].i),
                  y = asUnsigned(in.kind, b[j].i);
-        d[j].i = wrapTo(in.kind, int64_t(in.opcode == Opcode::MaxUI
-                                             ? std::max(x, y)
-                                             : std::min(x, y)));
+        d[j].i = wrapTo(in.kind,
+                        int64_t(in.opcode == Opcode::MaxUI ? std::max(x, y)
+                                                           : std::min(x, y)));
       }
       break;
     case Opcode::Index:
@@ -1001,10 +1065,9 @@ FailureOr<Program> decodeBlock(Block &block, std::optional<Unsupported> &why,
   };
   for (BlockArgument arg : block.getArguments())
     if (onlyOps.empty() && failed(addRegister(arg))) {
-      why = Unsupported{block.getParentOp(), "a body argument of type " +
-                                                 llvm::formatv("{0}",
-                                                               arg.getType())
-                                                     .str()};
+      why = Unsupported{block.getParentOp(),
+                        "a body argument of type " +
+                            llvm::formatv("{0}", arg.getType()).str()};
       return failure();
     }
   auto use = [&](Value v, Operation *user) -> FailureOr<int32_t> {
@@ -1056,10 +1119,9 @@ FailureOr<Program> decodeBlock(Block &block, std::optional<Unsupported> &why,
     in.opcode = *opcode;
     std::optional<Kind> kind = getKind(op->getResult(0).getType());
     if (!kind) {
-      why = Unsupported{op, "a result of type " +
-                                llvm::formatv("{0}",
-                                              op->getResult(0).getType())
-                                    .str()};
+      why = Unsupported{
+          op, "a result of type " +
+                  llvm::formatv("{0}", op->getResult(0).getType()).str()};
       return failure();
     }
     in.kind = *kind;
@@ -1363,8 +1425,8 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
     plan.coeffs.push_back(std::move(operandCoeffs));
     plan.constants.push_back(std::move(operandConstants));
     unsigned number = operand.getOperandNumber();
-    plan.argRegister.push_back(number < body->getNumArguments() ? int32_t(number)
-                                                                 : -1);
+    plan.argRegister.push_back(
+        number < body->getNumArguments() ? int32_t(number) : -1);
   }
   if (int64_t(plan.program.yields.size()) != op.getNumDpsInits()) {
     why = Unsupported{op, "a body that does not yield every output"};
@@ -1422,6 +1484,26 @@ private:
   /// last use and nothing else holds it, else a copy (if `keepValues`) or a
   /// new zero tensor.
   Tensor takeDestination(Operation *op, Value init, bool keepValues);
+  /// The part of `t` that slice op `op` (extract_slice, insert_slice)
+  /// names, or nothing when it is out of bounds.
+  std::optional<Tensor> getSliceView(Operation *op, const Tensor &t) {
+    const SliceSpec &spec = slices.find(op)->second;
+    Tensor view = t;
+    view.shape.clear();
+    view.strides.clear();
+    for (auto [d, ofs, size, stride] :
+         llvm::enumerate(spec.offsets, spec.sizes, spec.strides)) {
+      int64_t o = getIndex(ofs), s = getIndex(size), st = getIndex(stride);
+      if (o < 0 || s < 0 || (s > 0 && o + (s - 1) * st >= t.shape[d]))
+        return std::nullopt;
+      view.offset += o * t.strides[d];
+      if (spec.dropped.test(d))
+        continue;
+      view.shape.push_back(s);
+      view.strides.push_back(t.strides[d] * st);
+    }
+    return view;
+  }
   Tensor materialize(const Tensor &t) {
     return t.isContiguous() ? t : copyToNew(t);
   }
@@ -1445,9 +1527,8 @@ mpt::StepInterpreter::Impl::prepareBlock(Block &block,
   for (Operation &op : block) {
     op.walk([&](Operation *nested) {
       for (Value v : nested->getOperands()) {
-        Block *owner = isa<BlockArgument>(v)
-                           ? cast<BlockArgument>(v).getOwner()
-                           : v.getDefiningOp()->getBlock();
+        Block *owner = isa<BlockArgument>(v) ? cast<BlockArgument>(v).getOwner()
+                                             : v.getDefiningOp()->getBlock();
         if (owner == &block)
           lastUser[v] = &op;
       }
@@ -1466,7 +1547,8 @@ mpt::StepInterpreter::Impl::prepareBlock(Block &block,
       return true;
     }
     if (!getKind(type)) {
-      why = Unsupported{op, "a value of type " + llvm::formatv("{0}", type).str()};
+      why = Unsupported{op,
+                        "a value of type " + llvm::formatv("{0}", type).str()};
       return false;
     }
     return true;
@@ -1515,7 +1597,8 @@ mpt::StepInterpreter::Impl::prepareBlock(Block &block,
         }
         std::memcpy(t.storage->data(), blob->getData().data(),
                     blob->getData().size());
-      } else if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+      } else if (auto dense =
+                     dyn_cast<DenseElementsAttr>(constant.getValue())) {
         int64_t i = 0;
         if (isFloat(kind)) {
           for (APFloat x : dense.getValues<APFloat>()) {
@@ -1566,8 +1649,7 @@ mpt::StepInterpreter::Impl::prepareBlock(Block &block,
     }
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
       slices[op] = SliceSpec{insert.getMixedOffsets(), insert.getMixedSizes(),
-                             insert.getMixedStrides(),
-                             insert.getDroppedDims()};
+                             insert.getMixedStrides(), insert.getDroppedDims()};
       continue;
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
@@ -1766,8 +1848,8 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       std::fill(r + reg * B, r + reg * B + B, get(value).scalar);
     for (unsigned o = 0; o < numOperands; ++o)
       if (isScalar[o] && plan.argRegister[o] >= 0)
-        std::fill(r + plan.argRegister[o] * B,
-                  r + plan.argRegister[o] * B + B, scalars[o]);
+        std::fill(r + plan.argRegister[o] * B, r + plan.argRegister[o] * B + B,
+                  scalars[o]);
     SmallVector<const Tensor *> extractTensors;
     for (Value t : program.extractTensors)
       extractTensors.push_back(&get(t).tensor);
@@ -1785,13 +1867,13 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     while (true) {
       if (mulAddTile) {
         for (int64_t t = 0; t < ranges[tile]; t += kTile)
-          mulAddTile(tensors[0].at(offset[0] + t * steps[0][tile]), steps[0][batch],
-                     steps[0][tile], tensors[1].at(offset[1] + t * steps[1][tile]),
-                     steps[1][batch], steps[1][tile],
-                     reinterpret_cast<float *>(
-                         tensors[2].at(offset[2] + t * steps[2][tile])),
-                     steps[2][tile], batchRange,
-                     std::min(kTile, ranges[tile] - t));
+          mulAddTile(
+              tensors[0].at(offset[0] + t * steps[0][tile]), steps[0][batch],
+              steps[0][tile], tensors[1].at(offset[1] + t * steps[1][tile]),
+              steps[1][batch], steps[1][tile],
+              reinterpret_cast<float *>(
+                  tensors[2].at(offset[2] + t * steps[2][tile])),
+              steps[2][tile], batchRange, std::min(kTile, ranges[tile] - t));
       } else if (mulAdd) {
         int64_t sa = batch >= 0 ? steps[0][batch] : 0;
         int64_t sb = batch >= 0 ? steps[1][batch] : 0;
@@ -1898,50 +1980,22 @@ llvm::Error mpt::StepInterpreter::Impl::runOp(Operation *op) {
     return llvm::Error::success();
   }
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    Tensor t = get(slice.getSource()).tensor;
-    Tensor view = t;
-    view.shape.clear();
-    view.strides.clear();
-    const SliceSpec &spec = slices.find(op)->second;
-    const llvm::SmallBitVector &dropped = spec.dropped;
-    for (auto [d, ofs, size, stride] :
-         llvm::enumerate(spec.offsets, spec.sizes, spec.strides)) {
-      int64_t o = getIndex(ofs), s = getIndex(size), st = getIndex(stride);
-      if (o < 0 || s < 0 || (s > 0 && o + (s - 1) * st >= t.shape[d]))
-        return fail(op, "slice out of bounds");
-      view.offset += o * t.strides[d];
-      if (dropped.test(d))
-        continue;
-      view.shape.push_back(s);
-      view.strides.push_back(t.strides[d] * st);
-    }
-    setTensor(slice.getResult(), std::move(view));
+    std::optional<Tensor> view = getSliceView(op, get(slice.getSource()).tensor);
+    if (!view)
+      return fail(op, "slice out of bounds");
+    setTensor(slice.getResult(), std::move(*view));
     return llvm::Error::success();
   }
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
     Tensor dest = takeDestination(op, insert.getDest(), /*keepValues=*/true);
-    Tensor view = dest;
-    view.shape.clear();
-    view.strides.clear();
-    const SliceSpec &spec = slices.find(op)->second;
-    const llvm::SmallBitVector &dropped = spec.dropped;
-    for (auto [d, ofs, size, stride] :
-         llvm::enumerate(spec.offsets, spec.sizes, spec.strides)) {
-      int64_t o = getIndex(ofs), s = getIndex(size), st = getIndex(stride);
-      if (o < 0 || s < 0 || (s > 0 && o + (s - 1) * st >= dest.shape[d]))
-        return fail(op, "slice out of bounds");
-      view.offset += o * dest.strides[d];
-      if (dropped.test(d))
-        continue;
-      view.shape.push_back(s);
-      view.strides.push_back(dest.strides[d] * st);
-    }
-    copyInto(view, get(insert.getSource()).tensor);
+    std::optional<Tensor> view = getSliceView(op, dest);
+    if (!view)
+      return fail(op, "slice out of bounds");
+    copyInto(*view, get(insert.getSource()).tensor);
     setTensor(insert.getResult(), std::move(dest));
     return llvm::Error::success();
   }
-  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(
-          op)) {
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
     Tensor t = materialize(get(op->getOperand(0)).tensor);
     ArrayRef<int64_t> shape = resultShape(op->getResult(0));
     t.shape.assign(shape.begin(), shape.end());
@@ -2145,10 +2199,20 @@ static Kind toKind(ElementKind kind) {
   return Kind::F32;
 }
 
+static llvm::cl::opt<int> failAtStep(
+    "interpreted-steps-fail-at",
+    llvm::cl::desc("Make the interpreter stop at its Nth step (from 0) with "
+                   "an error, as on a value it cannot take (for tests)"),
+    llvm::cl::init(-1), llvm::cl::Hidden);
+
 llvm::Expected<StepOutputs>
 mpt::StepInterpreter::run(const StepSignature &sig,
                           const SmallVector<HostArray> &args,
                           UpdatedArguments &updated) {
+  if (numRuns++ == failAtStep)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "stopped as --interpreted-steps-fail-at "
+                                   "asks");
   SmallVector<Tensor> inputs;
   for (auto [i, info, array] : llvm::enumerate(sig.args, args)) {
     Tensor t = makeTensor(toKind(info.kind), info.shape);
@@ -2165,8 +2229,7 @@ mpt::StepInterpreter::run(const StepSignature &sig,
   if (results.size() != sig.results.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the interpreted step returned " +
-                                       llvm::Twine(results.size()) +
-                                       " values");
+                                       llvm::Twine(results.size()) + " values");
   StepOutputs out;
   // Every result is read before any argument buffer is written: a result
   // may be an argument's old value.
@@ -2278,11 +2341,11 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
   double iterations = result.interpreter->getIterations();
   double interpretSeconds = iterations * kSecondsPerIteration;
   double compileSeconds = numOps * kCompileSecondsPerOp;
-  result.decision = llvm::formatv("{0} ops, {1:e2} loop iterations: about "
-                                  "{2:f2} s interpreted, {3:f1} s to compile",
-                                  numOps, iterations, interpretSeconds,
-                                  compileSeconds)
-                        .str();
+  result.decision =
+      llvm::formatv("{0} ops, {1:e2} loop iterations: about "
+                    "{2:f2} s interpreted, {3:f1} s to compile",
+                    numOps, iterations, interpretSeconds, compileSeconds)
+          .str();
   if (asked) {
     result.steps = std::min(*asked, numSteps);
     return result;

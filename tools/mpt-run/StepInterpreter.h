@@ -55,6 +55,7 @@ public:
 private:
   explicit StepInterpreter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
+  int numRuns = 0;
 };
 
 /// The first steps of a run in the interpreter (--interpreted-steps).

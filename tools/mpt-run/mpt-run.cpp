@@ -494,24 +494,45 @@ train(const StepSignature &sig, ArgValues &values,
                        ? updated.getScalar(*sig.lossScaleArg)
                        : values.current[*sig.lossScaleArg].getAsDouble(0);
     bool interpret = step < interpreted.steps;
-    if (!interpret && !compiled)
-      if (llvm::Error err = useCompiled())
-        return err;
-    // --tiered-compile: the optimised code from the first step after it is
-    // ready (the same results: TieredCompile.h).
-    if (!interpret && compiled->optimized && entry == compiled->entry)
-      if (auto optimizedEntry = compiled->optimized->takeEntry(
-              /*wait=*/isTieredSwitchForcedAt(step))) {
-        entry = optimizedEntry;
-        timer.optimizedCodeReady();
+    std::optional<StepOutputs> outputs;
+    if (interpret) {
+      setRunningStep(step);
+      timer.stepStarted();
+      auto ran = interpreted.interpreter->run(sig, values.current, updated);
+      if (ran) {
+        outputs = std::move(*ran);
+      } else {
+        // The interpreter writes nothing until the step's end: an error (a
+        // value it met that the compiled step would not check either)
+        // leaves the step to the compiled code.
+        llvm::errs() << "mpt-run: warning: step " << step
+                     << ": the interpreter stopped ("
+                     << toString(ran.takeError())
+                     << "); this step and the next run compiled code\n";
+        interpreted.steps = step;
+        interpret = false;
       }
-    setRunningStep(step);
-    timer.stepStarted();
-    llvm::Expected<StepOutputs> out =
-        interpret ? interpreted.interpreter->run(sig, values.current, updated)
-                  : callStep(entry, sig, values.current, updated);
-    if (!out)
-      return out.takeError();
+    }
+    if (!interpret) {
+      if (!compiled)
+        if (llvm::Error err = useCompiled())
+          return err;
+      // --tiered-compile: the optimised code from the first step after it
+      // is ready (the same results: TieredCompile.h).
+      if (compiled->optimized && entry == compiled->entry)
+        if (auto optimizedEntry = compiled->optimized->takeEntry(
+                /*wait=*/isTieredSwitchForcedAt(step))) {
+          entry = optimizedEntry;
+          timer.optimizedCodeReady();
+        }
+      setRunningStep(step);
+      timer.stepStarted();
+      auto ran = callStep(entry, sig, values.current, updated);
+      if (!ran)
+        return ran.takeError();
+      outputs = std::move(*ran);
+    }
+    StepOutputs *out = &*outputs;
     timer.stepFinished(interpret);
     double loss = out->results[sig.lossResult].getAsDouble(0);
     for (auto [i, result] : llvm::enumerate(sig.results))
@@ -761,7 +782,11 @@ static llvm::Error run(int argc, char **argv) {
   }
   auto getCompiled = [&]() -> llvm::Expected<CompiledStep *> {
     if (!compiled) {
-      auto step = compiling.get();
+      // Compiled now if no step was to run compiled code (the interpreter
+      // stopped).
+      auto step = compiling.valid()
+                      ? compiling.get()
+                      : compileStep(*module, sig->funcName, compileOptions);
       if (!step)
         return step.takeError();
       compiled = std::move(*step);
