@@ -1334,37 +1334,94 @@ void mulAddColumn(const uint8_t *aBytes, int64_t sa, const uint8_t *bBytes,
 using MulAddColumnFn = void (*)(const uint8_t *, int64_t, const uint8_t *,
                                 int64_t, float *, int64_t, int64_t);
 
-/// Sums along a reduction loop of `n` for `k` (at most kTile) outputs at
-/// once, `sau`, `sbu`, `scu` apart: k chains of sums, each in order, that
-/// the processor overlaps (one chain waits on every add).
+/// A multiply-add's reduction loops, in their order: their trip counts and
+/// the steps of its two inputs along them.
+constexpr int kMaxReductions = 8;
+struct ReductionLoops {
+  int count = 0;
+  int64_t ranges[kMaxReductions], aSteps[kMaxReductions],
+      bSteps[kMaxReductions];
+};
+
+/// The sums of `k` (at most kTile) outputs `scu` apart, whose inputs start
+/// `sau` and `sbu` apart, over all of `loops`: k chains of sums kept in
+/// registers, each in the loops' order, that the processor overlaps (one
+/// chain alone waits on every add). Along the output's contiguous rows
+/// with a weight that stays (a convolution's), the tile is a vector.
 constexpr int64_t kTile = 8;
 template <typename A, typename B>
-void mulAddTile(const uint8_t *aBytes, int64_t sa, int64_t sau,
-                const uint8_t *bBytes, int64_t sb, int64_t sbu, float *c,
-                int64_t scu, int64_t n, int64_t k) {
+void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
+                int64_t sbu, float *c, int64_t scu, int64_t k,
+                const ReductionLoops &loops) {
   const A *a = reinterpret_cast<const A *>(aBytes);
   const B *b = reinterpret_cast<const B *>(bBytes);
   float acc[kTile];
   for (int64_t t = 0; t < k; ++t)
     acc[t] = c[t * scu];
-  if (k == kTile) {
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t t = 0; t < kTile; ++t)
-        acc[t] = acc[t] + loadFloat(a + t * sau + j * sa) *
-                              loadFloat(b + t * sbu + j * sb);
-  } else {
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t t = 0; t < k; ++t)
-        acc[t] = acc[t] + loadFloat(a + t * sau + j * sa) *
-                              loadFloat(b + t * sbu + j * sb);
+  int inner = loops.count - 1;
+  int64_t n = loops.ranges[inner], sa = loops.aSteps[inner],
+          sb = loops.bSteps[inner];
+  int64_t index[kMaxReductions] = {};
+  int64_t aOffset = 0, bOffset = 0;
+  while (true) {
+    const A *ap = a + aOffset;
+    const B *bp = b + bOffset;
+    if (k == kTile && sau == 1 && sbu == 0) {
+      for (int64_t j = 0; j < n; ++j) {
+        float bv = loadFloat(bp + j * sb);
+        for (int64_t t = 0; t < kTile; ++t)
+          acc[t] = acc[t] + loadFloat(ap + t + j * sa) * bv;
+      }
+    } else if (k == kTile && sau == 0 && sbu == 1) {
+      for (int64_t j = 0; j < n; ++j) {
+        float av = loadFloat(ap + j * sa);
+        for (int64_t t = 0; t < kTile; ++t)
+          acc[t] = acc[t] + av * loadFloat(bp + t + j * sb);
+      }
+    } else if (k == kTile && sau == 0) {
+      for (int64_t j = 0; j < n; ++j) {
+        float av = loadFloat(ap + j * sa);
+        for (int64_t t = 0; t < kTile; ++t)
+          acc[t] = acc[t] + av * loadFloat(bp + t * sbu + j * sb);
+      }
+    } else if (k == kTile && sbu == 0) {
+      for (int64_t j = 0; j < n; ++j) {
+        float bv = loadFloat(bp + j * sb);
+        for (int64_t t = 0; t < kTile; ++t)
+          acc[t] = acc[t] + loadFloat(ap + t * sau + j * sa) * bv;
+      }
+    } else if (k == kTile) {
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t t = 0; t < kTile; ++t)
+          acc[t] = acc[t] + loadFloat(ap + t * sau + j * sa) *
+                                loadFloat(bp + t * sbu + j * sb);
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t t = 0; t < k; ++t)
+          acc[t] = acc[t] + loadFloat(ap + t * sau + j * sa) *
+                                loadFloat(bp + t * sbu + j * sb);
+    }
+    int d = inner - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < loops.ranges[d]) {
+        aOffset += loops.aSteps[d];
+        bOffset += loops.bSteps[d];
+        break;
+      }
+      aOffset -= (loops.ranges[d] - 1) * loops.aSteps[d];
+      bOffset -= (loops.ranges[d] - 1) * loops.bSteps[d];
+      index[d] = 0;
+    }
+    if (d < 0)
+      break;
   }
   for (int64_t t = 0; t < k; ++t)
     c[t * scu] = acc[t];
 }
 
-using MulAddTileFn = void (*)(const uint8_t *, int64_t, int64_t,
-                              const uint8_t *, int64_t, int64_t, float *,
-                              int64_t, int64_t, int64_t);
+using MulAddTileFn = void (*)(const uint8_t *, int64_t, const uint8_t *,
+                              int64_t, float *, int64_t, int64_t,
+                              const ReductionLoops &);
 
 MulAddTileFn getMulAddTile(Kind a, Kind b) {
   if (a == Kind::F32 && b == Kind::F32)
@@ -1465,7 +1522,7 @@ public:
 
   LogicalResult prepare(std::optional<Unsupported> &why);
   llvm::Error runStep(ArrayRef<Tensor> args, SmallVectorImpl<Slot> &results);
-  double iterations = 0;
+  double iterations = 0, multiplyAddIterations = 0;
 
 private:
   LogicalResult prepareBlock(Block &block, std::optional<Unsupported> &why);
@@ -1573,6 +1630,8 @@ mpt::StepInterpreter::Impl::prepareBlock(Block &block,
       for (int64_t r : plan->ranges)
         n *= double(r);
       iterations += n;
+      if (plan->isMulAddF32)
+        multiplyAddIterations += n;
       linalgPlans[op] = std::move(*plan);
       continue;
     }
@@ -1776,8 +1835,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
   // The column loop, by a cost model (nanoseconds; this host): a column
   // costs a loop step and a dispatch per instruction, each element a read
   // or write per operand, cheap where the operand stays (0) or is
-  // contiguous (1). A parallel loop along which every output moves, or for
-  // a multiply-add the innermost reduction loop (the sum's order kept).
+  // contiguous (1): a parallel loop along which every output moves.
   MulAddColumnFn mulAdd =
       plan.isMulAddF32 && !isScalar[0] && !isScalar[1] &&
               tensors[2].kind == Kind::F32
@@ -1790,46 +1848,76 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     iterations *= double(r);
   double columnCost =
       mulAdd ? 4 : 10 + 3 * double(program.instrs.size() + numOperands);
-  int lastReduction = -1;
-  for (unsigned d = 0; d < numLoops; ++d)
-    if (!parallel[d])
-      lastReduction = int(d);
   double bestCost = 0;
-  // A multiply-add's sums along its innermost reduction loop, kTile
-  // outputs of the longest parallel loop at a time (`tile`), or one.
-  int tile = -1;
   for (unsigned d = 0; d < numLoops; ++d) {
-    bool dot = false;
-    int dotTile = -1;
-    if (parallel[d]) {
-      bool movesAll = true;
-      for (unsigned o = firstInit; o < numOperands; ++o)
-        movesAll &= steps[o][d] != 0;
-      if (!movesAll)
-        continue;
-    } else if (mulAdd && int(d) == lastReduction && steps[2][d] == 0) {
-      dot = true;
-      for (unsigned u = 0; u < numLoops; ++u)
-        if (parallel[u] && steps[2][u] != 0 && ranges[u] > 1 &&
-            (dotTile < 0 || ranges[u] > ranges[dotTile]))
-          dotTile = int(u);
-    } else {
+    if (!parallel[d])
       continue;
-    }
-    // One chain of sums waits on every add; kTile chains overlap.
-    double elementCost = !dot ? 0 : dotTile < 0 ? 1.0 : 0.1;
+    bool movesAll = true;
+    for (unsigned o = firstInit; o < numOperands; ++o)
+      movesAll &= steps[o][d] != 0;
+    if (!movesAll)
+      continue;
+    double elementCost = 0;
     for (unsigned o = 0; o < numOperands; ++o) {
       int64_t step = std::abs(steps[o][d]);
       elementCost += step == 0 ? 0.05 : step == 1 ? 0.25 : 1.0;
     }
-    double columns = iterations / double(ranges[d]);
-    if (dotTile >= 0)
-      columns /= double(std::min(kTile, ranges[dotTile]));
-    double cost = columns * columnCost + iterations * elementCost;
+    double cost =
+        iterations / double(ranges[d]) * columnCost + iterations * elementCost;
     if (batch < 0 || cost < bestCost) {
       batch = int(d);
-      tile = dotTile;
       bestCost = cost;
+    }
+  }
+  // Or, for a multiply-add, tiles of kTile outputs along a parallel loop
+  // (`tile`; or single outputs) each summed over all reduction loops, in
+  // their order: the sums stay in registers.
+  ReductionLoops reductions;
+  int tile = -1;
+  bool tiled = false;
+  if (mulAdd) {
+    double total = 1;
+    bool summable = true;
+    for (unsigned d = 0; d < numLoops; ++d) {
+      if (parallel[d])
+        continue;
+      summable &= steps[2][d] == 0 && reductions.count < kMaxReductions;
+      if (!summable)
+        break;
+      reductions.ranges[reductions.count] = ranges[d];
+      reductions.aSteps[reductions.count] = steps[0][d];
+      reductions.bSteps[reductions.count] = steps[1][d];
+      ++reductions.count;
+      total *= double(ranges[d]);
+    }
+    if (summable && reductions.count > 0) {
+      // A vector tile first (one input contiguous, the other staying),
+      // else the longest.
+      auto vectorTile = [&](unsigned u) {
+        return (std::abs(steps[0][u]) == 1 && steps[1][u] == 0) ||
+               (steps[0][u] == 0 && std::abs(steps[1][u]) == 1);
+      };
+      for (unsigned u = 0; u < numLoops; ++u) {
+        if (!parallel[u] || steps[2][u] == 0 || ranges[u] < 2)
+          continue;
+        auto key = [&](unsigned e) {
+          return std::make_pair(vectorTile(e) && ranges[e] >= kTile, ranges[e]);
+        };
+        if (tile < 0 || key(u) > key(unsigned(tile)))
+          tile = int(u);
+      }
+      double k = tile >= 0 ? double(std::min(kTile, ranges[tile])) : 1;
+      double innerRange = double(reductions.ranges[reductions.count - 1]);
+      double elementCost = tile >= 0 && vectorTile(tile) ? 0.08
+                           : tile >= 0                   ? 0.3
+                                                         : 1.0;
+      double cost = iterations / (total * k) * columnCost +
+                    iterations / (innerRange * k) * 2 +
+                    iterations * elementCost;
+      if (batch < 0 || cost < bestCost) {
+        tiled = true;
+        batch = -1;
+      }
     }
   }
   for (int64_t r : ranges)
@@ -1863,17 +1951,19 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     // Each operand's position at `index`, kept as the loops step.
     SmallVector<int64_t, 8> offset(base.begin(), base.end());
     MulAddTileFn mulAddTile =
-        tile >= 0 ? getMulAddTile(tensors[0].kind, tensors[1].kind) : nullptr;
+        tiled ? getMulAddTile(tensors[0].kind, tensors[1].kind) : nullptr;
     while (true) {
       if (mulAddTile) {
-        for (int64_t t = 0; t < ranges[tile]; t += kTile)
+        int64_t tileRange = tile >= 0 ? ranges[tile] : 1;
+        int64_t sau = tile >= 0 ? steps[0][tile] : 0;
+        int64_t sbu = tile >= 0 ? steps[1][tile] : 0;
+        int64_t scu = tile >= 0 ? steps[2][tile] : 0;
+        for (int64_t t = 0; t < tileRange; t += kTile)
           mulAddTile(
-              tensors[0].at(offset[0] + t * steps[0][tile]), steps[0][batch],
-              steps[0][tile], tensors[1].at(offset[1] + t * steps[1][tile]),
-              steps[1][batch], steps[1][tile],
-              reinterpret_cast<float *>(
-                  tensors[2].at(offset[2] + t * steps[2][tile])),
-              steps[2][tile], batchRange, std::min(kTile, ranges[tile] - t));
+              tensors[0].at(offset[0] + t * sau), sau,
+              tensors[1].at(offset[1] + t * sbu), sbu,
+              reinterpret_cast<float *>(tensors[2].at(offset[2] + t * scu)),
+              scu, std::min(kTile, tileRange - t), reductions);
       } else if (mulAdd) {
         int64_t sa = batch >= 0 ? steps[0][batch] : 0;
         int64_t sb = batch >= 0 ? steps[1][batch] : 0;
@@ -1905,7 +1995,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
         return fail(op, ctx.error);
       int d = int(numLoops) - 1;
       for (; d >= 0; --d) {
-        if (d == batch || d == tile)
+        if (d == batch || (tiled && (d == tile || !parallel[d])))
           continue;
         if (++index[d] < ranges[d]) {
           for (unsigned o = 0; o < numOperands; ++o)
@@ -1980,7 +2070,8 @@ llvm::Error mpt::StepInterpreter::Impl::runOp(Operation *op) {
     return llvm::Error::success();
   }
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    std::optional<Tensor> view = getSliceView(op, get(slice.getSource()).tensor);
+    std::optional<Tensor> view =
+        getSliceView(op, get(slice.getSource()).tensor);
     if (!view)
       return fail(op, "slice out of bounds");
     setTensor(slice.getResult(), std::move(*view));
@@ -2179,6 +2270,10 @@ mpt::StepInterpreter::create(func::FuncOp func) {
 
 double mpt::StepInterpreter::getIterations() const { return impl->iterations; }
 
+double mpt::StepInterpreter::getMultiplyAddIterations() const {
+  return impl->multiplyAddIterations;
+}
+
 static Kind toKind(ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
@@ -2278,11 +2373,14 @@ static llvm::cl::opt<unsigned> interpretMinOps(
                    "must have to be a candidate (for tests)"),
     llvm::cl::init(kInterpretMinOps), llvm::cl::Hidden);
 
-/// Seconds the interpreter takes per iteration of a loop body (measured:
-/// 1.4-2.6 ns on ResNet-18, MobileNetV3-small and EfficientNet-B0, one
-/// Sapphire Rapids core) and seconds of compiling per op of the step before
-/// lowering (the same steps, tiered to their first step: 0.36-0.47 ms).
-constexpr double kSecondsPerIteration = 2e-9;
+/// Seconds the interpreter takes per iteration of a multiply-add's loops and
+/// of any other op's (measured on one Sapphire Rapids core: ResNet-18's
+/// step, nearly all convolutions, 0.38 ns an iteration; MobileNetV3-small's,
+/// mostly elementwise ops, 2.3 ns), and seconds of compiling per op of the
+/// step before lowering (the same steps, tiered to their first step:
+/// 0.36-0.47 ms).
+constexpr double kSecondsPerMultiplyAdd = 0.5e-9;
+constexpr double kSecondsPerIteration = 2.5e-9;
 constexpr double kCompileSecondsPerOp = 4e-4;
 
 llvm::Expected<InterpretedSteps>
@@ -2339,12 +2437,16 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
     return result;
   }
   double iterations = result.interpreter->getIterations();
-  double interpretSeconds = iterations * kSecondsPerIteration;
+  double multiplyAdds = result.interpreter->getMultiplyAddIterations();
+  double interpretSeconds = multiplyAdds * kSecondsPerMultiplyAdd +
+                            (iterations - multiplyAdds) * kSecondsPerIteration;
   double compileSeconds = numOps * kCompileSecondsPerOp;
   result.decision =
-      llvm::formatv("{0} ops, {1:e2} loop iterations: about "
-                    "{2:f2} s interpreted, {3:f1} s to compile",
-                    numOps, iterations, interpretSeconds, compileSeconds)
+      llvm::formatv("{0} ops, {1:e2} loop iterations ({2:e2} of "
+                    "multiply-adds): about {3:f2} s interpreted, {4:f1} s to "
+                    "compile",
+                    numOps, iterations, multiplyAdds, interpretSeconds,
+                    compileSeconds)
           .str();
   if (asked) {
     result.steps = std::min(*asked, numSteps);

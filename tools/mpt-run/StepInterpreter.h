@@ -41,8 +41,10 @@ public:
   create(mlir::func::FuncOp func);
   ~StepInterpreter();
 
-  /// The iterations of the step's loop bodies (the work of one step).
+  /// The iterations of the step's loop bodies (the work of one step), and
+  /// those of its multiply-adds (convolutions, matmuls: quicker).
   double getIterations() const;
+  double getMultiplyAddIterations() const;
 
   /// Runs the step once, as callStep does: new values of the updated
   /// arguments go into `updated`'s buffers, the other results are returned.
