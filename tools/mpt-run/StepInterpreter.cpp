@@ -1,14 +1,15 @@
-//===- StepInterpreter.cpp - the first steps without compiling
-//-------------===//
+//===- StepInterpreter.cpp - the first steps without compiling ------------===//
 //
 // See StepInterpreter.h. Values are scalars (a union of double and int64)
 // or tensors: strided views of reference-counted byte buffers holding the
 // elements in their own type. A linalg op runs as a loop nest over its
-// iteration space in the op's loop order, except that one parallel loop
-// (the one with most iterations whose step moves every output) becomes the
-// innermost and runs as columns of up to kColumn elements: each body
-// instruction then loops over a column, so decoding costs once per column.
-// The sums of a reduction keep their order: only a parallel loop moves.
+// iteration space in the op's loop order (adjacent loops along which every
+// operand moves contiguously merged), except that one parallel loop, chosen
+// by a small cost model, becomes the innermost and runs as columns of up to
+// kColumn elements: each body instruction then loops over a column, so
+// decoding costs once per column. A multiply-add runs as one loop over the
+// column, or in tiles of kTile outputs each summed over all its reduction
+// loops. The sums of a reduction keep their order: only parallel loops move.
 //
 //===----------------------------------------------------------------------===//
 #include "StepInterpreter.h"
