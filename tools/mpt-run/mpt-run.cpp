@@ -505,10 +505,11 @@ train(const StepSignature &sig, ArgValues &values,
         // The interpreter writes nothing until the step's end: an error (a
         // value it met that the compiled step would not check either)
         // leaves the step to the compiled code.
-        llvm::errs() << "mpt-run: warning: step " << step
-                     << ": the interpreter stopped ("
-                     << toString(ran.takeError())
-                     << "); this step and the next run compiled code\n";
+        llvm::errs() << ("mpt-run: warning: step " + Twine(step) +
+                         ": the interpreter stopped (" +
+                         toString(ran.takeError()) +
+                         "); this step and the next run compiled code\n")
+                            .str();
         interpreted.steps = step;
         interpret = false;
       }
@@ -571,8 +572,11 @@ train(const StepSignature &sig, ArgValues &values,
     if (progress && (now - lastProgress > std::chrono::milliseconds(100) ||
                      step + 1 == numSteps)) {
       lastProgress = now;
-      llvm::errs() << "\rmpt-run: step " << (step + 1) << "/" << numSteps
-                   << "  loss " << formatNumber(loss) << "   ";
+      // One write: a compile on another thread may be writing its line.
+      llvm::errs() << ("\rmpt-run: step " + Twine(step + 1) + "/" +
+                       Twine(numSteps) + "  loss " + formatNumber(loss) +
+                       "   ")
+                          .str();
     }
   }
   updated.copyTo(values.current);
@@ -764,8 +768,9 @@ static llvm::Error run(int argc, char **argv) {
   compileOptions.progress = !noProgress;
   timer.compileStarted();
   // With interpreted first steps the step compiles on a thread of its own
-  // meanwhile (without a progress line: the steps have theirs); not at all
-  // when they are all the run's steps.
+  // meanwhile (its progress line and the steps' share the terminal: the
+  // compile's phases show while the run waits for it); not at all when they
+  // are all the run's steps.
   std::optional<CompiledStep> compiled;
   std::future<llvm::Expected<CompiledStep>> compiling;
   if (interpreted->steps == 0) {
@@ -775,7 +780,6 @@ static llvm::Error run(int argc, char **argv) {
     compiled = std::move(*step);
     timer.setCompilePhases(compiled->phaseSeconds);
   } else if (interpreted->steps < numSteps) {
-    compileOptions.progress = false;
     compiling = std::async(std::launch::async, [&] {
       return compileStep(*module, sig->funcName, compileOptions);
     });
