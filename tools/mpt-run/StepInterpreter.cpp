@@ -2363,8 +2363,8 @@ static llvm::cl::opt<std::string> interpretedStepsOption(
         "Run this many first steps in mpt's interpreter, without compiling, "
         "while the step is compiled on another thread (auto: one step of a "
         "large step whose work is small next to compiling it; 0: none). "
-        "Their results agree with the compiled step's to within rounding, "
-        "not bit for bit (docs/CompileTime.md)"),
+        "Their results are the generic CPU path's bit for bit, the other "
+        "paths' to within rounding (docs/Running.md)"),
     llvm::cl::value_desc("N|auto"), llvm::cl::init("auto"),
     llvm::cl::cat(getRunCategory()));
 
