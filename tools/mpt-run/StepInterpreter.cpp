@@ -20,6 +20,7 @@
 #include "mpt/Support/Report.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -482,6 +483,8 @@ enum class Opcode : uint8_t {
   // linalg.index and tensor.extract.
   Index,
   Extract,
+  // cf.assert: no result.
+  Assert,
 };
 
 struct Instr {
@@ -504,6 +507,8 @@ struct Program {
   SmallVector<std::pair<int32_t, Value>> outerScalars;
   SmallVector<Value> extractTensors;
   SmallVector<int32_t> yields;
+  /// The messages of the body's checks (cf.assert).
+  SmallVector<std::string> messages;
   SmallVector<Kind> registerKinds;
 };
 
@@ -653,7 +658,7 @@ void binaryI(const Instr &in, Val *r, int64_t B, int64_t n, F f) {
 void runInstrs(const Program &program, Val *r, int64_t B, int64_t n,
                ColumnContext &ctx) {
   for (const Instr &in : program.instrs) {
-    Val *d = r + in.dst * B;
+    Val *d = in.dst >= 0 ? r + in.dst * B : nullptr;
     const Val *a = in.a >= 0 ? r + in.a * B : nullptr;
     const Val *b = in.b >= 0 ? r + in.b * B : nullptr;
     switch (in.opcode) {
@@ -931,6 +936,11 @@ void runInstrs(const Program &program, Val *r, int64_t B, int64_t n,
           d[j].i = ctx.loopIndex[in.dim];
       }
       break;
+    case Opcode::Assert:
+      for (int64_t j = 0; j < n; ++j)
+        if (a[j].i == 0)
+          ctx.error = program.messages[in.dim].c_str();
+      break;
     case Opcode::Extract: {
       const Tensor &t = *ctx.extractTensors[in.dim];
       for (int64_t j = 0; j < n; ++j) {
@@ -1099,6 +1109,19 @@ FailureOr<Program> decodeBlock(Block &block, std::optional<Unsupported> &why,
           return failure();
         program.yields.push_back(*reg);
       }
+      continue;
+    }
+    if (auto check = dyn_cast<cf::AssertOp>(op)) {
+      FailureOr<int32_t> reg = use(check.getArg(), op);
+      if (failed(reg))
+        return failure();
+      Instr in;
+      in.opcode = Opcode::Assert;
+      in.kind = in.srcKind = Kind::I1;
+      in.a = *reg;
+      in.dim = program.messages.size();
+      program.messages.push_back(("check failed: " + check.getMsg()).str());
+      program.instrs.push_back(std::move(in));
       continue;
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
@@ -1692,7 +1715,8 @@ mpt::StepInterpreter::Impl::prepareBlock(Block &block,
         isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
             tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ConcatOp,
             tensor::ExtractOp, tensor::FromElementsOp, tensor::SplatOp,
-            tensor::CastOp, tensor::DimOp, func::ReturnOp, scf::YieldOp>(op);
+            tensor::CastOp, tensor::DimOp, tensor::InsertOp, func::ReturnOp,
+            scf::YieldOp, cf::AssertOp>(op);
     if (auto pad = dyn_cast<tensor::PadOp>(op)) {
       Value value = pad.getConstantPaddingValue();
       if (!value) {
@@ -2148,6 +2172,19 @@ llvm::Error mpt::StepInterpreter::Impl::runOp(Operation *op) {
     slot.scalar = load(t.kind, t.at(offset));
     return llvm::Error::success();
   }
+  if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
+    Tensor dest = takeDestination(op, insert.getDest(), /*keepValues=*/true);
+    int64_t offset = dest.offset;
+    for (auto [d, idx] : llvm::enumerate(insert.getIndices())) {
+      int64_t i = get(idx).scalar.i;
+      if (i < 0 || i >= dest.shape[d])
+        return fail(op, "index out of bounds");
+      offset += i * dest.strides[d];
+    }
+    store(dest.kind, dest.at(offset), get(insert.getScalar()).scalar);
+    setTensor(insert.getResult(), std::move(dest));
+    return llvm::Error::success();
+  }
   if (auto fromElements = dyn_cast<tensor::FromElementsOp>(op)) {
     Tensor t = makeTensor(resultKind(fromElements.getResult()),
                           resultShape(fromElements.getResult()));
@@ -2206,6 +2243,13 @@ llvm::Error mpt::StepInterpreter::Impl::runOp(Operation *op) {
     }
     for (auto [result, slot] : llvm::zip(forOp.getResults(), carried))
       env[result] = std::move(slot);
+    return llvm::Error::success();
+  }
+  if (auto check = dyn_cast<cf::AssertOp>(op)) {
+    // A failed check stops the interpreter: the compiled step then runs
+    // the step and reports it as it does (StepChecks.h).
+    if (get(check.getArg()).scalar.i == 0)
+      return fail(op, "check failed: " + check.getMsg());
     return llvm::Error::success();
   }
   return fail(op, "not supported");
