@@ -1555,6 +1555,8 @@ private:
   llvm::Error runLinalg(Operation *op, const LinalgPlan &plan);
   llvm::Error fail(Operation *op, const llvm::Twine &message);
 
+  /// A value's slot. A reference into `env`: adding another value's slot
+  /// may move it.
   Slot &get(Value v) { return env[v]; }
   int64_t getIndex(OpFoldResult ofr) {
     if (auto attr = dyn_cast<Attribute>(ofr))
@@ -2167,9 +2169,11 @@ llvm::Error mpt::StepInterpreter::Impl::runOp(Operation *op) {
         return fail(op, "index out of bounds");
       offset += i * t.strides[d];
     }
+    // Read before the result's slot is made: that may move `t`.
+    Val value = load(t.kind, t.at(offset));
     Slot &slot = env[extract.getResult()];
     slot.isTensor = false;
-    slot.scalar = load(t.kind, t.at(offset));
+    slot.scalar = value;
     return llvm::Error::success();
   }
   if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
@@ -2205,9 +2209,10 @@ llvm::Error mpt::StepInterpreter::Impl::runOp(Operation *op) {
     int64_t d = get(dim.getIndex()).scalar.i;
     if (d < 0 || d >= int64_t(t.shape.size()))
       return fail(op, "dimension out of range");
+    int64_t size = t.shape[d];
     Slot &slot = env[dim.getResult()];
     slot.isTensor = false;
-    slot.scalar.i = t.shape[d];
+    slot.scalar.i = size;
     return llvm::Error::success();
   }
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
