@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 using namespace mlir;
 using namespace mpt;
@@ -81,13 +82,20 @@ void mpt::reportInJob(const llvm::Twine &message, bool onAllRanks) {
   int size = getLauncherWorldSize();
   int rank = getLauncherRank();
   if (onAllRanks) {
-    // Rank 0 exits with the same error; the launcher then ends this process.
     if (rank == 0) {
       llvm::errs() << "mpt-run: error: " << message << "\n";
       llvm::errs().flush();
-    } else {
-      std::this_thread::sleep_for(std::chrono::seconds(10));
     }
+    // Every rank is here after the same collectives: each ends MPI and
+    // exits with 1 itself. A rank that exits without MPI_Finalize makes
+    // MPICH's hydra kill the others, and the job then sometimes exits with
+    // their signal's status (9) instead of 1.
+    if (MpiJob::finishIfStarted())
+      return;
+    // Not started: rank 0 exits with the same error; the launcher then ends
+    // this process.
+    if (rank != 0)
+      std::this_thread::sleep_for(std::chrono::seconds(10));
     return;
   }
   if (size > 1 && rank != 0) {
@@ -166,7 +174,7 @@ bool MpiJob::agreeOnSetup(bool failed, const llvm::Twine &message) {
       llvm::errs().flush();
     }
   }
-  mpi.finalize();
+  finish();
   return true;
 }
 
@@ -312,6 +320,14 @@ llvm::Expected<bool> MpiJob::checkLockstep(llvm::ArrayRef<const HostArray *> arr
 }
 
 void MpiJob::finish() {
-  if (mpi.finalize)
-    mpi.finalize();
+  // Once: MPI_Finalize twice is an error.
+  if (auto finalize = std::exchange(mpi.finalize, nullptr))
+    finalize();
+}
+
+bool MpiJob::finishIfStarted() {
+  if (!mpi.finalize)
+    return false;
+  instance().finish();
+  return true;
 }

@@ -88,6 +88,8 @@ public:
 
   /// MPI_Finalize.
   void finish();
+  /// MPI_Finalize if this process started MPI; whether it had.
+  static bool finishIfStarted();
 
 private:
   MpiJob() = default;

@@ -174,6 +174,9 @@ static cl::opt<bool> noProgress("no-progress",
 /// The MPI job, under a launcher or when the step is data-parallel
 /// (docs/Distributed.md).
 static mpt::MpiJob *mpiJob = nullptr;
+/// Whether every rank returns the same loss (--mpt-data-parallel all-reduces
+/// it): an error on its value is then one every rank meets at the same step.
+static bool lossAllReduced = false;
 /// A rank other than 0's first error diagnostic (it prints none).
 static std::string firstRankError;
 
@@ -395,6 +398,7 @@ static llvm::Error joinJobIfDataParallel(ModuleOp module, func::FuncOp func,
           "or 'func.func(mpt-data-parallel)')");
     return llvm::Error::success();
   }
+  lossAllReduced = func->hasAttr(mpt::kDataParallelAttrName);
   if (!mpiJob) { // one process without a launcher: MPI's singleton start
     auto job = mpt::MpiJob::start();
     if (!job)
@@ -553,10 +557,14 @@ train(const StepSignature &sig, ArgValues &values,
     if (memoryReport)
       memoryPerStep.push_back(out->memory);
     if (!std::isfinite(loss)) {
-      if (stopOnNonfinite)
-        return runError("step " + Twine(step) + ": the loss is " +
-                        formatNumber(loss) +
-                        "; stopping (--stop-on-nonfinite), nothing saved");
+      if (stopOnNonfinite) {
+        std::string message = ("step " + Twine(step) + ": the loss is " +
+                               formatNumber(loss) +
+                               "; stopping (--stop-on-nonfinite), nothing saved")
+                                  .str();
+        return lossAllReduced ? runErrorOnAllRanks(message)
+                              : runError(message);
+      }
       if (!warnedNonfinite && (!mpiJob || mpiJob->getRank() == 0))
         llvm::errs() << "mpt-run: warning: step " << step << ": the loss is "
                      << formatNumber(loss)
