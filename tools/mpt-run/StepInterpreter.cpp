@@ -8,8 +8,11 @@
 // by a small cost model, becomes the innermost and runs as columns of up to
 // kColumn elements: each body instruction then loops over a column, so
 // decoding costs once per column. A multiply-add runs as one loop over the
-// column, or in tiles of kTile outputs each summed over all its reduction
-// loops. The sums of a reduction keep their order: only parallel loops move.
+// column, in tiles of kTile outputs each summed over all its reduction
+// loops, or best in blocks of kTile x kMaxBlockV outputs along two parallel
+// loops (a convolution's pixels and filters: a matrix multiply's
+// micro-kernel, on AVX2 hosts in vector registers). The sums of a reduction
+// keep their order: only parallel loops move.
 //
 //===----------------------------------------------------------------------===//
 #include "StepInterpreter.h"
@@ -35,9 +38,11 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Threading.h"
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace mlir;
@@ -1367,6 +1372,30 @@ struct ReductionLoops {
       bSteps[kMaxReductions];
 };
 
+/// Calls `inner(aOffset, bOffset)` at each step of all of `loops` but the
+/// innermost, in their order: the inputs' offsets there.
+template <typename Inner>
+inline void forEachOuterReduction(const ReductionLoops &loops, Inner inner) {
+  int64_t index[kMaxReductions] = {};
+  int64_t aOffset = 0, bOffset = 0;
+  while (true) {
+    inner(aOffset, bOffset);
+    int d = loops.count - 2;
+    for (; d >= 0; --d) {
+      if (++index[d] < loops.ranges[d]) {
+        aOffset += loops.aSteps[d];
+        bOffset += loops.bSteps[d];
+        break;
+      }
+      aOffset -= (loops.ranges[d] - 1) * loops.aSteps[d];
+      bOffset -= (loops.ranges[d] - 1) * loops.bSteps[d];
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 /// The sums of `k` (at most kTile) outputs `scu` apart, whose inputs start
 /// `sau` and `sbu` apart, over all of `loops`: k chains of sums kept in
 /// registers, each in the loops' order, that the processor overlaps (one
@@ -1385,9 +1414,7 @@ void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
   int inner = loops.count - 1;
   int64_t n = loops.ranges[inner], sa = loops.aSteps[inner],
           sb = loops.bSteps[inner];
-  int64_t index[kMaxReductions] = {};
-  int64_t aOffset = 0, bOffset = 0;
-  while (true) {
+  forEachOuterReduction(loops, [&](int64_t aOffset, int64_t bOffset) {
     const A *ap = a + aOffset;
     const B *bp = b + bOffset;
     if (k == kTile && sau == 1 && sbu == 0) {
@@ -1425,50 +1452,145 @@ void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
           acc[t] = acc[t] + loadFloat(ap + t * sau + j * sa) *
                                 loadFloat(bp + t * sbu + j * sb);
     }
-    int d = inner - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < loops.ranges[d]) {
-        aOffset += loops.aSteps[d];
-        bOffset += loops.bSteps[d];
-        break;
-      }
-      aOffset -= (loops.ranges[d] - 1) * loops.aSteps[d];
-      bOffset -= (loops.ranges[d] - 1) * loops.bSteps[d];
-      index[d] = 0;
-    }
-    if (d < 0)
-      break;
-  }
+  });
   for (int64_t t = 0; t < k; ++t)
     c[t * scu] = acc[t];
+}
+
+/// The sums of a block of kTile x KV outputs over all of `loops`: along a
+/// parallel loop u the outputs move by `scu` and input X by `sxu` while Y
+/// stays, along another, v, the outputs move by `scv` and Y by `syv` while
+/// X stays (a convolution's pixels and filters, a matrix multiply's rows
+/// and columns). Each step of the reductions reads kTile values of X and KV
+/// of Y for kTile * KV products, as a matrix multiply's micro-kernel does;
+/// each sum keeps the loops' order. X and Y are the multiply's operands in
+/// either order (`loops.aSteps` are X's): a product does not depend on it.
+/// kTile floats as one value of GCC's and Clang's vector extension: its
+/// arithmetic is lane by lane, each lane rounded as a float's.
+typedef float FloatTile __attribute__((vector_size(kTile * sizeof(float))));
+
+template <typename X>
+inline void loadTile(FloatTile &tile, const X *p, int64_t stride) {
+  if (std::is_same_v<X, float> && stride == 1) {
+    std::memcpy(&tile, p, sizeof(tile));
+    return;
+  }
+  for (int u = 0; u < kTile; ++u)
+    tile[u] = loadFloat(p + u * stride);
+}
+
+template <typename X, typename Y, int KV>
+inline __attribute__((always_inline)) void
+mulAddBlock(const uint8_t *xBytes, int64_t sxu, const uint8_t *yBytes,
+            int64_t syv, float *c, int64_t scu, int64_t scv,
+            const ReductionLoops &loops) {
+  const X *x = reinterpret_cast<const X *>(xBytes);
+  const Y *y = reinterpret_cast<const Y *>(yBytes);
+  FloatTile acc[KV];
+  for (int v = 0; v < KV; ++v)
+    loadTile(acc[v], c + v * scv, scu);
+  int inner = loops.count - 1;
+  int64_t n = loops.ranges[inner], sx = loops.aSteps[inner],
+          sy = loops.bSteps[inner];
+  forEachOuterReduction(loops, [&](int64_t xOffset, int64_t yOffset) {
+    const X *xp = x + xOffset;
+    const Y *yp = y + yOffset;
+    for (int64_t j = 0; j < n; ++j) {
+      FloatTile xv;
+      loadTile(xv, xp + j * sx, sxu);
+      for (int v = 0; v < KV; ++v)
+        acc[v] = acc[v] + xv * loadFloat(yp + v * syv + j * sy);
+    }
+  });
+  for (int v = 0; v < KV; ++v)
+    for (int u = 0; u < kTile; ++u)
+      c[v * scv + u * scu] = acc[v][u];
 }
 
 using MulAddTileFn = void (*)(const uint8_t *, int64_t, const uint8_t *,
                               int64_t, float *, int64_t, int64_t,
                               const ReductionLoops &);
 
-MulAddTileFn getMulAddTile(Kind a, Kind b) {
-  if (a == Kind::F32 && b == Kind::F32)
-    return mulAddTile<float, float>;
-  if (a == Kind::BF16 && b == Kind::BF16)
-    return mulAddTile<uint16_t, uint16_t>;
-  if (a == Kind::F32 && b == Kind::BF16)
-    return mulAddTile<float, uint16_t>;
-  if (a == Kind::BF16 && b == Kind::F32)
-    return mulAddTile<uint16_t, float>;
-  return nullptr;
+/// The widest block a kernel sums at once along loop v.
+constexpr int kMaxBlockV = 4;
+using MulAddBlockFn = void (*)(const uint8_t *, int64_t, const uint8_t *,
+                               int64_t, float *, int64_t, int64_t,
+                               const ReductionLoops &);
+
+/// mulAddBlock for AVX2 hosts, where a tile is one register: the same
+/// lanes and roundings (no fused multiply-adds), so the same sums.
+template <typename X, typename Y, int KV>
+__attribute__((target("avx2"))) void
+mulAddBlockAVX2(const uint8_t *x, int64_t sxu, const uint8_t *y, int64_t syv,
+                float *c, int64_t scu, int64_t scv,
+                const ReductionLoops &loops) {
+  mulAddBlock<X, Y, KV>(x, sxu, y, syv, c, scu, scv, loops);
+}
+template <typename X, typename Y, int KV>
+void mulAddBlockBase(const uint8_t *x, int64_t sxu, const uint8_t *y,
+                     int64_t syv, float *c, int64_t scu, int64_t scv,
+                     const ReductionLoops &loops) {
+  mulAddBlock<X, Y, KV>(x, sxu, y, syv, c, scu, scv, loops);
+}
+
+template <typename X, typename Y, int KV> MulAddBlockFn getMulAddBlockFor() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 ? mulAddBlockAVX2<X, Y, KV> : mulAddBlockBase<X, Y, KV>;
+}
+
+template <typename T> struct TypeTag { using type = T; };
+
+/// `f(TypeTag<A>(), TypeTag<B>())` for the element types of a multiply-add's
+/// inputs of kinds `a` and `b` (f32: float, bf16: uint16_t); null for other
+/// kinds.
+template <typename F> auto withInputTypes(Kind a, Kind b, F f) {
+  using Result = decltype(f(TypeTag<float>(), TypeTag<float>()));
+  auto withB = [&](auto aTag) -> Result {
+    if (b == Kind::F32)
+      return f(aTag, TypeTag<float>());
+    if (b == Kind::BF16)
+      return f(aTag, TypeTag<uint16_t>());
+    return nullptr;
+  };
+  if (a == Kind::F32)
+    return withB(TypeTag<float>());
+  if (a == Kind::BF16)
+    return withB(TypeTag<uint16_t>());
+  return Result(nullptr);
 }
 
 MulAddColumnFn getMulAddColumn(Kind a, Kind b) {
-  if (a == Kind::F32 && b == Kind::F32)
-    return mulAddColumn<float, float>;
-  if (a == Kind::BF16 && b == Kind::BF16)
-    return mulAddColumn<uint16_t, uint16_t>;
-  if (a == Kind::F32 && b == Kind::BF16)
-    return mulAddColumn<float, uint16_t>;
-  if (a == Kind::BF16 && b == Kind::F32)
-    return mulAddColumn<uint16_t, float>;
-  return nullptr;
+  return withInputTypes(a, b, [](auto aTag, auto bTag) -> MulAddColumnFn {
+    return mulAddColumn<typename decltype(aTag)::type,
+                        typename decltype(bTag)::type>;
+  });
+}
+
+MulAddTileFn getMulAddTile(Kind a, Kind b) {
+  return withInputTypes(a, b, [](auto aTag, auto bTag) -> MulAddTileFn {
+    return mulAddTile<typename decltype(aTag)::type,
+                      typename decltype(bTag)::type>;
+  });
+}
+
+/// The block kernel of `kv` (1 to kMaxBlockV) columns for inputs X and Y of
+/// these kinds.
+MulAddBlockFn getMulAddBlock(Kind x, Kind y, int kv) {
+  return withInputTypes(x, y, [kv](auto xTag, auto yTag) -> MulAddBlockFn {
+    using X = typename decltype(xTag)::type;
+    using Y = typename decltype(yTag)::type;
+    switch (kv) {
+    case 1:
+      return getMulAddBlockFor<X, Y, 1>();
+    case 2:
+      return getMulAddBlockFor<X, Y, 2>();
+    case 3:
+      return getMulAddBlockFor<X, Y, 3>();
+    case 4:
+      return getMulAddBlockFor<X, Y, 4>();
+    }
+    return nullptr;
+  });
 }
 
 FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
@@ -1902,6 +2024,8 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
   ReductionLoops reductions;
   int tile = -1;
   bool tiled = false;
+  int blockU = -1, blockV = -1;
+  unsigned blockX = 0;
   if (mulAdd) {
     double total = 1;
     bool summable = true;
@@ -1917,7 +2041,37 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       ++reductions.count;
       total *= double(ranges[d]);
     }
+    // Best, blocks of outputs along two parallel loops: one along which
+    // only input A moves, one along which only B does (mulAddBlock; the
+    // kTile-wide side u preferably contiguous, else the longer).
     if (summable && reductions.count > 0) {
+      int along[2] = {-1, -1};
+      auto blockKey = [&](unsigned d, unsigned o) {
+        int64_t step = std::abs(steps[o][d]);
+        return std::make_tuple(step == 1 && ranges[d] >= kTile, ranges[d],
+                               -step);
+      };
+      for (unsigned d = 0; d < numLoops; ++d) {
+        if (!parallel[d] || steps[2][d] == 0 || ranges[d] < 2)
+          continue;
+        for (unsigned o = 0; o < 2; ++o)
+          if (steps[o][d] != 0 && steps[1 - o][d] == 0 &&
+              (along[o] < 0 || blockKey(d, o) > blockKey(along[o], o)))
+            along[o] = int(d);
+      }
+      if (along[0] >= 0 && along[1] >= 0) {
+        unsigned x = blockKey(along[1], 1) > blockKey(along[0], 0) ? 1 : 0;
+        if (ranges[along[x]] >= kTile) {
+          blockX = x;
+          blockU = along[x];
+          blockV = along[1 - x];
+        }
+      }
+    }
+    if (blockU >= 0) {
+      tiled = true;
+      batch = -1;
+    } else if (summable && reductions.count > 0) {
       // A vector tile first (one input contiguous, the other staying),
       // else the longest.
       auto vectorTile = [&](unsigned u) {
@@ -1979,8 +2133,45 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     SmallVector<int64_t, 8> offset(base.begin(), base.end());
     MulAddTileFn mulAddTile =
         tiled ? getMulAddTile(tensors[0].kind, tensors[1].kind) : nullptr;
+    // A block's X (the input that moves along u) and Y, its loops with
+    // their steps in that order.
+    unsigned blockY = 1 - blockX;
+    ReductionLoops blockLoops = reductions;
+    if (blockX == 1) {
+      std::swap(blockLoops.aSteps, blockLoops.bSteps);
+    }
+    MulAddBlockFn blockFns[kMaxBlockV + 1] = {};
+    MulAddTileFn blockEdge = nullptr;
+    if (blockU >= 0) {
+      for (int kv = 1; kv <= kMaxBlockV; ++kv)
+        blockFns[kv] =
+            getMulAddBlock(tensors[blockX].kind, tensors[blockY].kind, kv);
+      blockEdge = getMulAddTile(tensors[blockX].kind, tensors[blockY].kind);
+    }
     while (true) {
-      if (mulAddTile) {
+      if (blockU >= 0) {
+        int64_t rangeU = ranges[blockU], rangeV = ranges[blockV];
+        int64_t sxu = steps[blockX][blockU], syv = steps[blockY][blockV];
+        int64_t scu = steps[2][blockU], scv = steps[2][blockV];
+        const Tensor &tx = tensors[blockX], &ty = tensors[blockY];
+        for (int64_t v0 = 0; v0 < rangeV; v0 += kMaxBlockV) {
+          int kv = int(std::min<int64_t>(kMaxBlockV, rangeV - v0));
+          int64_t u0 = 0;
+          for (; u0 + kTile <= rangeU; u0 += kTile)
+            blockFns[kv](tx.at(offset[blockX] + u0 * sxu), sxu,
+                         ty.at(offset[blockY] + v0 * syv), syv,
+                         reinterpret_cast<float *>(
+                             tensors[2].at(offset[2] + u0 * scu + v0 * scv)),
+                         scu, scv, blockLoops);
+          // The last outputs along u, a column of v at a time.
+          for (int64_t v = v0; u0 < rangeU && v < v0 + kv; ++v)
+            blockEdge(tx.at(offset[blockX] + u0 * sxu), sxu,
+                      ty.at(offset[blockY] + v * syv), 0,
+                      reinterpret_cast<float *>(
+                          tensors[2].at(offset[2] + u0 * scu + v * scv)),
+                      scu, rangeU - u0, blockLoops);
+        }
+      } else if (mulAddTile) {
         int64_t tileRange = tile >= 0 ? ranges[tile] : 1;
         int64_t sau = tile >= 0 ? steps[0][tile] : 0;
         int64_t sbu = tile >= 0 ? steps[1][tile] : 0;
@@ -2022,7 +2213,8 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
         return fail(op, ctx.error);
       int d = int(numLoops) - 1;
       for (; d >= 0; --d) {
-        if (d == batch || (tiled && (d == tile || !parallel[d])))
+        if (d == batch || d == blockU || d == blockV ||
+            (tiled && (d == tile || !parallel[d])))
           continue;
         if (++index[d] < ranges[d]) {
           for (unsigned o = 0; o < numOperands; ++o)
@@ -2425,11 +2617,13 @@ static llvm::cl::opt<unsigned> interpretMinOps(
 
 /// Seconds the interpreter takes per iteration of a multiply-add's loops and
 /// of any other op's (measured on one Sapphire Rapids core: ResNet-18's
-/// step, nearly all convolutions, 0.38 ns an iteration; MobileNetV3-small's,
-/// mostly elementwise ops, 2.3 ns), and seconds of compiling per op of the
-/// step before lowering (the same steps, tiered to their first step:
-/// 0.36-0.47 ms).
-constexpr double kSecondsPerMultiplyAdd = 0.5e-9;
+/// step, nearly all convolutions, 0.12 ns an iteration with the AVX2 block
+/// kernels, about twice that with SSE2's; MobileNetV3-small's, mostly
+/// elementwise ops, 2.3 ns), and seconds of compiling per op of the step
+/// before lowering (the same steps, tiered to their first step: 0.36-0.47
+/// ms).
+constexpr double kSecondsPerMultiplyAddAVX2 = 0.15e-9;
+constexpr double kSecondsPerMultiplyAdd = 0.3e-9;
 constexpr double kSecondsPerIteration = 2.5e-9;
 constexpr double kCompileSecondsPerOp = 4e-4;
 
@@ -2488,7 +2682,9 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
   }
   double iterations = result.interpreter->getIterations();
   double multiplyAdds = result.interpreter->getMultiplyAddIterations();
-  double interpretSeconds = multiplyAdds * kSecondsPerMultiplyAdd +
+  double interpretSeconds = multiplyAdds * (__builtin_cpu_supports("avx2")
+                                                ? kSecondsPerMultiplyAddAVX2
+                                                : kSecondsPerMultiplyAdd) +
                             (iterations - multiplyAdds) * kSecondsPerIteration;
   double compileSeconds = numOps * kCompileSecondsPerOp;
   result.decision =
@@ -2502,9 +2698,13 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
     result.steps = std::min(*asked, numSteps);
     return result;
   }
-  // Interpreted only when that is clearly quicker: the estimates are rough,
-  // and the compiled step's first step is then not long in coming either.
-  if (interpretSeconds < compileSeconds / 4) {
+  // With a core to spare, the compile goes on beside the interpreted step,
+  // and the second step starts when both are done: no later than without
+  // the interpreter while the interpreted step is quicker than compiling
+  // (0.8: the estimates are rough). On one core they take turns: only a
+  // step much quicker than the compile.
+  unsigned cores = llvm::hardware_concurrency().compute_thread_count();
+  if (interpretSeconds < compileSeconds * (cores >= 2 ? 0.8 : 0.25)) {
     result.steps = 1;
   } else {
     result.interpreter.reset();
