@@ -487,6 +487,7 @@ splitOffOptimized(llvm::Module &llvmModule,
   SmallVector<llvm::Function *> worklist(roots.begin(), roots.end());
   SmallVector<llvm::Function *> shared;
   SmallVector<llvm::GlobalVariable *> constants;
+  llvm::SmallPtrSet<const llvm::GlobalVariable *, 16> copiedConstants;
   // The globals an instruction uses, through constant expressions (a
   // constant's address is often a getelementptr of it).
   llvm::SmallPtrSet<const llvm::Constant *, 32> seenConstants;
@@ -508,7 +509,10 @@ splitOffOptimized(llvm::Module &llvmModule,
     for (llvm::Instruction &inst : llvm::instructions(*function))
       for (llvm::Value *operand : inst.operands())
         collectGlobals(operand, collectGlobals);
-    for (const llvm::GlobalValue *value : used) {
+    // (`used` grows with the globals of the constants' initializers: an
+    // OpenMP location's `ident_t` points at its string.)
+    for (size_t i = 0; i < used.size(); ++i) {
+      const llvm::GlobalValue *value = used[i];
       if (auto *callee = dyn_cast<llvm::Function>(value)) {
         auto *mutableCallee = const_cast<llvm::Function *>(callee);
         if (callee->isDeclaration() || moved.contains(callee))
@@ -523,8 +527,14 @@ splitOffOptimized(llvm::Module &llvmModule,
         if (!global->isConstant())
           return nullptr;
         // (An external one is declared in the copy, defined here.)
-        if (global->hasLocalLinkage())
+        if (global->hasLocalLinkage() &&
+            copiedConstants.insert(global).second) {
           constants.push_back(const_cast<llvm::GlobalVariable *>(global));
+          if (global->hasInitializer())
+            collectGlobals(
+                const_cast<llvm::Constant *>(global->getInitializer()),
+                collectGlobals);
+        }
       } else {
         return nullptr; // an alias or ifunc: not made by the lowering
       }

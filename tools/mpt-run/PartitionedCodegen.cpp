@@ -95,9 +95,12 @@ mpt::generateObjectsInPartitions(Module &module,
   // Renamed: a local may share its name with a symbol mpt-run gives the
   // JIT (at -O0, the C-interface wrapper `mpt_run_backward_starts` of
   // --memory's mark stays a local function; as an external symbol it was a
-  // duplicate definition).
+  // duplicate definition). Not with one partition: nothing links across
+  // it, and a module of the step's -O2 functions (CompileStep.cpp), linked
+  // beside the quick code, holds copies of its constants: renamed alike in
+  // both, they were duplicate definitions.
   for (GlobalValue &value : module.global_values()) {
-    if (value.isDeclaration() || !value.hasLocalLinkage())
+    if (partitions == 1 || value.isDeclaration() || !value.hasLocalLinkage())
       continue;
     value.setName("__mpt_partition_local." +
                   (value.hasName() ? value.getName() : "unnamed"));

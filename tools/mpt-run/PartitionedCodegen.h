@@ -43,9 +43,9 @@ struct PartitionTiming {
 /// Generates the objects of `module` (optimised, with its target triple and
 /// data layout set) in `partitions` partitions, each on a thread, with
 /// target machines `machine` creates. `module` is consumed: its locals
-/// become hidden globals and it becomes the first partition (the others'
-/// function bodies deleted). Partitions without
-/// a function are left out, so fewer objects may come back.
+/// become hidden globals (with several partitions) and it becomes the first
+/// partition (the others' function bodies deleted). Partitions without a
+/// function are left out, so fewer objects may come back.
 llvm::Expected<ObjectList>
 generateObjectsInPartitions(llvm::Module &module,
                             const llvm::orc::JITTargetMachineBuilder &machine,
