@@ -271,6 +271,12 @@ void gather(Kind kind, const uint8_t *p, int64_t stride, int64_t n, Val *out) {
       out[j].f = q[j * stride];
     return;
   }
+  case Kind::BF16: {
+    const uint16_t *q = reinterpret_cast<const uint16_t *>(p);
+    for (int64_t j = 0; j < n; ++j)
+      out[j].f = bf16ToFloat(q[j * stride]);
+    return;
+  }
   default: {
     size_t step = size_t(stride) * getSize(kind);
     for (int64_t j = 0; j < n; ++j)
@@ -291,6 +297,12 @@ void scatter(Kind kind, uint8_t *p, int64_t stride, int64_t n, const Val *in) {
     double *q = reinterpret_cast<double *>(p);
     for (int64_t j = 0; j < n; ++j)
       q[j * stride] = in[j].f;
+    return;
+  }
+  case Kind::BF16: {
+    uint16_t *q = reinterpret_cast<uint16_t *>(p);
+    for (int64_t j = 0; j < n; ++j)
+      q[j * stride] = floatToBF16(float(in[j].f));
     return;
   }
   default: {
@@ -1469,8 +1481,23 @@ void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
 /// arithmetic is lane by lane, each lane rounded as a float's.
 typedef float FloatTile __attribute__((vector_size(kTile * sizeof(float))));
 
+typedef uint16_t BF16Tile __attribute__((vector_size(kTile * sizeof(uint16_t))));
+typedef uint32_t WordTile __attribute__((vector_size(kTile * sizeof(uint32_t))));
+
 template <typename X>
 inline void loadTile(FloatTile &tile, const X *p, int64_t stride) {
+  if constexpr (std::is_same_v<X, uint16_t>) {
+    // bf16: the 8 values' bits widened and shifted together.
+    BF16Tile bits;
+    if (stride == 1)
+      std::memcpy(&bits, p, sizeof(bits));
+    else
+      for (int u = 0; u < kTile; ++u)
+        bits[u] = p[u * stride];
+    WordTile words = __builtin_convertvector(bits, WordTile) << 16;
+    std::memcpy(&tile, &words, sizeof(tile));
+    return;
+  }
   if (std::is_same_v<X, float> && stride == 1) {
     std::memcpy(&tile, p, sizeof(tile));
     return;

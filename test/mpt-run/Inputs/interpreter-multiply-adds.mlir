@@ -6,10 +6,10 @@
 // filters), a matrix multiply whose second input is the contiguous one (the
 // inputs swap roles; 10 = 8 + 2 columns, 13 = 4 + 4 + 4 + 1 rows), the same
 // on bf16 inputs summed in f32, and one whose inputs are both read across
-// their rows (strided block loads). The loss is the sum of all their
-// outputs; each parameter is updated by a multiple of the loss (not a true
-// gradient: what is checked is that the interpreter computes the same
-// values as the compiled step).
+// their rows (strided block loads), f32 and bf16. The loss is the sum of
+// all their outputs; each parameter is updated by a multiple of the loss
+// (not a true gradient: what is checked is that the interpreter computes
+// the same values as the compiled step).
 #id2 = affine_map<(i, j) -> (i, j)>
 #id4 = affine_map<(i, j, k, l) -> (i, j, k, l)>
 #all2 = affine_map<(i, j) -> ()>
@@ -67,20 +67,32 @@ func.func @multiply_adds(%w: tensor<5x3x3x3xf32> {mpt.role = "param"},
     %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
   } -> tensor<13x10xf32>
-  // The loss: the sum of y, c, c16 and d.
+  // The same on bf16 inputs.
+  %bt16 = tensor.extract_slice %a16[0, 0] [10, 7] [1, 1] : tensor<13x7xbf16> to tensor<10x7xbf16>
+  %d16 = linalg.generic {indexing_maps = [#mA, #mBt, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a16, %bt16 : tensor<13x7xbf16>, tensor<10x7xbf16>) outs(%zc : tensor<13x10xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<13x10xf32>
+  // The loss: the sum of y, c, c16, d and d16.
   %ly = linalg.generic {indexing_maps = [#id4, #all4], iterator_types = ["reduction", "reduction", "reduction", "reduction"]}
       ins(%y : tensor<2x5x7x9xf32>) outs(%l0 : tensor<f32>) {
   ^bb0(%v: f32, %acc: f32):
     %s = arith.addf %acc, %v : f32
     linalg.yield %s : f32
   } -> tensor<f32>
-  %lc = linalg.generic {indexing_maps = [#id2, #id2, #id2, #all2], iterator_types = ["reduction", "reduction"]}
-      ins(%c, %c16, %d : tensor<13x10xf32>, tensor<13x10xf32>, tensor<13x10xf32>) outs(%ly : tensor<f32>) {
-  ^bb0(%u: f32, %v: f32, %t: f32, %acc: f32):
+  %lc = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2, #all2], iterator_types = ["reduction", "reduction"]}
+      ins(%c, %c16, %d, %d16 : tensor<13x10xf32>, tensor<13x10xf32>, tensor<13x10xf32>, tensor<13x10xf32>) outs(%ly : tensor<f32>) {
+  ^bb0(%u: f32, %v: f32, %t: f32, %t16: f32, %acc: f32):
     %s1 = arith.addf %acc, %u : f32
     %s2 = arith.addf %s1, %v : f32
     %s3 = arith.addf %s2, %t : f32
-    linalg.yield %s3 : f32
+    %s4 = arith.addf %s3, %t16 : f32
+    linalg.yield %s4 : f32
   } -> tensor<f32>
   // Each parameter p becomes p - lr * 1e-3 * loss * p.
   %lrv = tensor.extract %lr[] : tensor<f32>
