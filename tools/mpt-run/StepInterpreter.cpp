@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -1286,6 +1287,17 @@ struct LinalgPlan {
   SmallVector<Value> operands;
   SmallVector<bool> bodyReads;
   SmallVector<Value> results;
+  /// A generic whose body only reads one element of a tensor from outside
+  /// (`source`) at indices linear in the loops (a flip or transpose of a
+  /// convolution's weights, as torch-mlir writes them: `c - i`): the result
+  /// is a copy of a strided view of it. Per source dimension, the loop
+  /// coefficients and the constant of its index.
+  struct GatherView {
+    Value source;
+    SmallVector<SmallVector<int64_t>> coeffs;
+    SmallVector<int64_t> constants;
+  };
+  std::optional<GatherView> gatherView;
 };
 
 /// A slice's offsets, sizes and strides, and the dimensions a
@@ -1620,6 +1632,71 @@ MulAddBlockFn getMulAddBlock(Kind x, Kind y, int kv) {
   });
 }
 
+/// Adds `sign` times index `v` (a constant, a loop index, or sums and
+/// differences of them) to `coeffs` (per loop) and `constant`.
+bool addLinearIndex(Value v, int64_t sign, SmallVectorImpl<int64_t> &coeffs,
+                    int64_t &constant, int depth = 0) {
+  if (depth > 8)
+    return false;
+  if (std::optional<int64_t> c = getConstantIntValue(v)) {
+    constant += sign * *c;
+    return true;
+  }
+  if (auto index = v.getDefiningOp<linalg::IndexOp>()) {
+    coeffs[index.getDim()] += sign;
+    return true;
+  }
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    return addLinearIndex(add.getLhs(), sign, coeffs, constant, depth + 1) &&
+           addLinearIndex(add.getRhs(), sign, coeffs, constant, depth + 1);
+  if (auto sub = v.getDefiningOp<arith::SubIOp>())
+    return addLinearIndex(sub.getLhs(), sign, coeffs, constant, depth + 1) &&
+           addLinearIndex(sub.getRhs(), -sign, coeffs, constant, depth + 1);
+  return false;
+}
+
+/// `op` as a gather through a strided view (LinalgPlan::GatherView): a
+/// generic without inputs, its init's map the identity, all loops parallel,
+/// whose body is index arithmetic and one tensor.extract it yields, every
+/// index within the source's bounds over all the loops (else the body runs
+/// as it is, and reports an index out of bounds).
+std::optional<LinalgPlan::GatherView>
+matchGatherView(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 0 ||
+      generic.getNumDpsInits() != 1 ||
+      !generic.getIndexingMapsArray()[0].isIdentity() ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  for (Operation &bodyOp : body)
+    if (!isa<linalg::IndexOp, arith::ConstantOp, arith::AddIOp,
+             arith::SubIOp, tensor::ExtractOp, linalg::YieldOp>(bodyOp))
+      return std::nullopt;
+  auto extract =
+      body.getTerminator()->getOperand(0).getDefiningOp<tensor::ExtractOp>();
+  if (!extract || generic->isAncestor(extract.getTensor().getParentRegion()
+                                          ->getParentOp()))
+    return std::nullopt;
+  auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
+  LinalgPlan::GatherView view;
+  view.source = extract.getTensor();
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    SmallVector<int64_t> coeffs(ranges.size(), 0);
+    int64_t constant = 0;
+    if (!addLinearIndex(index, 1, coeffs, constant))
+      return std::nullopt;
+    int64_t low = constant, high = constant;
+    for (auto [c, range] : llvm::zip(coeffs, ranges))
+      (c < 0 ? low : high) += c * (range - 1);
+    if (low < 0 || high >= sourceType.getDimSize(dim))
+      return std::nullopt;
+    view.coeffs.push_back(std::move(coeffs));
+    view.constants.push_back(constant);
+  }
+  return view;
+}
+
 FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
                                    std::optional<Unsupported> &why) {
   LinalgPlan plan;
@@ -1637,6 +1714,7 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
   if (failed(program))
     return failure();
   plan.program = std::move(*program);
+  plan.gatherView = matchGatherView(op, plan.ranges);
   unsigned numLoops = plan.ranges.size();
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
@@ -1971,6 +2049,30 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
   }
   for (unsigned i = plan.numInputs; i < numOperands; ++i)
     tensors[i] = takeDestination(op, plan.operands[i], plan.bodyReads[i]);
+  auto setResults = [&] {
+    for (auto [k, result] : llvm::enumerate(plan.results)) {
+      Slot &slot = env[result];
+      slot.isTensor = true;
+      slot.tensor = std::move(tensors[plan.numInputs + k]);
+    }
+  };
+  if (plan.gatherView && get(plan.gatherView->source).isTensor) {
+    const LinalgPlan::GatherView &gather = *plan.gatherView;
+    Tensor view = get(gather.source).tensor;
+    SmallVector<int64_t, 4> strides(numLoops, 0);
+    int64_t offset = view.offset;
+    for (auto [r, c] : llvm::enumerate(gather.coeffs)) {
+      offset += view.strides[r] * gather.constants[r];
+      for (unsigned d = 0; d < numLoops; ++d)
+        strides[d] += view.strides[r] * c[d];
+    }
+    view.offset = offset;
+    view.shape.assign(plan.ranges.begin(), plan.ranges.end());
+    view.strides = std::move(strides);
+    copyInto(tensors[plan.numInputs], view);
+    setResults();
+    return llvm::Error::success();
+  }
   // Each operand's base and its step per loop, in elements.
   SmallVector<int64_t> base(numOperands, 0);
   SmallVector<SmallVector<int64_t>> steps(numOperands,
@@ -2257,11 +2359,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     }
   }
 done:
-  for (auto [k, result] : llvm::enumerate(plan.results)) {
-    Slot &slot = env[result];
-    slot.isTensor = true;
-    slot.tensor = std::move(tensors[firstInit + k]);
-  }
+  setResults();
   return llvm::Error::success();
 }
 
