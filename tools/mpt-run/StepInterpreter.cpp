@@ -1315,7 +1315,10 @@ struct PadSpec {
 
 bool isMulAddF32(const LinalgPlan &plan) {
   const Program &p = plan.program;
+  // (Inputs 0 and 1 the body's arguments 0 and 1: not a promoted
+  // tensor.extract, promoteLinearExtracts.)
   if (plan.numInputs != 2 || plan.argRegister.size() != 3 ||
+      plan.argRegister[0] != 0 || plan.argRegister[1] != 1 ||
       !p.constants.empty() || !p.outerScalars.empty() || p.yields.size() != 1 ||
       p.instrs.size() < 2)
     return false;
@@ -1697,6 +1700,85 @@ matchGatherView(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
   return view;
 }
 
+/// Drops the instructions whose results nothing reads (checks and
+/// tensor.extract stay: they can fail).
+void removeDeadInstrs(Program &program) {
+  SmallVector<bool> live(program.numRegisters, false);
+  for (int32_t reg : program.yields)
+    live[reg] = true;
+  SmallVector<bool> keep(program.instrs.size(), false);
+  for (size_t i = program.instrs.size(); i-- > 0;) {
+    const Instr &in = program.instrs[i];
+    keep[i] = in.opcode == Opcode::Assert || in.opcode == Opcode::Extract ||
+              (in.dst >= 0 && live[in.dst]);
+    if (!keep[i])
+      continue;
+    for (int32_t reg : {in.a, in.b, in.c})
+      if (reg >= 0)
+        live[reg] = true;
+    for (int32_t reg : in.indices)
+      live[reg] = true;
+  }
+  SmallVector<Instr> kept;
+  for (auto [i, in] : llvm::enumerate(program.instrs))
+    if (keep[i])
+      kept.push_back(std::move(in));
+  program.instrs = std::move(kept);
+}
+
+/// Each tensor.extract in `op`'s body of a tensor from outside at indices
+/// linear in the loops and within bounds over all of them (a flip of
+/// weights fused with their conversion to bf16) becomes one more input of
+/// the plan, whose map the indices are: read a column at a time as any
+/// input is, not element by element through the indices' instructions
+/// (dropped when nothing else reads them).
+void promoteLinearExtracts(linalg::LinalgOp op, LinalgPlan &plan) {
+  SmallVector<tensor::ExtractOp> extracts;
+  for (Operation &bodyOp : *op.getBlock())
+    if (auto extract = dyn_cast<tensor::ExtractOp>(bodyOp))
+      extracts.push_back(extract);
+  bool promoted = false;
+  for (auto [k, extract] : llvm::enumerate(extracts)) {
+    auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
+    SmallVector<SmallVector<int64_t>> coeffs;
+    SmallVector<int64_t> constants;
+    bool linear = true;
+    for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+      SmallVector<int64_t> c(plan.ranges.size(), 0);
+      int64_t constant = 0;
+      linear = addLinearIndex(index, 1, c, constant);
+      if (!linear)
+        break;
+      int64_t low = constant, high = constant;
+      for (auto [ci, range] : llvm::zip(c, plan.ranges))
+        (ci < 0 ? low : high) += ci * (range - 1);
+      linear = low >= 0 && high < sourceType.getDimSize(dim);
+      if (!linear)
+        break;
+      coeffs.push_back(std::move(c));
+      constants.push_back(constant);
+    }
+    if (!linear)
+      continue;
+    // The k-th tensor.extract is the Extract instruction of tensor k.
+    auto in = llvm::find_if(plan.program.instrs, [&](const Instr &in) {
+      return in.opcode == Opcode::Extract && in.dim == k;
+    });
+    if (in == plan.program.instrs.end())
+      continue;
+    unsigned at = plan.numInputs++;
+    plan.coeffs.insert(plan.coeffs.begin() + at, std::move(coeffs));
+    plan.constants.insert(plan.constants.begin() + at, std::move(constants));
+    plan.argRegister.insert(plan.argRegister.begin() + at, in->dst);
+    plan.operands.insert(plan.operands.begin() + at, extract.getTensor());
+    plan.bodyReads.insert(plan.bodyReads.begin() + at, true);
+    plan.program.instrs.erase(in);
+    promoted = true;
+  }
+  if (promoted)
+    removeDeadInstrs(plan.program);
+}
+
 FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
                                    std::optional<Unsupported> &why) {
   LinalgPlan plan;
@@ -1740,15 +1822,17 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
     why = Unsupported{op, "a body that does not yield every output"};
     return failure();
   }
-  plan.isMulAddF32 = isMulAddF32(plan);
-  plan.readsIndices = llvm::any_of(plan.program.instrs, [](const Instr &in) {
-    return in.opcode == Opcode::Index;
-  });
   for (OpOperand &operand : op->getOpOperands()) {
     plan.operands.push_back(operand.get());
     int32_t reg = plan.argRegister[operand.getOperandNumber()];
     plan.bodyReads.push_back(reg >= 0 && !body->getArgument(reg).use_empty());
   }
+  if (!plan.gatherView)
+    promoteLinearExtracts(op, plan);
+  plan.isMulAddF32 = isMulAddF32(plan);
+  plan.readsIndices = llvm::any_of(plan.program.instrs, [](const Instr &in) {
+    return in.opcode == Opcode::Index;
+  });
   plan.results.assign(op->result_begin(), op->result_end());
   return plan;
 }

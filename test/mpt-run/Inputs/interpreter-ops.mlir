@@ -1,7 +1,8 @@
 // A step of the ops the imported examples use little or not at all, for
 // test/mpt-run/interpreted-steps.test: padding, strided and rank-reducing
 // slices, concatenation, strided insertion, loop indices and integer
-// arithmetic in a body, tensor.extract in a body (a flip), libm functions,
+// arithmetic in a body, tensor.extract in a body (a flip, and a flip and
+// transpose read as an input with an index still used), libm functions,
 // linalg.reduce and linalg.map, bf16 and f64 values, scf.if and scf.for.
 // The loss is a function of all of them; the "gradient" is the loss's seed
 // times a mix of them (not a true gradient: what is checked is that the
@@ -83,9 +84,25 @@ func.func @interp_step(%w: tensor<4x6xf32> {mpt.role = "param"},
     %v = tensor.extract %h[%i, %fj] : tensor<4x4xf32>
     linalg.yield %v : f32
   } -> tensor<4x4xf32>
+  // Transposed and flipped through tensor.extract, times the row index
+  // (the extract is read as an input; the index stays for the product).
+  %g2 = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]}
+      outs(%e44 : tensor<4x4xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %fi = arith.subi %c3, %i : index
+    %v = tensor.extract %h[%j, %fi] : tensor<4x4xf32>
+    %ii = arith.index_cast %i : index to i32
+    %fl = arith.sitofp %ii : i32 to f32
+    %prod = arith.mulf %v, %fl : f32
+    linalg.yield %prod : f32
+  } -> tensor<4x4xf32>
+  %e44s = tensor.empty() : tensor<4x4xf32>
+  %gs = linalg.map { arith.addf } ins(%g, %g2 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e44s : tensor<4x4xf32>)
   // Through bf16 and back.
   %e44b = tensor.empty() : tensor<4x4xbf16>
-  %gb = linalg.map { arith.truncf } ins(%g : tensor<4x4xf32>) outs(%e44b : tensor<4x4xbf16>)
+  %gb = linalg.map { arith.truncf } ins(%gs : tensor<4x4xf32>) outs(%e44b : tensor<4x4xbf16>)
   %gf = linalg.map { arith.extf } ins(%gb : tensor<4x4xbf16>) outs(%e44 : tensor<4x4xf32>)
   // Row sums (linalg.reduce) of the flip and of the insertion, in f64.
   %e4 = tensor.empty() : tensor<4xf32>
