@@ -1484,21 +1484,17 @@ void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
     c[t * scu] = acc[t];
 }
 
-/// The sums of a block of kTile x KV outputs over all of `loops`: along a
-/// parallel loop u the outputs move by `scu` and input X by `sxu` while Y
-/// stays, along another, v, the outputs move by `scv` and Y by `syv` while
-/// X stays (a convolution's pixels and filters, a matrix multiply's rows
-/// and columns). Each step of the reductions reads kTile values of X and KV
-/// of Y for kTile * KV products, as a matrix multiply's micro-kernel does;
-/// each sum keeps the loops' order. X and Y are the multiply's operands in
-/// either order (`loops.aSteps` are X's): a product does not depend on it.
 /// kTile floats as one value of GCC's and Clang's vector extension: its
 /// arithmetic is lane by lane, each lane rounded as a float's.
 typedef float FloatTile __attribute__((vector_size(kTile * sizeof(float))));
 
-typedef uint16_t BF16Tile __attribute__((vector_size(kTile * sizeof(uint16_t))));
-typedef uint32_t WordTile __attribute__((vector_size(kTile * sizeof(uint32_t))));
+/// kTile bf16 values' bits, and as many 32-bit words.
+typedef uint16_t BF16Tile
+    __attribute__((vector_size(kTile * sizeof(uint16_t))));
+typedef uint32_t WordTile
+    __attribute__((vector_size(kTile * sizeof(uint32_t))));
 
+/// kTile values of X (f32 or bf16) `stride` apart, as floats.
 template <typename X>
 inline void loadTile(FloatTile &tile, const X *p, int64_t stride) {
   if constexpr (std::is_same_v<X, uint16_t>) {
@@ -1521,6 +1517,14 @@ inline void loadTile(FloatTile &tile, const X *p, int64_t stride) {
     tile[u] = loadFloat(p + u * stride);
 }
 
+/// The sums of a block of kTile x KV outputs over all of `loops`: along a
+/// parallel loop u the outputs move by `scu` and input X by `sxu` while Y
+/// stays, along another, v, the outputs move by `scv` and Y by `syv` while
+/// X stays (a convolution's pixels and filters, a matrix multiply's rows
+/// and columns). Each step of the reductions reads kTile values of X and KV
+/// of Y for kTile * KV products, as a matrix multiply's micro-kernel does;
+/// each sum keeps the loops' order. X and Y are the multiply's operands in
+/// either order (`loops.aSteps` are X's): a product does not depend on it.
 template <typename X, typename Y, int KV>
 inline __attribute__((always_inline)) void
 mulAddBlock(const uint8_t *xBytes, int64_t sxu, const uint8_t *yBytes,
@@ -1866,9 +1870,16 @@ private:
   llvm::Error runLinalg(Operation *op, const LinalgPlan &plan);
   llvm::Error fail(Operation *op, const llvm::Twine &message);
 
-  /// A value's slot. A reference into `env`: adding another value's slot
-  /// may move it.
-  Slot &get(Value v) { return env[v]; }
+  /// A value's slot, set by the op that defines it, which ran before (the
+  /// IR is in dominance order). A reference into `env`: adding another
+  /// value's slot may move it.
+  Slot &get(Value v) {
+    auto it = env.find(v);
+    if (it != env.end())
+      return it->second;
+    assert(false && "a value read before its op ran");
+    return env[v];
+  }
   int64_t getIndex(OpFoldResult ofr) {
     if (auto attr = dyn_cast<Attribute>(ofr))
       return cast<IntegerAttr>(attr).getInt();

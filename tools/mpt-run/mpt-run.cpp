@@ -558,10 +558,10 @@ train(const StepSignature &sig, ArgValues &values,
       memoryPerStep.push_back(out->memory);
     if (!std::isfinite(loss)) {
       if (stopOnNonfinite) {
-        std::string message = ("step " + Twine(step) + ": the loss is " +
-                               formatNumber(loss) +
-                               "; stopping (--stop-on-nonfinite), nothing saved")
-                                  .str();
+        std::string message =
+            ("step " + Twine(step) + ": the loss is " + formatNumber(loss) +
+             "; stopping (--stop-on-nonfinite), nothing saved")
+                .str();
         return lossAllReduced ? runErrorOnAllRanks(message)
                               : runError(message);
       }
