@@ -1579,9 +1579,14 @@ void mulAddBlockBase(const uint8_t *x, int64_t sxu, const uint8_t *y,
   mulAddBlock<X, Y, KV>(x, sxu, y, syv, c, scu, scv, loops);
 }
 
-template <typename X, typename Y, int KV> MulAddBlockFn getMulAddBlockFor() {
+/// Whether this host runs AVX2 (the block kernels' clones).
+bool hostHasAVX2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2 ? mulAddBlockAVX2<X, Y, KV> : mulAddBlockBase<X, Y, KV>;
+  return avx2;
+}
+
+template <typename X, typename Y, int KV> MulAddBlockFn getMulAddBlockFor() {
+  return hostHasAVX2() ? mulAddBlockAVX2<X, Y, KV> : mulAddBlockBase<X, Y, KV>;
 }
 
 template <typename T> struct TypeTag { using type = T; };
@@ -1662,6 +1667,30 @@ bool addLinearIndex(Value v, int64_t sign, SmallVectorImpl<int64_t> &coeffs,
   return false;
 }
 
+/// `extract`'s source with its indices as linear maps of the loops (a
+/// GatherView), when each index is one (addLinearIndex) and stays within
+/// the source's bounds over all the loops' `ranges`.
+std::optional<LinalgPlan::GatherView>
+getLinearGather(tensor::ExtractOp extract, ArrayRef<int64_t> ranges) {
+  auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
+  LinalgPlan::GatherView view;
+  view.source = extract.getTensor();
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    SmallVector<int64_t> c(ranges.size(), 0);
+    int64_t constant = 0;
+    if (!addLinearIndex(index, 1, c, constant))
+      return std::nullopt;
+    int64_t low = constant, high = constant;
+    for (auto [ci, range] : llvm::zip(c, ranges))
+      (ci < 0 ? low : high) += ci * (range - 1);
+    if (low < 0 || high >= sourceType.getDimSize(dim))
+      return std::nullopt;
+    view.coeffs.push_back(std::move(c));
+    view.constants.push_back(constant);
+  }
+  return view;
+}
+
 /// `op` as a gather through a strided view (LinalgPlan::GatherView): a
 /// generic without inputs, its init's map the identity, all loops parallel,
 /// whose body is index arithmetic and one tensor.extract it yields, every
@@ -1685,23 +1714,7 @@ matchGatherView(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
   if (!extract || generic->isAncestor(extract.getTensor().getParentRegion()
                                           ->getParentOp()))
     return std::nullopt;
-  auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
-  LinalgPlan::GatherView view;
-  view.source = extract.getTensor();
-  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
-    SmallVector<int64_t> coeffs(ranges.size(), 0);
-    int64_t constant = 0;
-    if (!addLinearIndex(index, 1, coeffs, constant))
-      return std::nullopt;
-    int64_t low = constant, high = constant;
-    for (auto [c, range] : llvm::zip(coeffs, ranges))
-      (c < 0 ? low : high) += c * (range - 1);
-    if (low < 0 || high >= sourceType.getDimSize(dim))
-      return std::nullopt;
-    view.coeffs.push_back(std::move(coeffs));
-    view.constants.push_back(constant);
-  }
-  return view;
+  return getLinearGather(extract, ranges);
 }
 
 /// Drops the instructions whose results nothing reads (checks and
@@ -1743,26 +1756,8 @@ void promoteLinearExtracts(linalg::LinalgOp op, LinalgPlan &plan) {
       extracts.push_back(extract);
   bool promoted = false;
   for (auto [k, extract] : llvm::enumerate(extracts)) {
-    auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
-    SmallVector<SmallVector<int64_t>> coeffs;
-    SmallVector<int64_t> constants;
-    bool linear = true;
-    for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
-      SmallVector<int64_t> c(plan.ranges.size(), 0);
-      int64_t constant = 0;
-      linear = addLinearIndex(index, 1, c, constant);
-      if (!linear)
-        break;
-      int64_t low = constant, high = constant;
-      for (auto [ci, range] : llvm::zip(c, plan.ranges))
-        (ci < 0 ? low : high) += ci * (range - 1);
-      linear = low >= 0 && high < sourceType.getDimSize(dim);
-      if (!linear)
-        break;
-      coeffs.push_back(std::move(c));
-      constants.push_back(constant);
-    }
-    if (!linear)
+    auto gather = getLinearGather(extract, plan.ranges);
+    if (!gather)
       continue;
     // The k-th tensor.extract is the Extract instruction of tensor k.
     auto in = llvm::find_if(plan.program.instrs, [&](const Instr &in) {
@@ -1771,8 +1766,9 @@ void promoteLinearExtracts(linalg::LinalgOp op, LinalgPlan &plan) {
     if (in == plan.program.instrs.end())
       continue;
     unsigned at = plan.numInputs++;
-    plan.coeffs.insert(plan.coeffs.begin() + at, std::move(coeffs));
-    plan.constants.insert(plan.constants.begin() + at, std::move(constants));
+    plan.coeffs.insert(plan.coeffs.begin() + at, std::move(gather->coeffs));
+    plan.constants.insert(plan.constants.begin() + at,
+                          std::move(gather->constants));
     plan.argRegister.insert(plan.argRegister.begin() + at, in->dst);
     plan.operands.insert(plan.operands.begin() + at, extract.getTensor());
     plan.bodyReads.insert(plan.bodyReads.begin() + at, true);
@@ -2151,7 +2147,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       slot.tensor = std::move(tensors[plan.numInputs + k]);
     }
   };
-  if (plan.gatherView && get(plan.gatherView->source).isTensor) {
+  if (plan.gatherView) {
     const LinalgPlan::GatherView &gather = *plan.gatherView;
     Tensor view = get(gather.source).tensor;
     SmallVector<int64_t, 4> strides(numLoops, 0);
@@ -2361,9 +2357,8 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     // their steps in that order.
     unsigned blockY = 1 - blockX;
     ReductionLoops blockLoops = reductions;
-    if (blockX == 1) {
+    if (blockX == 1)
       std::swap(blockLoops.aSteps, blockLoops.bSteps);
-    }
     MulAddBlockFn blockFns[kMaxBlockV + 1] = {};
     MulAddTileFn blockEdge = nullptr;
     if (blockU >= 0) {
@@ -2902,7 +2897,7 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
   }
   double iterations = result.interpreter->getIterations();
   double multiplyAdds = result.interpreter->getMultiplyAddIterations();
-  double interpretSeconds = multiplyAdds * (__builtin_cpu_supports("avx2")
+  double interpretSeconds = multiplyAdds * (hostHasAVX2()
                                                 ? kSecondsPerMultiplyAddAVX2
                                                 : kSecondsPerMultiplyAdd) +
                             (iterations - multiplyAdds) * kSecondsPerIteration;
