@@ -26,6 +26,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -84,9 +85,13 @@ constexpr unsigned kInterpretMinOps = 3000;
 /// interpreter's estimate of its work is small next to compiling it.
 /// `excessPrecision`: the lowering's option of that name. `allowed`: false
 /// where the first steps must run compiled code (an MPI job, --memory).
-llvm::Expected<InterpretedSteps>
-prepareInterpretedSteps(mlir::ModuleOp module, llvm::StringRef funcName,
-                        unsigned numSteps, bool excessPrecision, bool allowed);
+/// `compiledInCache`: the compiled step is ready in the object cache (auto
+/// then interprets nothing: the compiled code runs at once). `setPhase`
+/// names the preparing on the compile's progress line.
+llvm::Expected<InterpretedSteps> prepareInterpretedSteps(
+    mlir::ModuleOp module, llvm::StringRef funcName, unsigned numSteps,
+    bool excessPrecision, bool allowed, bool compiledInCache,
+    llvm::function_ref<void(llvm::StringRef)> setPhase);
 
 } // namespace mpt
 
