@@ -9,10 +9,12 @@
 // kColumn elements: each body instruction then loops over a column, so
 // decoding costs once per column. A multiply-add runs as one loop over the
 // column, in tiles of kTile outputs each summed over all its reduction
-// loops, or best in blocks of kTile x kMaxBlockV outputs along two parallel
-// loops (a convolution's pixels and filters: a matrix multiply's
-// micro-kernel, on AVX2 hosts in vector registers). The sums of a reduction
-// keep their order: only parallel loops move.
+// loops, or best in blocks of kWideTile or kTile x kMaxBlockV outputs along
+// two parallel loops (a convolution's pixels and filters: a matrix
+// multiply's micro-kernel, in AVX-512 or AVX2 registers where the host has
+// them), the input strided along the blocks' rows packed first. An op that
+// only copies its input (a transpose, a broadcast, a flip) copies a strided
+// view. The sums of a reduction keep their order: only parallel loops move.
 //
 //===----------------------------------------------------------------------===//
 #include "StepInterpreter.h"
@@ -364,52 +366,114 @@ Tensor makeTensor(Kind kind, ArrayRef<int64_t> shape) {
   return t;
 }
 
-/// Calls `body(dstOffset, srcOffset, innerCount, dstStride, srcStride)` for
-/// each innermost row of two views of one shape.
-template <typename Body>
-void forEachRow(ArrayRef<int64_t> shape, ArrayRef<int64_t> dstStrides,
-                int64_t dstOffset, ArrayRef<int64_t> srcStrides,
-                int64_t srcOffset, Body body) {
-  size_t rank = shape.size();
-  for (int64_t d : shape)
-    if (d == 0)
-      return;
-  if (rank == 0) {
-    body(dstOffset, srcOffset, 1, 1, 1);
-    return;
+/// Two views of one shape, walked together: size-1 dimensions dropped and
+/// adjacent ones merged where both views step across them evenly, so that
+/// rows are as long as the layouts allow (a transpose of 3x3 filters: rows
+/// of 9, not of 3).
+struct ViewPair {
+  SmallVector<int64_t, 4> shape, dstStrides, srcStrides;
+
+  ViewPair(ArrayRef<int64_t> fullShape, ArrayRef<int64_t> dst,
+           ArrayRef<int64_t> src) {
+    for (size_t d = 0; d < fullShape.size(); ++d) {
+      if (fullShape[d] == 1)
+        continue;
+      if (!shape.empty() && dstStrides.back() == dst[d] * fullShape[d] &&
+          srcStrides.back() == src[d] * fullShape[d]) {
+        shape.back() *= fullShape[d];
+        dstStrides.back() = dst[d];
+        srcStrides.back() = src[d];
+        continue;
+      }
+      shape.push_back(fullShape[d]);
+      dstStrides.push_back(dst[d]);
+      srcStrides.push_back(src[d]);
+    }
+    if (shape.empty()) {
+      shape.push_back(1);
+      dstStrides.push_back(1);
+      srcStrides.push_back(1);
+    }
   }
-  SmallVector<int64_t, 4> index(rank, 0);
-  int64_t inner = shape[rank - 1];
-  while (true) {
-    int64_t dst = dstOffset, src = srcOffset;
-    for (size_t d = 0; d + 1 < rank; ++d) {
-      dst += index[d] * dstStrides[d];
-      src += index[d] * srcStrides[d];
+
+  bool isEmpty() const { return llvm::is_contained(shape, 0); }
+
+  /// Calls `row(dst, src, n, dstStride, srcStride)` for each innermost
+  /// row, the pointers (to T) moved along the outer dimensions.
+  template <typename T, typename S, typename Row>
+  void forEachRow(T *dst, S *src, Row row) const {
+    size_t rank = shape.size();
+    int64_t n = shape[rank - 1], ds = dstStrides[rank - 1],
+            ss = srcStrides[rank - 1];
+    SmallVector<int64_t, 4> index(rank, 0);
+    while (true) {
+      row(dst, src, n, ds, ss);
+      int64_t d = int64_t(rank) - 2;
+      for (; d >= 0; --d) {
+        if (++index[d] < shape[d]) {
+          dst += dstStrides[d];
+          src += srcStrides[d];
+          break;
+        }
+        dst -= (shape[d] - 1) * dstStrides[d];
+        src -= (shape[d] - 1) * srcStrides[d];
+        index[d] = 0;
+      }
+      if (d < 0)
+        return;
     }
-    body(dst, src, inner, dstStrides[rank - 1], srcStrides[rank - 1]);
-    int64_t d = int64_t(rank) - 2;
-    for (; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
+  }
+};
+
+/// `f(T())` with T the unsigned integer of an element's size: copies and
+/// fills move bits, whatever the kind.
+template <typename F> auto withElementBits(Kind kind, F f) {
+  switch (getSize(kind)) {
+  case 1:
+    return f(uint8_t());
+  case 2:
+    return f(uint16_t());
+  case 4:
+    return f(uint32_t());
+  default:
+    return f(uint64_t());
   }
 }
 
+/// Copies the elements of kind `kind` of a view of `shape` at `src` to one
+/// at `dst` (strides in elements; the two do not overlap).
+void copyStrided(Kind kind, uint8_t *dst, ArrayRef<int64_t> dstStrides,
+                 const uint8_t *src, ArrayRef<int64_t> srcStrides,
+                 ArrayRef<int64_t> shape) {
+  ViewPair views(shape, dstStrides, srcStrides);
+  if (views.isEmpty())
+    return;
+  withElementBits(kind, [&](auto bits) {
+    using T = decltype(bits);
+    views.forEachRow(
+        reinterpret_cast<T *>(dst), reinterpret_cast<const T *>(src),
+        [](T *d, const T *s, int64_t n, int64_t ds, int64_t ss) {
+          if (ds == 1 && ss == 1) {
+            std::memcpy(d, s, n * sizeof(T));
+            return;
+          }
+          for (int64_t j = 0; j < n; ++j)
+            d[j * ds] = s[j * ss];
+        });
+  });
+}
+
+Tensor copyToNew(const Tensor &src);
+
 /// Copies `src` into the view `dst` (same shape and kind).
 void copyInto(const Tensor &dst, const Tensor &src) {
-  unsigned size = getSize(src.kind);
-  forEachRow(src.shape, dst.strides, dst.offset, src.strides, src.offset,
-             [&](int64_t d, int64_t s, int64_t n, int64_t ds, int64_t ss) {
-               if (ds == 1 && ss == 1) {
-                 std::memmove(dst.at(d), src.at(s), n * size);
-                 return;
-               }
-               for (int64_t j = 0; j < n; ++j)
-                 std::memcpy(dst.at(d + j * ds), src.at(s + j * ss), size);
-             });
+  // Views of one buffer may overlap: through a copy of the source.
+  if (dst.storage == src.storage) {
+    copyInto(dst, copyToNew(src));
+    return;
+  }
+  copyStrided(src.kind, dst.at(dst.offset), dst.strides, src.at(src.offset),
+              src.strides, src.shape);
 }
 
 Tensor copyToNew(const Tensor &src) {
@@ -419,14 +483,22 @@ Tensor copyToNew(const Tensor &src) {
 }
 
 void fillWith(const Tensor &dst, Val value) {
-  uint8_t bytes[8];
-  store(dst.kind, bytes, value);
-  unsigned size = getSize(dst.kind);
-  forEachRow(dst.shape, dst.strides, dst.offset, dst.strides, dst.offset,
-             [&](int64_t d, int64_t, int64_t n, int64_t ds, int64_t) {
-               for (int64_t j = 0; j < n; ++j)
-                 std::memcpy(dst.at(d + j * ds), bytes, size);
-             });
+  ViewPair views(dst.shape, dst.strides, dst.strides);
+  if (views.isEmpty())
+    return;
+  withElementBits(dst.kind, [&](auto bits) {
+    using T = decltype(bits);
+    T element;
+    uint8_t bytes[8];
+    store(dst.kind, bytes, value);
+    std::memcpy(&element, bytes, sizeof(T));
+    T *base = reinterpret_cast<T *>(dst.at(dst.offset));
+    views.forEachRow(base, base,
+                     [&](T *d, T *, int64_t n, int64_t ds, int64_t) {
+                       for (int64_t j = 0; j < n; ++j)
+                         d[j * ds] = element;
+                     });
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1287,17 +1359,10 @@ struct LinalgPlan {
   SmallVector<Value> operands;
   SmallVector<bool> bodyReads;
   SmallVector<Value> results;
-  /// A generic whose body only reads one element of a tensor from outside
-  /// (`source`) at indices linear in the loops (a flip or transpose of a
-  /// convolution's weights, as torch-mlir writes them: `c - i`): the result
-  /// is a copy of a strided view of it. Per source dimension, the loop
-  /// coefficients and the constant of its index.
-  struct GatherView {
-    Value source;
-    SmallVector<SmallVector<int64_t>> coeffs;
-    SmallVector<int64_t> constants;
-  };
-  std::optional<GatherView> gatherView;
+  /// The body yields its one input as it is, of the output's type (a
+  /// transpose, a broadcast; a flip of weights once its tensor.extract is
+  /// an input): the loops copy a strided view of the input.
+  bool isCopy = false;
 };
 
 /// A slice's offsets, sizes and strides, and the dimensions a
@@ -1429,6 +1494,12 @@ inline void forEachOuterReduction(const ReductionLoops &loops, Inner inner) {
 /// chain alone waits on every add). Along the output's contiguous rows
 /// with a weight that stays (a convolution's), the tile is a vector.
 constexpr int64_t kTile = 8;
+/// The blocks' other width: one AVX-512 register, two AVX2 ones (more
+/// products for each step of the reduction loops).
+constexpr int64_t kWideTile = 16;
+/// A block's X is packed (runLinalg) when each of its elements is read for
+/// at least this many outputs.
+constexpr int64_t kPackMinReuse = 4;
 template <typename A, typename B>
 void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
                 int64_t sbu, float *c, int64_t scu, int64_t k,
@@ -1484,28 +1555,35 @@ void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
     c[t * scu] = acc[t];
 }
 
-/// kTile floats as one value of GCC's and Clang's vector extension: its
-/// arithmetic is lane by lane, each lane rounded as a float's.
-typedef float FloatTile __attribute__((vector_size(kTile * sizeof(float))));
+/// W floats as one value of GCC's and Clang's vector extension (its
+/// arithmetic is lane by lane, each lane rounded as a float's), W bf16
+/// values' bits, and as many 32-bit words.
+template <int W> struct Tile;
+template <> struct Tile<8> {
+  typedef float Floats __attribute__((vector_size(8 * sizeof(float))));
+  typedef uint16_t BF16s __attribute__((vector_size(8 * sizeof(uint16_t))));
+  typedef uint32_t Words __attribute__((vector_size(8 * sizeof(uint32_t))));
+};
+template <> struct Tile<16> {
+  typedef float Floats __attribute__((vector_size(16 * sizeof(float))));
+  typedef uint16_t BF16s __attribute__((vector_size(16 * sizeof(uint16_t))));
+  typedef uint32_t Words __attribute__((vector_size(16 * sizeof(uint32_t))));
+};
 
-/// kTile bf16 values' bits, and as many 32-bit words.
-typedef uint16_t BF16Tile
-    __attribute__((vector_size(kTile * sizeof(uint16_t))));
-typedef uint32_t WordTile
-    __attribute__((vector_size(kTile * sizeof(uint32_t))));
-
-/// kTile values of X (f32 or bf16) `stride` apart, as floats.
-template <typename X>
-inline void loadTile(FloatTile &tile, const X *p, int64_t stride) {
+/// W values of X (f32 or bf16) `stride` apart, as floats.
+template <int W, typename X>
+inline void loadTile(typename Tile<W>::Floats &tile, const X *p,
+                     int64_t stride) {
   if constexpr (std::is_same_v<X, uint16_t>) {
-    // bf16: the 8 values' bits widened and shifted together.
-    BF16Tile bits;
+    // bf16: the values' bits widened and shifted together.
+    typename Tile<W>::BF16s bits;
     if (stride == 1)
       std::memcpy(&bits, p, sizeof(bits));
     else
-      for (int u = 0; u < kTile; ++u)
+      for (int u = 0; u < W; ++u)
         bits[u] = p[u * stride];
-    WordTile words = __builtin_convertvector(bits, WordTile) << 16;
+    typename Tile<W>::Words words =
+        __builtin_convertvector(bits, typename Tile<W>::Words) << 16;
     std::memcpy(&tile, &words, sizeof(tile));
     return;
   }
@@ -1513,28 +1591,29 @@ inline void loadTile(FloatTile &tile, const X *p, int64_t stride) {
     std::memcpy(&tile, p, sizeof(tile));
     return;
   }
-  for (int u = 0; u < kTile; ++u)
+  for (int u = 0; u < W; ++u)
     tile[u] = loadFloat(p + u * stride);
 }
 
-/// The sums of a block of kTile x KV outputs over all of `loops`: along a
+/// The sums of a block of W x KV outputs over all of `loops`: along a
 /// parallel loop u the outputs move by `scu` and input X by `sxu` while Y
 /// stays, along another, v, the outputs move by `scv` and Y by `syv` while
 /// X stays (a convolution's pixels and filters, a matrix multiply's rows
-/// and columns). Each step of the reductions reads kTile values of X and KV
-/// of Y for kTile * KV products, as a matrix multiply's micro-kernel does;
-/// each sum keeps the loops' order. X and Y are the multiply's operands in
+/// and columns). Each step of the reductions reads W values of X and KV of
+/// Y for W * KV products, as a matrix multiply's micro-kernel does; each
+/// sum keeps the loops' order. X and Y are the multiply's operands in
 /// either order (`loops.aSteps` are X's): a product does not depend on it.
-template <typename X, typename Y, int KV>
+template <typename X, typename Y, int KV, int W>
 inline __attribute__((always_inline)) void
 mulAddBlock(const uint8_t *xBytes, int64_t sxu, const uint8_t *yBytes,
             int64_t syv, float *c, int64_t scu, int64_t scv,
             const ReductionLoops &loops) {
+  using Floats = typename Tile<W>::Floats;
   const X *x = reinterpret_cast<const X *>(xBytes);
   const Y *y = reinterpret_cast<const Y *>(yBytes);
-  FloatTile acc[KV];
+  Floats acc[KV];
   for (int v = 0; v < KV; ++v)
-    loadTile(acc[v], c + v * scv, scu);
+    loadTile<W>(acc[v], c + v * scv, scu);
   int inner = loops.count - 1;
   int64_t n = loops.ranges[inner], sx = loops.aSteps[inner],
           sy = loops.bSteps[inner];
@@ -1542,14 +1621,14 @@ mulAddBlock(const uint8_t *xBytes, int64_t sxu, const uint8_t *yBytes,
     const X *xp = x + xOffset;
     const Y *yp = y + yOffset;
     for (int64_t j = 0; j < n; ++j) {
-      FloatTile xv;
-      loadTile(xv, xp + j * sx, sxu);
+      Floats xv;
+      loadTile<W>(xv, xp + j * sx, sxu);
       for (int v = 0; v < KV; ++v)
         acc[v] = acc[v] + xv * loadFloat(yp + v * syv + j * sy);
     }
   });
   for (int v = 0; v < KV; ++v)
-    for (int u = 0; u < kTile; ++u)
+    for (int u = 0; u < W; ++u)
       c[v * scv + u * scu] = acc[v][u];
 }
 
@@ -1563,20 +1642,29 @@ using MulAddBlockFn = void (*)(const uint8_t *, int64_t, const uint8_t *,
                                int64_t, float *, int64_t, int64_t,
                                const ReductionLoops &);
 
-/// mulAddBlock for AVX2 hosts, where a tile is one register: the same
-/// lanes and roundings (no fused multiply-adds), so the same sums.
-template <typename X, typename Y, int KV>
+/// mulAddBlock for AVX2 hosts (an 8-wide tile is one register) and for
+/// AVX-512 hosts (a 16-wide one): the same lanes and roundings (no fused
+/// multiply-adds: the file is compiled with -ffp-contract=off), so the same
+/// sums.
+template <typename X, typename Y, int KV, int W>
 __attribute__((target("avx2"))) void
 mulAddBlockAVX2(const uint8_t *x, int64_t sxu, const uint8_t *y, int64_t syv,
                 float *c, int64_t scu, int64_t scv,
                 const ReductionLoops &loops) {
-  mulAddBlock<X, Y, KV>(x, sxu, y, syv, c, scu, scv, loops);
+  mulAddBlock<X, Y, KV, W>(x, sxu, y, syv, c, scu, scv, loops);
 }
-template <typename X, typename Y, int KV>
+template <typename X, typename Y, int KV, int W>
+__attribute__((target("avx512f"))) void
+mulAddBlockAVX512(const uint8_t *x, int64_t sxu, const uint8_t *y,
+                  int64_t syv, float *c, int64_t scu, int64_t scv,
+                  const ReductionLoops &loops) {
+  mulAddBlock<X, Y, KV, W>(x, sxu, y, syv, c, scu, scv, loops);
+}
+template <typename X, typename Y, int KV, int W>
 void mulAddBlockBase(const uint8_t *x, int64_t sxu, const uint8_t *y,
                      int64_t syv, float *c, int64_t scu, int64_t scv,
                      const ReductionLoops &loops) {
-  mulAddBlock<X, Y, KV>(x, sxu, y, syv, c, scu, scv, loops);
+  mulAddBlock<X, Y, KV, W>(x, sxu, y, syv, c, scu, scv, loops);
 }
 
 /// Whether this host runs AVX2 (the block kernels' clones).
@@ -1585,8 +1673,18 @@ bool hostHasAVX2() {
   return avx2;
 }
 
-template <typename X, typename Y, int KV> MulAddBlockFn getMulAddBlockFor() {
-  return hostHasAVX2() ? mulAddBlockAVX2<X, Y, KV> : mulAddBlockBase<X, Y, KV>;
+/// Whether this host runs AVX-512 (the wide block kernels' clones).
+bool hostHasAVX512() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
+
+template <typename X, typename Y, int KV, int W>
+MulAddBlockFn getMulAddBlockFor() {
+  if (W == 16 && hostHasAVX512())
+    return mulAddBlockAVX512<X, Y, KV, W>;
+  return hostHasAVX2() ? mulAddBlockAVX2<X, Y, KV, W>
+                       : mulAddBlockBase<X, Y, KV, W>;
 }
 
 template <typename T> struct TypeTag { using type = T; };
@@ -1624,21 +1722,21 @@ MulAddTileFn getMulAddTile(Kind a, Kind b) {
   });
 }
 
-/// The block kernel of `kv` (1 to kMaxBlockV) columns for inputs X and Y of
-/// these kinds.
-MulAddBlockFn getMulAddBlock(Kind x, Kind y, int kv) {
+/// The block kernel of `kv` (1 to kMaxBlockV) columns and W (kTile or
+/// kWideTile) rows for inputs X and Y of these kinds.
+template <int W> MulAddBlockFn getMulAddBlock(Kind x, Kind y, int kv) {
   return withInputTypes(x, y, [kv](auto xTag, auto yTag) -> MulAddBlockFn {
     using X = typename decltype(xTag)::type;
     using Y = typename decltype(yTag)::type;
     switch (kv) {
     case 1:
-      return getMulAddBlockFor<X, Y, 1>();
+      return getMulAddBlockFor<X, Y, 1, W>();
     case 2:
-      return getMulAddBlockFor<X, Y, 2>();
+      return getMulAddBlockFor<X, Y, 2, W>();
     case 3:
-      return getMulAddBlockFor<X, Y, 3>();
+      return getMulAddBlockFor<X, Y, 3, W>();
     case 4:
-      return getMulAddBlockFor<X, Y, 4>();
+      return getMulAddBlockFor<X, Y, 4, W>();
     }
     return nullptr;
   });
@@ -1667,14 +1765,20 @@ bool addLinearIndex(Value v, int64_t sign, SmallVectorImpl<int64_t> &coeffs,
   return false;
 }
 
-/// `extract`'s source with its indices as linear maps of the loops (a
-/// GatherView), when each index is one (addLinearIndex) and stays within
-/// the source's bounds over all the loops' `ranges`.
-std::optional<LinalgPlan::GatherView>
-getLinearGather(tensor::ExtractOp extract, ArrayRef<int64_t> ranges) {
+/// A tensor.extract's indices as linear maps of the loops.
+struct LinearGather {
+  /// Per source dimension, the loop coefficients and the constant of its
+  /// index.
+  SmallVector<SmallVector<int64_t>> coeffs;
+  SmallVector<int64_t> constants;
+};
+/// `extract`'s indices as linear maps of the loops, when each index is one
+/// (addLinearIndex) and stays within the source's bounds over all the
+/// loops' `ranges`.
+std::optional<LinearGather> getLinearGather(tensor::ExtractOp extract,
+                                            ArrayRef<int64_t> ranges) {
   auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
-  LinalgPlan::GatherView view;
-  view.source = extract.getTensor();
+  LinearGather view;
   for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
     SmallVector<int64_t> c(ranges.size(), 0);
     int64_t constant = 0;
@@ -1689,32 +1793,6 @@ getLinearGather(tensor::ExtractOp extract, ArrayRef<int64_t> ranges) {
     view.constants.push_back(constant);
   }
   return view;
-}
-
-/// `op` as a gather through a strided view (LinalgPlan::GatherView): a
-/// generic without inputs, its init's map the identity, all loops parallel,
-/// whose body is index arithmetic and one tensor.extract it yields, every
-/// index within the source's bounds over all the loops (else the body runs
-/// as it is, and reports an index out of bounds).
-std::optional<LinalgPlan::GatherView>
-matchGatherView(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || generic.getNumDpsInputs() != 0 ||
-      generic.getNumDpsInits() != 1 ||
-      !generic.getIndexingMapsArray()[0].isIdentity() ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
-    return std::nullopt;
-  Block &body = generic.getRegion().front();
-  for (Operation &bodyOp : body)
-    if (!isa<linalg::IndexOp, arith::ConstantOp, arith::AddIOp,
-             arith::SubIOp, tensor::ExtractOp, linalg::YieldOp>(bodyOp))
-      return std::nullopt;
-  auto extract =
-      body.getTerminator()->getOperand(0).getDefiningOp<tensor::ExtractOp>();
-  if (!extract || generic->isAncestor(extract.getTensor().getParentRegion()
-                                          ->getParentOp()))
-    return std::nullopt;
-  return getLinearGather(extract, ranges);
 }
 
 /// Drops the instructions whose results nothing reads (checks and
@@ -1796,7 +1874,6 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
   if (failed(program))
     return failure();
   plan.program = std::move(*program);
-  plan.gatherView = matchGatherView(op, plan.ranges);
   unsigned numLoops = plan.ranges.size();
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
@@ -1827,9 +1904,15 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
     int32_t reg = plan.argRegister[operand.getOperandNumber()];
     plan.bodyReads.push_back(reg >= 0 && !body->getArgument(reg).use_empty());
   }
-  if (!plan.gatherView)
-    promoteLinearExtracts(op, plan);
+  promoteLinearExtracts(op, plan);
   plan.isMulAddF32 = isMulAddF32(plan);
+  plan.isCopy =
+      plan.numInputs == 1 && op.getNumDpsInits() == 1 &&
+      plan.program.instrs.empty() &&
+      plan.program.yields[0] == plan.argRegister[0] &&
+      getElementTypeOrSelf(plan.operands[0].getType()) ==
+          getElementTypeOrSelf(plan.operands[1].getType()) &&
+      llvm::all_of(plan.parallel, [](bool p) { return p; });
   plan.readsIndices = llvm::any_of(plan.program.instrs, [](const Instr &in) {
     return in.opcode == Opcode::Index;
   });
@@ -2147,23 +2230,6 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       slot.tensor = std::move(tensors[plan.numInputs + k]);
     }
   };
-  if (plan.gatherView) {
-    const LinalgPlan::GatherView &gather = *plan.gatherView;
-    Tensor view = get(gather.source).tensor;
-    SmallVector<int64_t, 4> strides(numLoops, 0);
-    int64_t offset = view.offset;
-    for (auto [r, c] : llvm::enumerate(gather.coeffs)) {
-      offset += view.strides[r] * gather.constants[r];
-      for (unsigned d = 0; d < numLoops; ++d)
-        strides[d] += view.strides[r] * c[d];
-    }
-    view.offset = offset;
-    view.shape.assign(plan.ranges.begin(), plan.ranges.end());
-    view.strides = std::move(strides);
-    copyInto(tensors[plan.numInputs], view);
-    setResults();
-    return llvm::Error::success();
-  }
   // Each operand's base and its step per loop, in elements.
   SmallVector<int64_t> base(numOperands, 0);
   SmallVector<SmallVector<int64_t>> steps(numOperands,
@@ -2178,6 +2244,16 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       for (unsigned d = 0; d < numLoops; ++d)
         steps[o][d] += t.strides[r] * c[d];
     }
+  }
+  // A copy: the output's view from the input's, when it writes each
+  // element once and the two do not share a buffer.
+  if (plan.isCopy && !isScalar[0] &&
+      tensors[0].storage != tensors[1].storage &&
+      llvm::none_of(steps[1], [](int64_t step) { return step == 0; })) {
+    copyStrided(tensors[0].kind, tensors[1].at(base[1]), steps[1],
+                tensors[0].at(base[0]), steps[0], plan.ranges);
+    setResults();
+    return llvm::Error::success();
   }
   // Adjacent loops of one kind along which every operand moves as along one
   // loop (contiguous dimensions: an elementwise op's, a 1x1 convolution's
@@ -2359,13 +2435,62 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     ReductionLoops blockLoops = reductions;
     if (blockX == 1)
       std::swap(blockLoops.aSteps, blockLoops.bSteps);
-    MulAddBlockFn blockFns[kMaxBlockV + 1] = {};
+    MulAddBlockFn blockFns[kMaxBlockV + 1] = {},
+                  wideBlockFns[kMaxBlockV + 1] = {};
     MulAddTileFn blockEdge = nullptr;
     if (blockU >= 0) {
-      for (int kv = 1; kv <= kMaxBlockV; ++kv)
-        blockFns[kv] =
-            getMulAddBlock(tensors[blockX].kind, tensors[blockY].kind, kv);
+      for (int kv = 1; kv <= kMaxBlockV; ++kv) {
+        blockFns[kv] = getMulAddBlock<kTile>(tensors[blockX].kind,
+                                             tensors[blockY].kind, kv);
+        wideBlockFns[kv] = getMulAddBlock<kWideTile>(tensors[blockX].kind,
+                                                     tensors[blockY].kind, kv);
+      }
       blockEdge = getMulAddTile(tensors[blockX].kind, tensors[blockY].kind);
+    }
+    // X strided along u (a convolution's weights along its filters, a
+    // weight gradient's input along its channels) and the same for every
+    // other output (X moves along no other parallel loop) that it is read
+    // for often: copied once, kWideTile rows of u at a time, into panels
+    // where the rows are the innermost dimension after the reduction loops,
+    // so that a wide block's rows are one vector load, not a lane-by-lane
+    // gather (the other blocks read X as it is).
+    std::optional<Tensor> packedX;
+    ReductionLoops packedLoops;
+    int64_t panelSize = 0;
+    if (blockU >= 0 && steps[blockX][blockU] != 1 &&
+        ranges[blockU] >= kWideTile) {
+      int64_t reuse = 1;
+      bool stays = true;
+      for (unsigned d = 0; d < numLoops; ++d) {
+        if (!parallel[d] || int(d) == blockU)
+          continue;
+        stays &= steps[blockX][d] == 0;
+        reuse *= ranges[d];
+      }
+      if (stays && reuse >= kPackMinReuse) {
+        // A panel: kWideTile rows (innermost) by the reductions' ranges.
+        SmallVector<int64_t, 8> shape = {kWideTile}, srcSteps, dstSteps;
+        srcSteps.push_back(steps[blockX][blockU]);
+        packedLoops = blockLoops;
+        panelSize = kWideTile;
+        for (int r = blockLoops.count - 1; r >= 0; --r) {
+          packedLoops.aSteps[r] = panelSize;
+          panelSize *= blockLoops.ranges[r];
+        }
+        dstSteps.push_back(1);
+        for (int r = 0; r < blockLoops.count; ++r) {
+          shape.push_back(blockLoops.ranges[r]);
+          srcSteps.push_back(blockLoops.aSteps[r]);
+          dstSteps.push_back(packedLoops.aSteps[r]);
+        }
+        int64_t numPanels = ranges[blockU] / kWideTile;
+        packedX = makeTensor(tensors[blockX].kind, {numPanels * panelSize});
+        for (int64_t p = 0; p < numPanels; ++p)
+          copyStrided(packedX->kind, packedX->at(p * panelSize), dstSteps,
+                      tensors[blockX].at(offset[blockX] +
+                                         p * kWideTile * srcSteps[0]),
+                      srcSteps, shape);
+      }
     }
     while (true) {
       if (blockU >= 0) {
@@ -2373,23 +2498,37 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
         int64_t sxu = steps[blockX][blockU], syv = steps[blockY][blockV];
         int64_t scu = steps[2][blockU], scv = steps[2][blockV];
         const Tensor &tx = tensors[blockX], &ty = tensors[blockY];
-        for (int64_t v0 = 0; v0 < rangeV; v0 += kMaxBlockV) {
-          int kv = int(std::min<int64_t>(kMaxBlockV, rangeV - v0));
-          int64_t u0 = 0;
-          for (; u0 + kTile <= rangeU; u0 += kTile)
-            blockFns[kv](tx.at(offset[blockX] + u0 * sxu), sxu,
-                         ty.at(offset[blockY] + v0 * syv), syv,
-                         reinterpret_cast<float *>(
-                             tensors[2].at(offset[2] + u0 * scu + v0 * scv)),
-                         scu, scv, blockLoops);
-          // The last outputs along u, a column of v at a time.
-          for (int64_t v = v0; u0 < rangeU && v < v0 + kv; ++v)
-            blockEdge(tx.at(offset[blockX] + u0 * sxu), sxu,
-                      ty.at(offset[blockY] + v * syv), 0,
-                      reinterpret_cast<float *>(
-                          tensors[2].at(offset[2] + u0 * scu + v * scv)),
-                      scu, rangeU - u0, blockLoops);
-        }
+        // Wide blocks, then one narrow one, then single columns; along v
+        // inside (a block's rows of X, a packed panel, stay in cache).
+        auto runBlocks = [&](int64_t u0, const MulAddBlockFn *fns,
+                             const uint8_t *x, int64_t sxu,
+                             const ReductionLoops &loops) {
+          for (int64_t v0 = 0; v0 < rangeV; v0 += kMaxBlockV)
+            fns[std::min<int64_t>(kMaxBlockV, rangeV - v0)](
+                x, sxu, ty.at(offset[blockY] + v0 * syv), syv,
+                reinterpret_cast<float *>(
+                    tensors[2].at(offset[2] + u0 * scu + v0 * scv)),
+                scu, scv, loops);
+        };
+        int64_t u0 = 0;
+        for (; u0 + kWideTile <= rangeU; u0 += kWideTile)
+          if (packedX)
+            runBlocks(u0, wideBlockFns,
+                      packedX->at(u0 / kWideTile * panelSize), 1,
+                      packedLoops);
+          else
+            runBlocks(u0, wideBlockFns, tx.at(offset[blockX] + u0 * sxu),
+                      sxu, blockLoops);
+        for (; u0 + kTile <= rangeU; u0 += kTile)
+          runBlocks(u0, blockFns, tx.at(offset[blockX] + u0 * sxu), sxu,
+                    blockLoops);
+        // The last outputs along u, a column of v at a time.
+        for (int64_t v = 0; u0 < rangeU && v < rangeV; ++v)
+          blockEdge(tx.at(offset[blockX] + u0 * sxu), sxu,
+                    ty.at(offset[blockY] + v * syv), 0,
+                    reinterpret_cast<float *>(
+                        tensors[2].at(offset[2] + u0 * scu + v * scv)),
+                    scu, rangeU - u0, blockLoops);
       } else if (mulAddTile) {
         int64_t tileRange = tile >= 0 ? ranges[tile] : 1;
         int64_t sau = tile >= 0 ? steps[0][tile] : 0;
@@ -2834,10 +2973,12 @@ static llvm::cl::opt<unsigned> interpretMinOps(
 /// Seconds the interpreter takes per iteration of a multiply-add's loops and
 /// of any other op's (measured on one Sapphire Rapids core: ResNet-18's
 /// step, nearly all convolutions, 0.12 ns an iteration with the AVX2 block
-/// kernels, about twice that with SSE2's; MobileNetV3-small's, mostly
+/// kernels, about twice that with SSE2's, 0.08 with the AVX-512 ones and
+/// packed weights, its whole step included; MobileNetV3-small's, mostly
 /// elementwise ops, 2.3 ns), and seconds of compiling per op of the step
 /// before lowering (the same steps, tiered to their first step: 0.36-0.47
 /// ms).
+constexpr double kSecondsPerMultiplyAddAVX512 = 0.08e-9;
 constexpr double kSecondsPerMultiplyAddAVX2 = 0.15e-9;
 constexpr double kSecondsPerMultiplyAdd = 0.3e-9;
 constexpr double kSecondsPerIteration = 2.5e-9;
@@ -2904,9 +3045,10 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
   }
   double iterations = result.interpreter->getIterations();
   double multiplyAdds = result.interpreter->getMultiplyAddIterations();
-  double interpretSeconds = multiplyAdds * (hostHasAVX2()
-                                                ? kSecondsPerMultiplyAddAVX2
-                                                : kSecondsPerMultiplyAdd) +
+  double secondsPerMultiplyAdd = hostHasAVX512() ? kSecondsPerMultiplyAddAVX512
+                                 : hostHasAVX2()  ? kSecondsPerMultiplyAddAVX2
+                                                  : kSecondsPerMultiplyAdd;
+  double interpretSeconds = multiplyAdds * secondsPerMultiplyAdd +
                             (iterations - multiplyAdds) * kSecondsPerIteration;
   double compileSeconds = numOps * kCompileSecondsPerOp;
   result.decision =
