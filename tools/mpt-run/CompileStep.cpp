@@ -760,50 +760,12 @@ static llvm::Error compileInTiers(ModuleOp module, StringRef funcName,
   return llvm::Error::success();
 }
 
-/// What StepCompile::start prepared: the lowering's options, the libraries
-/// the code is linked with, the cache entry's key, and the entry loaded if
-/// the cache held it.
-struct StepCompile::State {
-  ModuleOp module;
-  std::string funcName, packedName, cacheDir, cacheKey;
-  CompileOptions compileOptions;
-  LowerToCPUOptions options;
-  SmallVector<std::string> libs;
-  unsigned partitions = 1;
-  bool showProgress = false;
-  std::unique_ptr<LoadedObject> cached;
-  // Ends (the line) when the step is compiled or loaded.
-  std::optional<CompileProgress> progressLine;
-};
-
-StepCompile::StepCompile() = default;
-StepCompile::StepCompile(StepCompile &&) = default;
-StepCompile &StepCompile::operator=(StepCompile &&) = default;
-StepCompile::~StepCompile() = default;
-
-bool StepCompile::isCached() const { return state->cached != nullptr; }
-
-void StepCompile::setPhase(StringRef phase) {
-  state->progressLine->setPhase(phase);
-}
-
-void StepCompile::cancel(StringRef why) {
-  state->progressLine->markReady(why);
-  state->progressLine.reset();
-}
-
-llvm::Expected<StepCompile>
-StepCompile::start(ModuleOp module, StringRef funcName,
-                   const CompileOptions &compileOptions) {
-  StepCompile compile;
-  compile.state = std::make_unique<State>();
-  State &state = *compile.state;
-  state.module = module;
-  state.funcName = funcName.str();
-  state.compileOptions = compileOptions;
+llvm::Expected<CompiledStep>
+mpt::compileStep(ModuleOp module, StringRef funcName,
+                 const CompileOptions &compileOptions) {
   auto func = module.lookupSymbol<func::FuncOp>(funcName);
   keepCalledFunctions(module, func);
-  LowerToCPUOptions &options = state.options;
+  LowerToCPUOptions options;
   // The step allocates through the counting functions of
   // AllocationCounter.h (cheap: one hash-map update per buffer).
   options.useGenericFunctions = true;
@@ -818,22 +780,22 @@ StepCompile::start(ModuleOp module, StringRef funcName,
     return runError(cpuError);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  SmallVector<std::string> &libs = state.libs;
-  libs.append(compileOptions.sharedLibs.begin(),
-              compileOptions.sharedLibs.end());
+  SmallVector<StringRef> libs;
+  for (const std::string &lib : compileOptions.sharedLibs)
+    libs.push_back(lib);
   if (compileOptions.sharedLibs.empty())
     libs.push_back(MPT_C_RUNNER_UTILS);
   if (!openmpRuntime.empty())
     libs.push_back(openmpRuntime);
   if (!compileOptions.extraLibrary.empty())
     libs.push_back(compileOptions.extraLibrary);
-  state.packedName = ("_mlir__mlir_ciface_" + funcName).str();
+  std::string packedName = ("_mlir__mlir_ciface_" + funcName).str();
 
   // The object cache (ObjectCache.h), keyed by the step as it is before
   // lowering and by everything that decides how it is compiled. Not with
   // --perf-jitdump, whose listener sees only code compiled in this run.
   // Nor with --cpu-kernel-report, which the lowering writes.
-  state.cacheDir =
+  std::string cacheDir =
       compileOptions.perfJitdump || !options.kernelReport.empty()
           ? ""
           : getObjectCacheDirectory();
@@ -841,61 +803,46 @@ StepCompile::start(ModuleOp module, StringRef funcName,
   // for, --perf-jitdump's listener (ExecutionEngine's) must see the code, or
   // LLVM's --time-passes is on (its timers are not safe to share between
   // threads).
-  state.partitions = compileOptions.perfJitdump || llvm::TimePassesIsEnabled
-                         ? 1
-                         : std::max(1u, compileOptions.compileThreads);
-  state.showProgress = compileOptions.progress &&
-                      llvm::sys::Process::StandardErrIsDisplayed();
-  state.progressLine.emplace(state.showProgress);
-  if (state.cacheDir.empty())
-    return std::move(compile);
-  state.progressLine->setPhase("looking up the cache");
-  std::string stepText, optionText;
-  llvm::raw_string_ostream stepOs(stepText), optionOs(optionText);
-  module.print(stepOs, OpPrintingFlags().printGenericOpForm());
-  options.print(optionOs);
-  SmallVector<StringRef> libRefs(libs.begin(), libs.end());
-  state.cacheKey = computeObjectCacheKey(
-      {stepText, optionText, "O" + std::to_string(compileOptions.optLevel),
-       "fast-codegen-block=" + std::to_string(getFastCodegenBlockLimit()),
-       "partitions=" + std::to_string(state.partitions),
-       llvm::join(libRefs, ","), state.packedName});
-  if (ObjectList objects = readObjectCacheEntry(state.cacheDir, state.cacheKey);
-      !objects.empty()) {
-    auto loaded = LoadedObject::load(std::move(objects), libRefs,
-                                     getCountingAllocatorSymbols,
-                                     state.packedName);
-    if (loaded) {
-      state.cached = std::move(*loaded);
-    } else {
-      llvm::errs() << "mpt-run: warning: cache entry " << state.cacheKey
-                   << " does not load (" << toString(loaded.takeError())
-                   << "); compiling again\n";
+  unsigned partitions = compileOptions.perfJitdump || llvm::TimePassesIsEnabled
+                            ? 1
+                            : std::max(1u, compileOptions.compileThreads);
+  std::string cacheKey;
+  std::unique_ptr<LoadedObject> cached;
+  // Ends (the line) when the step is compiled or loaded.
+  std::optional<CompileProgress> progressLine;
+  progressLine.emplace(compileOptions.progress &&
+                       llvm::sys::Process::StandardErrIsDisplayed());
+  if (!cacheDir.empty()) {
+    progressLine->setPhase("looking up the cache");
+    std::string stepText, optionText;
+    llvm::raw_string_ostream stepOs(stepText), optionOs(optionText);
+    module.print(stepOs, OpPrintingFlags().printGenericOpForm());
+    options.print(optionOs);
+    cacheKey = computeObjectCacheKey(
+        {stepText, optionText, "O" + std::to_string(compileOptions.optLevel),
+         "fast-codegen-block=" + std::to_string(getFastCodegenBlockLimit()),
+         "partitions=" + std::to_string(partitions),
+         llvm::join(libs, ","), packedName});
+    if (ObjectList objects = readObjectCacheEntry(cacheDir, cacheKey);
+        !objects.empty()) {
+      auto loaded = LoadedObject::load(std::move(objects), libs,
+                                       getCountingAllocatorSymbols, packedName);
+      if (loaded) {
+        cached = std::move(*loaded);
+      } else {
+        llvm::errs() << "mpt-run: warning: cache entry " << cacheKey
+                     << " does not load (" << toString(loaded.takeError())
+                     << "); compiling again\n";
+      }
     }
+    progressLine->setPhase(cached ? "loaded from the cache"
+                                  : "not in the cache");
   }
-  state.progressLine->setPhase(state.cached ? "loaded from the cache"
-                                            : "not in the cache");
-  return std::move(compile);
-}
-
-llvm::Expected<CompiledStep> StepCompile::finish() {
-  State &state = *this->state;
-  ModuleOp module = state.module;
-  StringRef funcName = state.funcName, packedName = state.packedName;
-  StringRef cacheDir = state.cacheDir, cacheKey = state.cacheKey;
-  const CompileOptions &compileOptions = state.compileOptions;
-  unsigned partitions = state.partitions;
-  SmallVector<StringRef> libs(state.libs.begin(), state.libs.end());
-  std::unique_ptr<LoadedObject> cached = std::move(state.cached);
-  std::optional<CompileProgress> &progressLine = state.progressLine;
-  // A new line after cancel (the interpreter stopped: the step is needed).
-  if (!progressLine)
-    progressLine.emplace(state.showProgress);
 
   CompiledStep step;
   if (!cached) {
     progressLine->setPhase("lowering (--mpt-lower-to-cpu)");
-    if (llvm::Error err = lowerToLLVM(module, funcName, state.options))
+    if (llvm::Error err = lowerToLLVM(module, funcName, options))
       return std::move(err);
   }
   if (!cached && shouldCompileInTiers(module, compileOptions)) {
@@ -960,13 +907,4 @@ llvm::Expected<CompiledStep> StepCompile::finish() {
     step.loaded = std::move(cached);
   }
   return std::move(step);
-}
-
-llvm::Expected<CompiledStep>
-mpt::compileStep(ModuleOp module, StringRef funcName,
-                 const CompileOptions &compileOptions) {
-  auto compile = StepCompile::start(module, funcName, compileOptions);
-  if (!compile)
-    return compile.takeError();
-  return compile->finish();
 }

@@ -61,37 +61,8 @@ struct CompiledStep {
   std::vector<std::pair<std::string, double>> phaseSeconds;
 };
 
-/// A step's compile in two halves: `start` prepares it and looks it up in
-/// the cache (quick: the run can choose what to do meanwhile, knowing whether
-/// the code is there), `finish` loads or compiles it (on any thread).
-class StepCompile {
-public:
-  /// Keeps `module`'s function `funcName` and what it calls (the other
-  /// functions are erased) and looks the step up in the object cache; a
-  /// progress line runs from here to `finish`'s end.
-  static llvm::Expected<StepCompile> start(mlir::ModuleOp module,
-                                           llvm::StringRef funcName,
-                                           const CompileOptions &options);
-  StepCompile(StepCompile &&);
-  StepCompile &operator=(StepCompile &&);
-  ~StepCompile();
-
-  /// Whether the cache held the compiled step (`finish` only hands it over).
-  bool isCached() const;
-  /// Names on the progress line what the run does before `finish`.
-  void setPhase(llvm::StringRef phase);
-  /// The step loaded from the cache, or lowered and compiled now. Once.
-  llvm::Expected<CompiledStep> finish();
-  /// Ends the progress line with `why` when `finish` will not be called.
-  void cancel(llvm::StringRef why);
-
-private:
-  StepCompile();
-  struct State;
-  std::unique_ptr<State> state;
-};
-
-/// StepCompile's start and finish in one call.
+/// Lowers `module`'s function `funcName` and what it calls (the other
+/// functions are erased) and compiles it, or loads it from the cache.
 llvm::Expected<CompiledStep> compileStep(mlir::ModuleOp module,
                                          llvm::StringRef funcName,
                                          const CompileOptions &options);

@@ -2957,8 +2957,7 @@ static llvm::cl::opt<std::string> interpretedStepsOption(
     llvm::cl::desc(
         "Run this many first steps in mpt's interpreter, without compiling, "
         "while the step is compiled on another thread (auto: one step of a "
-        "large step whose work is small next to compiling it, none when "
-        "the compiled step is in the cache; 0: none). "
+        "large step whose work is small next to compiling it; 0: none). "
         "Their results are the generic CPU path's bit for bit, the other "
         "paths' to within rounding (docs/Running.md)"),
     llvm::cl::value_desc("N|auto"), llvm::cl::init("auto"),
@@ -2987,8 +2986,7 @@ constexpr double kCompileSecondsPerOp = 4e-4;
 llvm::Expected<InterpretedSteps>
 mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
                              unsigned numSteps, bool excessPrecision,
-                             bool allowed, bool compiledInCache,
-                             llvm::function_ref<void(StringRef)> setPhase) {
+                             bool allowed) {
   InterpretedSteps result;
   std::optional<unsigned> asked;
   if (interpretedStepsOption != "auto") {
@@ -3005,11 +3003,6 @@ mpt::prepareInterpretedSteps(ModuleOp module, StringRef funcName,
   func.walk([&](Operation *) { ++numOps; });
   if (!asked && numOps < interpretMinOps)
     return result;
-  if (!asked && compiledInCache) {
-    result.decision = "the compiled step is in the cache";
-    return result;
-  }
-  setPhase("preparing the interpreter");
   if (!allowed)
     return runError("--interpreted-steps: an MPI job and --memory run "
                     "compiled code from the first step");

@@ -26,7 +26,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -85,13 +84,9 @@ constexpr unsigned kInterpretMinOps = 3000;
 /// interpreter's estimate of its work is small next to compiling it.
 /// `excessPrecision`: the lowering's option of that name. `allowed`: false
 /// where the first steps must run compiled code (an MPI job, --memory).
-/// `compiledInCache`: the compiled step is ready in the object cache (auto
-/// then interprets nothing: the compiled code runs at once). `setPhase`
-/// names the preparing on the compile's progress line.
-llvm::Expected<InterpretedSteps> prepareInterpretedSteps(
-    mlir::ModuleOp module, llvm::StringRef funcName, unsigned numSteps,
-    bool excessPrecision, bool allowed, bool compiledInCache,
-    llvm::function_ref<void(llvm::StringRef)> setPhase);
+llvm::Expected<InterpretedSteps>
+prepareInterpretedSteps(mlir::ModuleOp module, llvm::StringRef funcName,
+                        unsigned numSteps, bool excessPrecision, bool allowed);
 
 } // namespace mpt
 

@@ -753,6 +753,17 @@ static llvm::Error run(int argc, char **argv) {
       estimate = graph.estimateMemory();
   }
 
+  // --interpreted-steps: the first steps without waiting for the compiler.
+  auto interpreted = prepareInterpretedSteps(
+      *module, sig->funcName, numSteps, isExcessPrecisionRequested(),
+      /*allowed=*/!mpiJob && !memoryReport);
+  if (!interpreted)
+    return interpreted.takeError();
+  if (isTimingRequested() && !interpreted->decision.empty())
+    llvm::errs() << "mpt-run: timing: interpreter: "
+                 << interpreted->decision << "; "
+                 << interpreted->steps << " steps interpreted\n";
+
   CompileOptions compileOptions;
   compileOptions.optLevel = optLevel;
   compileOptions.chunkOps = chunkOps;
@@ -764,23 +775,6 @@ static llvm::Error run(int argc, char **argv) {
   compileOptions.cacheReport = cacheReport;
   compileOptions.progress = !noProgress;
   timer.compileStarted();
-  auto compile = StepCompile::start(*module, sig->funcName, compileOptions);
-  if (!compile)
-    return compile.takeError();
-
-  // --interpreted-steps: the first steps without waiting for the compiler
-  // (not under auto when the cache has the compiled step).
-  auto interpreted = prepareInterpretedSteps(
-      *module, sig->funcName, numSteps, isExcessPrecisionRequested(),
-      /*allowed=*/!mpiJob && !memoryReport, compile->isCached(),
-      [&](StringRef phase) { compile->setPhase(phase); });
-  if (!interpreted)
-    return interpreted.takeError();
-  if (isTimingRequested() && !interpreted->decision.empty())
-    llvm::errs() << "mpt-run: timing: interpreter: "
-                 << interpreted->decision << "; "
-                 << interpreted->steps << " steps interpreted\n";
-
   // With interpreted first steps the step compiles on a thread of its own
   // meanwhile (its progress line and the steps' share the terminal: the
   // compile's phases show while the run waits for it); not at all when they
@@ -788,22 +782,23 @@ static llvm::Error run(int argc, char **argv) {
   std::optional<CompiledStep> compiled;
   std::future<llvm::Expected<CompiledStep>> compiling;
   if (interpreted->steps == 0) {
-    auto step = compile->finish();
+    auto step = compileStep(*module, sig->funcName, compileOptions);
     if (!step)
       return step.takeError();
     compiled = std::move(*step);
     timer.setCompilePhases(compiled->phaseSeconds);
   } else if (interpreted->steps < numSteps) {
-    compiling = std::async(std::launch::async,
-                           [&] { return compile->finish(); });
-  } else {
-    compile->cancel("not compiled: every step is interpreted");
+    compiling = std::async(std::launch::async, [&] {
+      return compileStep(*module, sig->funcName, compileOptions);
+    });
   }
   auto getCompiled = [&]() -> llvm::Expected<CompiledStep *> {
     if (!compiled) {
       // Compiled now if no step was to run compiled code (the interpreter
       // stopped).
-      auto step = compiling.valid() ? compiling.get() : compile->finish();
+      auto step = compiling.valid()
+                      ? compiling.get()
+                      : compileStep(*module, sig->funcName, compileOptions);
       if (!step)
         return step.takeError();
       compiled = std::move(*step);
