@@ -220,7 +220,9 @@ void mpt::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLibmPass());
   // The function bodies' vector, arith and index ops, on the functions in
   // parallel too (on the module they were a third of MobileNetV3-small's
-  // conversion to LLVM, on one thread).
+  // conversion to LLVM, on one thread); vector.print first, on the module
+  // (it declares runtime functions there).
+  pm.addPass(mpt::createLowerVectorPrints());
   OpPassManager &bodiesPm = pm.nest<func::FuncOp>();
   // x86vector: the AVX512-BF16 kernel's vdpbf16ps.
   ConvertVectorToLLVMPassOptions vectorToLLVM;

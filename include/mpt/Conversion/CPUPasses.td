@@ -360,6 +360,22 @@ def SplitEntryBlock : Pass<"mpt-split-entry-block", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
 }
 
+def LowerVectorPrints : Pass<"mpt-lower-vector-prints", "mlir::ModuleOp"> {
+  let summary = "Lower vector.print to LLVM calls on the module, before the other vector ops";
+  let description = [{
+    `--mpt-lower-to-cpu` converts the functions' vector ops to LLVM on the
+    functions in parallel (`convert-vector-to-llvm` nested on func.func).
+    Lowering a `vector.print` declares its runtime function (`printF32`,
+    `printNewline`, ...) or a string global in the module: two functions
+    doing that at once raced ("redefinition of symbol named 'printF32'",
+    now and then, on a module with prints in several functions). This pass
+    lowers every `vector.print` first, on one thread, with upstream's
+    patterns (`populateVectorToLLVMConversionPatterns`); the other vector
+    ops stay for the parallel conversion (unrealized casts join the two).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def OutlineChunks : Pass<"mpt-outline-chunks", "mlir::ModuleOp"> {
   let summary = "Cut a long function body into noinline functions of at most max-ops ops each";
   let description = [{
