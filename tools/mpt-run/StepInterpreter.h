@@ -72,10 +72,12 @@ struct InterpretedSteps {
 };
 
 /// Under --interpreted-steps=auto, a step is a candidate when it has at
-/// least this many operations before lowering: about two seconds of
-/// compiling (MobileNetV3-small: 14000, ResNet-18: 3500; the bundled GPT
-/// block and the tests' steps: far fewer, compiled at once as before).
-constexpr unsigned kInterpretMinOps = 3000;
+/// least this many operations before lowering: about half a second of
+/// compiling, which is already 10x-100x PyTorch eager's first step on such a
+/// model (the bundled GPT block: 1400 ops, 1 s compiled, its first step
+/// interpreted in 2 ms; MobileNetV3-small: 14000, ResNet-18: 4900; the
+/// bundled MLP and CNN steps: 130-220, compiled at once).
+constexpr unsigned kInterpretMinOps = 1000;
 
 /// Decides how many of `numSteps` first steps of `module`'s `funcName` run
 /// in the interpreter, and prepares it: --interpreted-steps=N asks for N
