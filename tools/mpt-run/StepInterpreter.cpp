@@ -1363,6 +1363,9 @@ struct LinalgPlan {
   /// transpose, a broadcast; a flip of weights once its tensor.extract is
   /// an input): the loops copy a strided view of the input.
   bool isCopy = false;
+  /// The body yields its one input converted between f32 and bf16 (weights
+  /// truncated for a bf16 convolution): the loops convert a strided view.
+  bool isConversion = false;
 };
 
 /// A slice's offsets, sizes and strides, and the dimensions a
@@ -1913,6 +1916,17 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
       getElementTypeOrSelf(plan.operands[0].getType()) ==
           getElementTypeOrSelf(plan.operands[1].getType()) &&
       llvm::all_of(plan.parallel, [](bool p) { return p; });
+  if (plan.numInputs == 1 && op.getNumDpsInits() == 1 &&
+      plan.program.instrs.size() == 1 &&
+      llvm::all_of(plan.parallel, [](bool p) { return p; })) {
+    const Instr &in = plan.program.instrs[0];
+    Type from = getElementTypeOrSelf(plan.operands[0].getType());
+    Type to = getElementTypeOrSelf(plan.operands[1].getType());
+    plan.isConversion =
+        in.a == plan.argRegister[0] && in.dst == plan.program.yields[0] &&
+        ((in.opcode == Opcode::TruncF && from.isF32() && to.isBF16()) ||
+         (in.opcode == Opcode::ExtF && from.isBF16() && to.isF32()));
+  }
   plan.readsIndices = llvm::any_of(plan.program.instrs, [](const Instr &in) {
     return in.opcode == Opcode::Index;
   });
@@ -2252,6 +2266,33 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
       llvm::none_of(steps[1], [](int64_t step) { return step == 0; })) {
     copyStrided(tensors[0].kind, tensors[1].at(base[1]), steps[1],
                 tensors[0].at(base[0]), steps[0], plan.ranges);
+    setResults();
+    return llvm::Error::success();
+  }
+  // A conversion between f32 and bf16 alike (the same roundings as the
+  // column loop's: truncf rounds to nearest even, extf is exact).
+  if (plan.isConversion && !isScalar[0] &&
+      tensors[0].storage != tensors[1].storage &&
+      llvm::none_of(steps[1], [](int64_t step) { return step == 0; })) {
+    ViewPair views(plan.ranges, steps[1], steps[0]);
+    if (views.isEmpty())
+      ;
+    else if (tensors[0].kind == Kind::F32)
+      views.forEachRow(
+          reinterpret_cast<uint16_t *>(tensors[1].at(base[1])),
+          reinterpret_cast<const float *>(tensors[0].at(base[0])),
+          [](uint16_t *d, const float *s, int64_t n, int64_t ds, int64_t ss) {
+            for (int64_t j = 0; j < n; ++j)
+              d[j * ds] = floatToBF16(s[j * ss]);
+          });
+    else
+      views.forEachRow(
+          reinterpret_cast<float *>(tensors[1].at(base[1])),
+          reinterpret_cast<const uint16_t *>(tensors[0].at(base[0])),
+          [](float *d, const uint16_t *s, int64_t n, int64_t ds, int64_t ss) {
+            for (int64_t j = 0; j < n; ++j)
+              d[j * ds] = bf16ToFloat(s[j * ss]);
+          });
     setResults();
     return llvm::Error::success();
   }
