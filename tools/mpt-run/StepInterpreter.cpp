@@ -13,8 +13,9 @@
 // two parallel loops (a convolution's pixels and filters: a matrix
 // multiply's micro-kernel, in AVX-512 or AVX2 registers where the host has
 // them), the input strided along the blocks' rows packed first. An op that
-// only copies its input (a transpose, a broadcast, a flip) copies a strided
-// view. The sums of a reduction keep their order: only parallel loops move.
+// only copies its input (a transpose, a broadcast, a flip) or converts it
+// between f32 and bf16 does so along a strided view. The sums of a
+// reduction keep their order: only parallel loops move.
 //
 //===----------------------------------------------------------------------===//
 #include "StepInterpreter.h"
