@@ -1672,23 +1672,35 @@ void mulAddBlockBase(const uint8_t *x, int64_t sxu, const uint8_t *y,
 }
 
 /// Whether this host runs AVX2 (the block kernels' clones).
+/// (Hidden, for tests) the widest kernel clones the interpreter may use,
+/// so that a test can run each on a host that has them all.
+llvm::cl::opt<std::string> interpreterKernels(
+    "interpreter-kernels",
+    llvm::cl::desc("The interpreter's block kernels: auto (the host's "
+                   "widest), avx2, or base (the binary's baseline; tests)"),
+    llvm::cl::init("auto"), llvm::cl::Hidden);
+
 bool hostHasAVX2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
+  return avx2 && interpreterKernels != "base";
 }
 
 /// Whether this host runs AVX-512 (the wide block kernels' clones).
 bool hostHasAVX512() {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512;
+  return avx512 && interpreterKernels == "auto";
 }
 
+/// The kernel for blocks of W rows, or null: 16-row blocks only on AVX-512
+/// hosts (elsewhere GCC splits a 16-float tile through memory: slower than
+/// two 8-row blocks).
 template <typename X, typename Y, int KV, int W>
 MulAddBlockFn getMulAddBlockFor() {
-  if (W == 16 && hostHasAVX512())
-    return mulAddBlockAVX512<X, Y, KV, W>;
-  return hostHasAVX2() ? mulAddBlockAVX2<X, Y, KV, W>
-                       : mulAddBlockBase<X, Y, KV, W>;
+  if constexpr (W == 16)
+    return hostHasAVX512() ? mulAddBlockAVX512<X, Y, KV, W> : nullptr;
+  else
+    return hostHasAVX2() ? mulAddBlockAVX2<X, Y, KV, W>
+                         : mulAddBlockBase<X, Y, KV, W>;
 }
 
 template <typename T> struct TypeTag { using type = T; };
@@ -2499,7 +2511,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
     std::optional<Tensor> packedX;
     ReductionLoops packedLoops;
     int64_t panelSize = 0;
-    if (blockU >= 0 && steps[blockX][blockU] != 1 &&
+    if (blockU >= 0 && wideBlockFns[1] && steps[blockX][blockU] != 1 &&
         ranges[blockU] >= kWideTile) {
       int64_t reuse = 1;
       bool stays = true;
@@ -2553,7 +2565,7 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
                 scu, scv, loops);
         };
         int64_t u0 = 0;
-        for (; u0 + kWideTile <= rangeU; u0 += kWideTile)
+        for (; wideBlockFns[1] && u0 + kWideTile <= rangeU; u0 += kWideTile)
           if (packedX)
             runBlocks(u0, wideBlockFns,
                       packedX->at(u0 / kWideTile * panelSize), 1,
