@@ -464,6 +464,33 @@ void copyStrided(Kind kind, uint8_t *dst, ArrayRef<int64_t> dstStrides,
   });
 }
 
+/// Converts the f32 elements of a view of `shape` at `src` to bf16 at `dst`
+/// or the bf16 ones to f32 (`srcKind`), as the column loop's truncf (round
+/// to nearest even, NaNs quiet) and extf do.
+void convertStrided(Kind srcKind, uint8_t *dst, ArrayRef<int64_t> dstStrides,
+                    const uint8_t *src, ArrayRef<int64_t> srcStrides,
+                    ArrayRef<int64_t> shape) {
+  ViewPair views(shape, dstStrides, srcStrides);
+  if (views.isEmpty())
+    return;
+  auto convert = [&](auto *d, const auto *s, auto element) {
+    views.forEachRow(d, s,
+                     [&](auto *dr, const auto *sr, int64_t n, int64_t ds,
+                         int64_t ss) {
+                       for (int64_t j = 0; j < n; ++j)
+                         dr[j * ds] = element(sr[j * ss]);
+                     });
+  };
+  if (srcKind == Kind::F32)
+    convert(reinterpret_cast<uint16_t *>(dst),
+            reinterpret_cast<const float *>(src),
+            [](float f) { return floatToBF16(f); });
+  else
+    convert(reinterpret_cast<float *>(dst),
+            reinterpret_cast<const uint16_t *>(src),
+            [](uint16_t bits) { return bf16ToFloat(bits); });
+}
+
 Tensor copyToNew(const Tensor &src);
 
 /// Copies `src` into the view `dst` (same shape and kind).
@@ -1498,8 +1525,8 @@ inline void forEachOuterReduction(const ReductionLoops &loops, Inner inner) {
 /// chain alone waits on every add). Along the output's contiguous rows
 /// with a weight that stays (a convolution's), the tile is a vector.
 constexpr int64_t kTile = 8;
-/// The blocks' other width: one AVX-512 register, two AVX2 ones (more
-/// products for each step of the reduction loops).
+/// The blocks' other width, on AVX-512 hosts: one register (more products
+/// for each step of the reduction loops).
 constexpr int64_t kWideTile = 16;
 /// A block's X is packed (runLinalg) when each of its elements is read for
 /// at least this many outputs.
@@ -1562,16 +1589,10 @@ void mulAddTile(const uint8_t *aBytes, int64_t sau, const uint8_t *bBytes,
 /// W floats as one value of GCC's and Clang's vector extension (its
 /// arithmetic is lane by lane, each lane rounded as a float's), W bf16
 /// values' bits, and as many 32-bit words.
-template <int W> struct Tile;
-template <> struct Tile<8> {
-  typedef float Floats __attribute__((vector_size(8 * sizeof(float))));
-  typedef uint16_t BF16s __attribute__((vector_size(8 * sizeof(uint16_t))));
-  typedef uint32_t Words __attribute__((vector_size(8 * sizeof(uint32_t))));
-};
-template <> struct Tile<16> {
-  typedef float Floats __attribute__((vector_size(16 * sizeof(float))));
-  typedef uint16_t BF16s __attribute__((vector_size(16 * sizeof(uint16_t))));
-  typedef uint32_t Words __attribute__((vector_size(16 * sizeof(uint32_t))));
+template <int W> struct Tile {
+  typedef float Floats __attribute__((vector_size(W * sizeof(float))));
+  typedef uint16_t BF16s __attribute__((vector_size(W * sizeof(uint16_t))));
+  typedef uint32_t Words __attribute__((vector_size(W * sizeof(uint32_t))));
 };
 
 /// W values of X (f32 or bf16) `stride` apart, as floats.
@@ -1671,7 +1692,6 @@ void mulAddBlockBase(const uint8_t *x, int64_t sxu, const uint8_t *y,
   mulAddBlock<X, Y, KV, W>(x, sxu, y, syv, c, scu, scv, loops);
 }
 
-/// Whether this host runs AVX2 (the block kernels' clones).
 /// (Hidden, for tests) the widest kernel clones the interpreter may use,
 /// so that a test can run each on a host that has them all.
 llvm::cl::opt<std::string> interpreterKernels(
@@ -1680,6 +1700,7 @@ llvm::cl::opt<std::string> interpreterKernels(
                    "widest), avx2, or base (the binary's baseline; tests)"),
     llvm::cl::init("auto"), llvm::cl::Hidden);
 
+/// Whether this host runs AVX2 (the block kernels' clones).
 bool hostHasAVX2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   return avx2 && interpreterKernels != "base";
@@ -1922,23 +1943,22 @@ FailureOr<LinalgPlan> decodeLinalg(linalg::LinalgOp op,
   }
   promoteLinearExtracts(op, plan);
   plan.isMulAddF32 = isMulAddF32(plan);
-  plan.isCopy =
-      plan.numInputs == 1 && op.getNumDpsInits() == 1 &&
-      plan.program.instrs.empty() &&
-      plan.program.yields[0] == plan.argRegister[0] &&
-      getElementTypeOrSelf(plan.operands[0].getType()) ==
-          getElementTypeOrSelf(plan.operands[1].getType()) &&
-      llvm::all_of(plan.parallel, [](bool p) { return p; });
+  // One input to one output over parallel loops: a copy or a conversion
+  // when the body is nothing else.
   if (plan.numInputs == 1 && op.getNumDpsInits() == 1 &&
-      plan.program.instrs.size() == 1 &&
       llvm::all_of(plan.parallel, [](bool p) { return p; })) {
-    const Instr &in = plan.program.instrs[0];
+    const Program &p = plan.program;
     Type from = getElementTypeOrSelf(plan.operands[0].getType());
     Type to = getElementTypeOrSelf(plan.operands[1].getType());
-    plan.isConversion =
-        in.a == plan.argRegister[0] && in.dst == plan.program.yields[0] &&
-        ((in.opcode == Opcode::TruncF && from.isF32() && to.isBF16()) ||
-         (in.opcode == Opcode::ExtF && from.isBF16() && to.isF32()));
+    plan.isCopy = p.instrs.empty() && p.yields[0] == plan.argRegister[0] &&
+                  from == to;
+    if (p.instrs.size() == 1) {
+      const Instr &in = p.instrs[0];
+      plan.isConversion =
+          in.a == plan.argRegister[0] && in.dst == p.yields[0] &&
+          ((in.opcode == Opcode::TruncF && from.isF32() && to.isBF16()) ||
+           (in.opcode == Opcode::ExtF && from.isBF16() && to.isF32()));
+    }
   }
   plan.readsIndices = llvm::any_of(plan.program.instrs, [](const Instr &in) {
     return in.opcode == Opcode::Index;
@@ -2272,40 +2292,17 @@ llvm::Error mpt::StepInterpreter::Impl::runLinalg(Operation *op,
         steps[o][d] += t.strides[r] * c[d];
     }
   }
-  // A copy: the output's view from the input's, when it writes each
-  // element once and the two do not share a buffer.
-  if (plan.isCopy && !isScalar[0] &&
+  // A copy or a conversion: the output's view from the input's, when it
+  // writes each element once and the two do not share a buffer.
+  if ((plan.isCopy || plan.isConversion) && !isScalar[0] &&
       tensors[0].storage != tensors[1].storage &&
       llvm::none_of(steps[1], [](int64_t step) { return step == 0; })) {
-    copyStrided(tensors[0].kind, tensors[1].at(base[1]), steps[1],
-                tensors[0].at(base[0]), steps[0], plan.ranges);
-    setResults();
-    return llvm::Error::success();
-  }
-  // A conversion between f32 and bf16 alike (the same roundings as the
-  // column loop's: truncf rounds to nearest even, extf is exact).
-  if (plan.isConversion && !isScalar[0] &&
-      tensors[0].storage != tensors[1].storage &&
-      llvm::none_of(steps[1], [](int64_t step) { return step == 0; })) {
-    ViewPair views(plan.ranges, steps[1], steps[0]);
-    if (views.isEmpty())
-      ;
-    else if (tensors[0].kind == Kind::F32)
-      views.forEachRow(
-          reinterpret_cast<uint16_t *>(tensors[1].at(base[1])),
-          reinterpret_cast<const float *>(tensors[0].at(base[0])),
-          [](uint16_t *d, const float *s, int64_t n, int64_t ds, int64_t ss) {
-            for (int64_t j = 0; j < n; ++j)
-              d[j * ds] = floatToBF16(s[j * ss]);
-          });
+    if (plan.isCopy)
+      copyStrided(tensors[0].kind, tensors[1].at(base[1]), steps[1],
+                  tensors[0].at(base[0]), steps[0], plan.ranges);
     else
-      views.forEachRow(
-          reinterpret_cast<float *>(tensors[1].at(base[1])),
-          reinterpret_cast<const uint16_t *>(tensors[0].at(base[0])),
-          [](float *d, const uint16_t *s, int64_t n, int64_t ds, int64_t ss) {
-            for (int64_t j = 0; j < n; ++j)
-              d[j * ds] = bf16ToFloat(s[j * ss]);
-          });
+      convertStrided(tensors[0].kind, tensors[1].at(base[1]), steps[1],
+                     tensors[0].at(base[0]), steps[0], plan.ranges);
     setResults();
     return llvm::Error::success();
   }
