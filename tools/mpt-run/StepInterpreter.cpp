@@ -1694,22 +1694,27 @@ void mulAddBlockBase(const uint8_t *x, int64_t sxu, const uint8_t *y,
 
 /// (Hidden, for tests) the widest kernel clones the interpreter may use,
 /// so that a test can run each on a host that has them all.
-llvm::cl::opt<std::string> interpreterKernels(
+enum class InterpreterKernels { Auto, AVX2, Base };
+llvm::cl::opt<InterpreterKernels> interpreterKernels(
     "interpreter-kernels",
-    llvm::cl::desc("The interpreter's block kernels: auto (the host's "
-                   "widest), avx2, or base (the binary's baseline; tests)"),
-    llvm::cl::init("auto"), llvm::cl::Hidden);
+    llvm::cl::desc("The interpreter's block kernels (tests)"),
+    llvm::cl::values(
+        clEnumValN(InterpreterKernels::Auto, "auto", "the host's widest"),
+        clEnumValN(InterpreterKernels::AVX2, "avx2", "at most AVX2's"),
+        clEnumValN(InterpreterKernels::Base, "base",
+                   "the binary's baseline")),
+    llvm::cl::init(InterpreterKernels::Auto), llvm::cl::Hidden);
 
 /// Whether this host runs AVX2 (the block kernels' clones).
 bool hostHasAVX2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2 && interpreterKernels != "base";
+  return avx2 && interpreterKernels != InterpreterKernels::Base;
 }
 
 /// Whether this host runs AVX-512 (the wide block kernels' clones).
 bool hostHasAVX512() {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512 && interpreterKernels == "auto";
+  return avx512 && interpreterKernels == InterpreterKernels::Auto;
 }
 
 /// The kernel for blocks of W rows, or null: 16-row blocks only on AVX-512
